@@ -1,0 +1,180 @@
+"""The data behind the built-in component templates (the prose is in `components/<id>.md`).
+
+Each entry says which context fields the template's data depends on, which keys it provides, how
+important the section is when a budget is tight, and computes the values (or None: section absent).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+import attrs
+
+from ._context import PromptContext
+from ._frozen import thaw
+from ._placeholders import tool_mode_of
+from ._tools import catalogue_data, enabled_tools
+from ._variant import Variant
+
+__all__ = ["BUILTIN_DATA", "DataDef", "tool_specs_for"]
+
+
+@attrs.frozen
+class DataDef:
+    data: Any = None
+    provides: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    key: Any = None
+    priority: int = 50
+    required: bool = False
+
+
+def _text_mode(variant: Variant, ctx: PromptContext) -> bool:
+    return tool_mode_of(variant, ctx.provider) == "text"
+
+
+def tool_specs_for(variant: Variant, ctx: PromptContext, on_error: Any = None) -> tuple[Any, ...]:
+    return enabled_tools(variant.tool_specs, ctx, ctx.provider, tool_mode_of(variant, ctx.provider),
+                         on_error)
+
+
+def _tool_use(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
+    return {} if _text_mode(variant, ctx) else None
+
+
+def _tools(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
+    if not _text_mode(variant, ctx):
+        return None  # native variants never compute the text catalogue
+    specs = tool_specs_for(variant, ctx)
+    if not specs:
+        return None
+    return {"tools": catalogue_data(specs, ctx.skills)}
+
+
+def _tools_key(ctx: PromptContext) -> Hashable:
+    # The catalogue depends on which conditions hold and on skill names/references, not on
+    # skill content, rule text or MCP tool details.
+    return (ctx.mode, ctx.features, bool(ctx.mcp_servers),
+            any(s.resources or s.resource_templates for s in ctx.mcp_servers),
+            tuple((s.name, s.references) for s in ctx.skills))
+
+
+def _schema_text(schema: Any) -> str:
+    if not schema:
+        return ""
+    return json.dumps(thaw(schema), indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def _mcp_servers(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
+    if not ctx.mcp_servers:
+        return None
+    text_mode = _text_mode(variant, ctx)
+    servers = []
+    for s in ctx.mcp_servers:
+        servers.append({
+            "name": s.name,
+            "command": s.command or s.url,
+            "tools": [{"name": t.name, "description": t.description,
+                       "schema": _schema_text(t.input_schema) if text_mode else ""}
+                      for t in s.tools],
+            "resources": [{"uri": r.uri, "name": r.name, "description": r.description,
+                           "mime_type": r.mime_type} for r in s.resources],
+            "resource_templates": [{"uri_template": r.uri_template, "name": r.name,
+                                    "description": r.description, "mime_type": r.mime_type}
+                                   for r in s.resource_templates],
+        })
+    return {"servers": servers, "text_mode": text_mode, "native_mode": not text_mode}
+
+
+def _editing(variant: Variant, ctx: PromptContext) -> Mapping[str, Any]:
+    text_mode = _text_mode(variant, ctx)
+    return {"text_mode": text_mode, "native_mode": not text_mode}
+
+
+def _mode(variant: Variant, ctx: PromptContext) -> Mapping[str, Any]:
+    return {"plan": ctx.mode == "plan", "act": ctx.mode == "act"}
+
+
+def _capabilities(variant: Variant, ctx: PromptContext) -> Mapping[str, Any]:
+    return {"browser": bool(ctx.features.get("browser")),
+            "web_fetch": bool(ctx.features.get("web_fetch")),
+            "mcp": bool(ctx.mcp_servers),
+            "images": bool(ctx.provider.images)}
+
+
+def _system_info(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
+    if not (ctx.os or ctx.shell or ctx.home or ctx.cwd or ctx.ide or ctx.workspace_roots):
+        return None
+    roots = [{"path": r.path, "name": r.name or r.path.rstrip("/").rsplit("/", 1)[-1],
+              "vcs": r.vcs} for r in ctx.workspace_roots]
+    return {"os": ctx.os, "shell": ctx.shell, "home": ctx.home, "cwd": ctx.cwd, "ide": ctx.ide,
+            "roots": roots, "multi_root": len(roots) > 1}
+
+
+def _user_instructions(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
+    rules = [{"name": r.name, "origin": r.origin, "text": r.text}
+             for r in ctx.rules if r.text.strip()]
+    return {"rules": rules} if rules else None
+
+
+def _skills(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
+    if not ctx.skills:
+        return None
+    return {"skills": [{"name": s.name, "description": s.description,
+                        "has_references": bool(s.references)} for s in ctx.skills],
+            "any_references": any(s.references for s in ctx.skills),
+            "text_mode": _text_mode(variant, ctx)}
+
+
+def _skills_key(ctx: PromptContext) -> Hashable:
+    return tuple((s.name, s.description, bool(s.references)) for s in ctx.skills)
+
+
+def _task_progress(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
+    return {} if ctx.features.get("task_progress") else None
+
+
+def _notices(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
+    images = [a.name for a in ctx.attachments if a.type.lower().startswith("image/")]
+    if not images or ctx.provider.images:
+        return None
+    return {"unreadable_images": [{"name": n} for n in images]}
+
+
+def _notices_key(ctx: PromptContext) -> Hashable:
+    return tuple(a.name for a in ctx.attachments if a.type.lower().startswith("image/"))
+
+
+BUILTIN_DATA: dict[str, DataDef] = {
+    "agent_role": DataDef(priority=100, required=True),
+    "tool_use": DataDef(_tool_use, reads=("provider",), priority=95, required=True),
+    "tools": DataDef(_tools, provides=("tools",), key=_tools_key, priority=90, required=True,
+                     reads=("provider", "mode", "features", "mcp_servers", "skills")),
+    "mcp_servers": DataDef(_mcp_servers, provides=("servers", "text_mode", "native_mode"),
+                           reads=("provider", "mcp_servers"), priority=70),
+    "editing_files": DataDef(_editing, provides=("text_mode", "native_mode"),
+                             reads=("provider",), priority=80),
+    "act_vs_plan_mode": DataDef(_mode, provides=("plan", "act"), reads=("mode",), priority=75),
+    "capabilities": DataDef(_capabilities, provides=("browser", "web_fetch", "mcp", "images"),
+                            reads=("provider", "features", "mcp_servers"), priority=40,
+                            key=lambda c: (bool(c.features.get("browser")),
+                                           bool(c.features.get("web_fetch")),
+                                           bool(c.mcp_servers))),
+    "rules": DataDef(priority=60),
+    "system_info": DataDef(_system_info, provides=("os", "shell", "home", "cwd", "ide", "roots",
+                                                   "multi_root"),
+                           reads=("os", "shell", "home", "cwd", "ide", "workspace_roots"),
+                           priority=85),
+    "objective": DataDef(priority=65),
+    "user_instructions": DataDef(_user_instructions, provides=("rules",), reads=("rules",),
+                                 priority=88),
+    "skills": DataDef(_skills, provides=("skills", "any_references", "text_mode"),
+                      reads=("provider", "skills"), key=_skills_key, priority=55),
+    "task_progress": DataDef(_task_progress, reads=("features",), priority=30,
+                             key=lambda c: bool(c.features.get("task_progress"))),
+    "notices": DataDef(_notices, provides=("unreadable_images",),
+                       reads=("provider", "attachments"), key=_notices_key, priority=92),
+    "request_info": DataDef(priority=20),
+}

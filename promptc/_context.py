@@ -1,0 +1,260 @@
+"""PromptContext: everything about one request that a prompt may depend on.
+
+Records are frozen and hashable so a component's output can be memoized by the fields it reads and
+one context can be shared by many threads. Each field belongs to a cache class (see FIELD_CLASSES).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+
+from ._errors import ContextError
+from ._frozen import EMPTY, FrozenDict, freeze
+from ._provider import ProviderInfo
+from ._schema import build_record
+
+__all__ = ["PromptContext", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
+           "Skill", "Attachment", "WorkspaceRoot", "FIELD_CLASSES", "MAX_CONTEXT_FILE_BYTES"]
+
+MAX_CONTEXT_FILE_BYTES = 64 * 1024 * 1024
+
+
+def _records(cls: type) -> Any:
+    def convert(items: Iterable[Any] | None) -> tuple[Any, ...]:
+        if items is None:
+            return ()
+        return tuple(item if isinstance(item, cls) else
+                     build_record(cls, item, path=cls.__name__, error=ContextError)
+                     for item in items)
+    return convert
+
+
+def _frozen_map(value: Mapping[str, Any] | None) -> FrozenDict:
+    if value is None:
+        return EMPTY
+    if isinstance(value, FrozenDict):
+        return value
+    return freeze(dict(value))
+
+
+def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
+    return tuple(value) if value else ()
+
+
+@attrs.frozen(cache_hash=True)
+class Rule:
+    """One source of user instructions (a rules file, a setting), inserted verbatim."""
+
+    name: str
+    text: str
+    origin: str = ""
+
+
+@attrs.frozen(cache_hash=True)
+class McpTool:
+    name: str
+    description: str = ""
+    input_schema: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
+
+
+@attrs.frozen(cache_hash=True)
+class McpResource:
+    uri: str
+    name: str = ""
+    description: str = ""
+    mime_type: str = ""
+
+
+@attrs.frozen(cache_hash=True)
+class McpResourceTemplate:
+    uri_template: str
+    name: str = ""
+    description: str = ""
+    mime_type: str = ""
+
+
+@attrs.frozen(cache_hash=True)
+class McpServer:
+    """A connected MCP server, with what it offers."""
+
+    name: str
+    command: str = ""
+    url: str = ""
+    tools: tuple[McpTool, ...] = attrs.field(default=(), converter=_records(McpTool))
+    resources: tuple[McpResource, ...] = attrs.field(default=(), converter=_records(McpResource))
+    resource_templates: tuple[McpResourceTemplate, ...] = attrs.field(
+        default=(), converter=_records(McpResourceTemplate))
+
+
+@attrs.frozen(cache_hash=True)
+class Skill:
+    """A skill: only name and description go in the prompt; content is loaded on demand."""
+
+    name: str
+    description: str = ""
+    content: str = ""
+    references: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+
+
+@attrs.frozen(cache_hash=True)
+class Attachment:
+    """A file the user attached to this request (only its name and MIME type matter here)."""
+
+    name: str
+    type: str = ""
+
+
+@attrs.frozen(cache_hash=True)
+class WorkspaceRoot:
+    """One folder of a multi-root workspace."""
+
+    path: str
+    name: str = ""
+    vcs: str = ""
+
+
+def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
+    if value is None:
+        return
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        raise ContextError(f"must be an ISO date (YYYY-MM-DD), got {value!r}",
+                           field=attribute.name) from None
+
+
+def _normalize_text(value: str) -> str:
+    return value.replace("\r\n", "\n").replace("\r", "\n") if "\r" in value else value
+
+
+@attrs.frozen(cache_hash=True)
+class PromptContext:
+    """The runtime context of one request. Every field is optional."""
+
+    provider: ProviderInfo | None = None
+    cwd: str = ""
+    os: str = ""
+    shell: str = ""
+    home: str = ""
+    ide: str = ""
+    mode: Literal["act", "plan"] = attrs.field(
+        default="act", validator=attrs.validators.in_(("act", "plan")))
+    date: str | None = attrs.field(default=None, validator=_check_date)
+    workspace_roots: tuple[WorkspaceRoot, ...] = attrs.field(
+        default=(), converter=_records(WorkspaceRoot))
+    rules: tuple[Rule, ...] = attrs.field(default=(), converter=_records(Rule))
+    mcp_servers: tuple[McpServer, ...] = attrs.field(default=(), converter=_records(McpServer))
+    skills: tuple[Skill, ...] = attrs.field(default=(), converter=_records(Skill))
+    features: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
+    attachments: tuple[Attachment, ...] = attrs.field(default=(), converter=_records(Attachment))
+    runtime: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> PromptContext:
+        """Build from JSON-like data; an unknown or mistyped field raises ContextError."""
+        if not isinstance(data, Mapping):
+            raise ContextError("the context must be a table/object", source=source)
+        data = dict(data)
+        provider = data.pop("provider", None)
+        ctx = build_record(cls, data, source=source, error=ContextError)
+        if provider is not None:
+            ctx = attrs.evolve(ctx, provider=ProviderInfo.from_dict(provider, source=source))
+        return _normalized(ctx)
+
+    @classmethod
+    def load(cls, path: str | Path) -> PromptContext:
+        """Read a context from a .json or .toml file."""
+        p = Path(path)
+        data = _read_data_file(p, ContextError, MAX_CONTEXT_FILE_BYTES)
+        return cls.from_dict(data, source=str(p))
+
+    def to_dict(self) -> dict[str, Any]:
+        from ._frozen import thaw
+        out = attrs.asdict(self, recurse=True, value_serializer=lambda _i, _a, v: thaw(v)
+                           if isinstance(v, FrozenDict) else v)
+        if self.provider is not None:
+            out["provider"] = {k: v for k, v in out["provider"].items() if v is not None}
+        return out
+
+    def feature(self, name: str, default: Any = False) -> Any:
+        return self.features.get(name, default)
+
+
+def _normalized(ctx: PromptContext) -> PromptContext:
+    """CRLF → LF in the text fields a file can carry, so output never depends on line endings."""
+    rules = ctx.rules
+    if any("\r" in r.text for r in rules):
+        rules = tuple(attrs.evolve(r, text=_normalize_text(r.text)) for r in rules)
+    skills = ctx.skills
+    if any("\r" in s.content or "\r" in s.description for s in skills):
+        skills = tuple(attrs.evolve(s, content=_normalize_text(s.content),
+                                    description=_normalize_text(s.description)) for s in skills)
+    if rules is ctx.rules and skills is ctx.skills:
+        return ctx
+    return attrs.evolve(ctx, rules=rules, skills=skills)
+
+
+def _read_data_file(path: Path, error: type[Exception], limit: int) -> Any:
+    """Read a JSON or TOML file into plain data, with errors that name the file and line."""
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".toml"):
+        raise error(f"unsupported file type {suffix or '(none)'}: use .json or .toml",
+                    source=str(path))
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise error(f"file is {size} bytes, over the {limit}-byte limit", source=str(path))
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise error("file not found", source=str(path)) from None
+    except IsADirectoryError:
+        raise error("is a directory, not a file", source=str(path)) from None
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror}", source=str(path)) from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise error(f"not valid UTF-8 (byte {exc.start})", source=str(path), line=line) from None
+    text = _normalize_text(text)
+    if suffix == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise error(f"invalid JSON: {exc.msg} (column {exc.colno})", source=str(path),
+                        line=exc.lineno) from None
+        except RecursionError:
+            raise error("invalid JSON: nested too deeply", source=str(path)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return _raise_toml(error, exc, path)
+
+
+def _raise_toml(error: type[Exception], exc: Exception, path: Path) -> Any:
+    import re
+    msg = str(exc)
+    m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+    line = int(m.group(1)) if m else None
+    msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg) + (
+        f" (column {m.group(2)})" if m else "")
+    raise error(f"invalid TOML: {msg}", source=str(path), line=line) from None
+
+
+# Cache class of each context field: what a prompt section depending on it can be cached with.
+FIELD_CLASSES: dict[str, str] = {
+    "provider": "static",
+    "cwd": "session", "os": "session", "shell": "session", "home": "session", "ide": "session",
+    "mode": "session", "workspace_roots": "session", "rules": "session",
+    "mcp_servers": "session", "skills": "session", "features": "session",
+    "date": "request", "attachments": "request", "runtime": "request",
+}

@@ -1,0 +1,114 @@
+"""Declared runtime inputs: validate the values a request carries, fill defaults, emit a schema."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ._errors import InputError
+from ._result import Reporter
+from ._variant import InputSpec
+
+__all__ = ["check_value", "resolve_inputs", "inputs_schema"]
+
+
+def check_value(tp: str, options: Sequence[str], value: Any) -> str | None:
+    """A problem with `value` for an input of type `tp`, or None when it is fine."""
+    if tp == "string":
+        return None if isinstance(value, str) else f"must be a string, got {value!r}"
+    if tp == "number":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return None if ok else f"must be a number, got {value!r}"
+    if tp == "boolean":
+        return None if isinstance(value, bool) else f"must be true or false, got {value!r}"
+    if tp == "select":
+        if value in options:
+            return None
+        return f"must be one of {list(options)}, got {value!r}"
+    if tp == "date":
+        if isinstance(value, str):
+            try:
+                datetime.date.fromisoformat(value)
+                return None
+            except ValueError:
+                pass
+        return f"must be an ISO date (YYYY-MM-DD), got {value!r}"
+    return f"has unknown type {tp!r}"
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
+                   overridable: frozenset[str], report: Reporter) -> dict[str, str]:
+    """Validate runtime values against declarations; return the text value of every input.
+
+    `overridable` holds names a runtime value may set without a declaration (standard
+    placeholders, placeholder defaults, component sections).
+    """
+    values: dict[str, str] = {}
+    declared = {s.name: s for s in specs}
+    for spec in specs:
+        if spec.name in runtime:
+            value = runtime[spec.name]
+            problem = check_value(spec.type, spec.options, value)
+            if problem:
+                report("error", "input-invalid", f"input {spec.name!r} {problem}", spec.name,
+                       InputError)
+                if spec.default is not None:
+                    values[spec.name] = _as_text(spec.default)
+                continue
+            values[spec.name] = _as_text(value)
+        elif spec.default is not None:
+            values[spec.name] = _as_text(spec.default)
+        elif spec.required:
+            report("error", "input-missing", f"required input {spec.name!r} has no value",
+                   spec.name, InputError)
+    for name, value in runtime.items():
+        if name in declared:
+            continue
+        if name in overridable:
+            values[name] = value if isinstance(value, str) else _as_text(value)
+            continue
+        from ._suggest import did_you_mean
+        report("warning", "input-undeclared",
+               f"runtime value {name!r} is not a declared input of this variant" +
+               did_you_mean(name, list(declared) + sorted(overridable)), name, InputError)
+    return values
+
+
+def inputs_schema(variant_id: str, specs: Sequence[InputSpec]) -> dict[str, Any]:
+    """The inputs as a JSON Schema (draft 2020-12) a UI can render as a form."""
+    props: dict[str, Any] = {}
+    required = []
+    for s in specs:
+        prop: dict[str, Any] = {"title": s.label or s.name}
+        if s.description:
+            prop["description"] = s.description
+        if s.type == "select":
+            prop["type"] = "string"
+            prop["enum"] = list(s.options)
+        elif s.type == "date":
+            prop["type"] = "string"
+            prop["format"] = "date"
+        else:
+            prop["type"] = s.type
+        if s.default is not None:
+            prop["default"] = s.default
+        props[s.name] = prop
+        if s.required and s.default is None:
+            required.append(s.name)
+    schema: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"Runtime inputs of variant {variant_id}",
+        "type": "object",
+        "properties": props,
+        "additionalProperties": False,
+    }
+    if required:
+        schema["required"] = required
+    return schema

@@ -1,0 +1,463 @@
+"""A variant prepared for one provider: everything that does not depend on the request, done once.
+
+At plan time: component templates are resolved and tokenized, each step's cache class and memo key
+are derived from what it reads, static sections are rendered and cleaned, the base template's slots
+are classified. Per request only session/request sections are produced (memoized by the values
+they read), then the base layout for the pattern of present sections is looked up and joined.
+"""
+
+from __future__ import annotations
+
+import datetime
+import operator
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+from ._cleanup import clean, clean_pieces
+from ._component import Component
+from ._context import FIELD_CLASSES, PromptContext
+from ._errors import (ComponentError, InputError, MatcherError, PlaceholderError, PluginError,
+                      PromptcError, StrictModeError, ToolSpecError)
+from ._frozen import EMPTY
+from ._inputs import resolve_inputs
+from ._memo import Memo
+from ._placeholders import STANDARD, tool_mode_of
+from ._provider import ProviderInfo
+from ._result import Diagnostic, Reporter, Section
+from ._template import Template, Value, compile_template, render
+from ._tools import enabled_tools, mcp_bindings
+from ._toolset import ToolSet
+from ._variant import Variant
+
+__all__ = ["Plan", "Step", "ERRORS"]
+
+_RANK = {"static": 0, "session": 1, "request": 2}
+
+# Which typed error strict mode raises for a diagnostic code.
+ERRORS: dict[str, type[PromptcError]] = {
+    "component-raised": ComponentError, "component-not-text": ComponentError,
+    "component-missing": ComponentError, "component-not-in-template": ComponentError,
+    "placeholder-unknown": PlaceholderError, "placeholder-not-text": PlaceholderError,
+    "matcher-raised": MatcherError, "plugin-import": PluginError, "plugin-hook": PluginError,
+    "plugin-invalid": PluginError, "tool-condition-raised": ToolSpecError,
+    "mcp-renamed": ToolSpecError, "input-missing": InputError, "input-invalid": InputError,
+    "input-undeclared": InputError, "file-ignored": StrictModeError,
+}
+
+
+def _date_key(ctx: PromptContext) -> str:
+    return ctx.date if ctx.date is not None else datetime.date.today().isoformat()
+
+
+def _getter(read: str) -> Callable[[PromptContext], Any]:
+    root, _, sub = read.partition(".")
+    if root == "date":
+        return _date_key
+    if sub and root in ("features", "runtime"):
+        return lambda c: getattr(c, root).get(sub)
+    return operator.attrgetter(root)
+
+
+def _key_function(reads: frozenset[str], custom: Callable[[PromptContext], Hashable] | None
+                  ) -> Callable[[PromptContext], Hashable] | None:
+    """A key over exactly the values read; None when nothing per-request is read (static)."""
+    if custom is not None:
+        return custom
+    dynamic = sorted(r for r in reads if r.split(".")[0] != "provider")
+    if not dynamic:
+        return None
+    plain = [r for r in dynamic if "." not in r and r != "date"]
+    others = [_getter(r) for r in dynamic if "." in r or r == "date"]
+    if not others:
+        if len(plain) == 1:
+            get = operator.attrgetter(plain[0])
+            return lambda c: (get(c),)
+        return operator.attrgetter(*plain)
+    getters = [_getter(r) for r in dynamic]
+    return lambda c: tuple(g(c) for g in getters)
+
+
+def class_of(reads: frozenset[str] | None) -> str:
+    if reads is None:
+        return "request"
+    rank = 0
+    for r in reads:
+        rank = max(rank, _RANK[FIELD_CLASSES.get(r.split(".")[0], "request")])
+    return ("static", "session", "request")[rank]
+
+
+class Step:
+    """One component of the variant, bound to this plan."""
+
+    __slots__ = ("cid", "index", "component", "template", "short", "origin", "short_origin",
+                 "cache", "priority", "required", "key", "runtime_names", "std_names",
+                 "static", "static_short")
+
+    def __init__(self, cid: str, index: int) -> None:
+        self.cid = cid
+        self.index = index
+        self.component: Component | None = None
+        self.template: Template | None = None
+        self.short: Template | None = None
+        self.origin = ""
+        self.short_origin = ""
+        self.cache = "static"
+        self.priority = 50
+        self.required = False
+        self.key: Callable[[PromptContext], Hashable] | None = None
+        self.runtime_names: frozenset[str] = frozenset()
+        self.std_names: tuple[str, ...] = ()
+        # (Section | None, diagnostics) for static steps, computed once
+        self.static: tuple[Section | None, tuple[Diagnostic, ...]] | None = None
+        self.static_short: tuple[Section | None, tuple[Diagnostic, ...]] | None = None
+
+
+class Plan:
+    """A variant bound to a resolved provider, ready to build prompts."""
+
+    def __init__(self, variant: Variant, provider: ProviderInfo, components: Mapping[str, Any],
+                 memo_size: int = 512, reserved: frozenset[str] = frozenset()) -> None:
+        self.variant = variant
+        self.reserved = reserved
+        self.provider = provider
+        self.tool_mode = tool_mode_of(variant, provider)
+        self.memo = Memo(memo_size)
+        self.layouts = Memo(256)
+        self.toolsets = Memo(memo_size)
+        self.runtime_memo = Memo(memo_size)
+        diags: list[Diagnostic] = []
+        self.steps: list[Step] = []
+        for index, cid in enumerate(variant.components):
+            step = self._bind(cid, index, components, diags)
+            if step is not None:
+                self.steps.append(step)
+        self.by_id = {s.cid: s for s in self.steps}
+        self._classify_base(components, diags)
+        self.diagnostics = tuple(diags)
+        empty = PromptContext(provider=provider)
+        self.default_inputs, _ = self._runtime_values(EMPTY)
+        for step in self.steps:
+            if step.key is None and step.cache != "request":
+                step.static = self._produce(step, empty, self.default_inputs, "full")
+                if step.short is not None:
+                    step.static_short = self._produce(step, empty, self.default_inputs, "short")
+
+    # --- plan-time ---------------------------------------------------------------------------
+
+    def _bind(self, cid: str, index: int, components: Mapping[str, Any],
+              diags: list[Diagnostic]) -> Step | None:
+        v = self.variant
+        comp: Component | None = components.get(cid)
+        override = v.component_templates.get(cid)
+        if comp is None and override is None:
+            from ._suggest import did_you_mean
+            diags.append(Diagnostic("error", "component-missing",
+                                    f"variant {v.id!r} lists component {cid!r}, which is not "
+                                    "registered; its section is skipped" +
+                                    did_you_mean(cid, components), cid))
+            return None
+        step = Step(cid, index)
+        step.component = comp
+        if override is not None:
+            step.template = override
+            step.origin = v.origins.get(f"component:{cid}", override.source)
+        elif comp is not None and comp.template is not None:
+            step.template = _compiled(comp.template, comp.path or comp.origin or cid)
+            step.origin = comp.origin
+        else:
+            step.origin = f"{comp.source}: function {getattr(comp.function, '__qualname__', cid)}"
+        short_override = v.component_templates.get(cid + ".short")
+        if short_override is not None:
+            step.short = short_override
+            step.short_origin = short_override.source
+        elif comp is not None and comp.short_template is not None and override is None:
+            step.short = _compiled(comp.short_template,
+                                   comp.short_path or comp.short_origin or f"{cid}.short")
+            step.short_origin = comp.short_origin
+        settings = v.component_settings.get(cid)
+        step.priority = comp.priority if comp else 50
+        step.required = comp.required if comp else False
+        if settings is not None:
+            if settings.priority is not None:
+                step.priority = settings.priority
+            if settings.required is not None:
+                step.required = settings.required
+        # What the step reads: the data function's fields, plus the standard placeholders and
+        # runtime-overridable names its template uses.
+        reads: set[str] | None = set(comp.reads) if comp and comp.reads is not None else None
+        if comp is not None and comp.function is not None and step.template is None:
+            if reads is None:
+                step.cache = "request"
+                step.key = None
+                return step
+        if reads is None:
+            reads = set()
+        provided = set(comp.provides) if comp else set()
+        names: set[str] = set()
+        for tpl in (step.template, step.short):
+            if tpl is not None:
+                names.update(tpl.top_names)
+        names -= provided
+        step.std_names = tuple(sorted(n for n in names if n in STANDARD))
+        for n in step.std_names:
+            field = STANDARD[n][0]
+            if field:
+                reads.add(field)
+        step.runtime_names = frozenset(names)
+        step.cache = class_of(frozenset(reads))
+        if comp is not None and comp.cache is not None and _RANK[comp.cache] > _RANK[step.cache]:
+            step.cache = comp.cache
+        custom = comp.key if comp is not None else None
+        if custom is not None and not (frozenset(reads) - set(comp.reads or ())):
+            step.key = custom
+        else:
+            step.key = _key_function(frozenset(reads), None)
+        if step.cache == "request" and step.key is None:
+            step.key = lambda c: ()
+        return step
+
+    def _classify_base(self, components: Mapping[str, Any], diags: list[Diagnostic]) -> None:
+        """Sort every name the base template uses into section / standard / default / input."""
+        v = self.variant
+        inputs = {i.name for i in v.inputs}
+        self.base_slots: list[tuple[str, str, int]] = []
+        used_sections = set()
+        for name in v.template.top_names:
+            if name in self.by_id:
+                self.base_slots.append((name, "section", self.steps.index(self.by_id[name])))
+                used_sections.add(name)
+            elif name in v.components:
+                self.base_slots.append((name, "missing", -1))  # listed but unregistered
+            elif name in components:
+                diags.append(Diagnostic(
+                    "error", "component-not-in-order",
+                    f"template of variant {v.id!r} uses component {name!r}, which is not in "
+                    "its component order; it renders empty", name))
+                self.base_slots.append((name, "missing", -1))
+            elif name in STANDARD:
+                self.base_slots.append((name, "standard", -1))
+            elif name in v.placeholders:
+                self.base_slots.append((name, "default", -1))
+            elif name in inputs:
+                self.base_slots.append((name, "input", -1))
+            else:
+                from ._suggest import did_you_mean
+                line = v.template.name_lines.get(name)
+                where = f"{v.template.source}:{line}" if line else v.template.source
+                diags.append(Diagnostic(
+                    "error", "placeholder-unknown",
+                    f"{where}: template names {{{{{name}}}}}, which is no component, standard "
+                    "placeholder, default or declared input; it renders empty" +
+                    did_you_mean(name, [*v.components, *STANDARD, *v.placeholders, *inputs]),
+                    name))
+                self.base_slots.append((name, "missing", -1))
+        for step in self.steps:
+            if step.cid not in used_sections:
+                diags.append(Diagnostic(
+                    "error", "component-not-in-template",
+                    f"component {step.cid!r} is in the order of variant {v.id!r} but its "
+                    "template has no {{" + step.cid + "}}; the section is dropped", step.cid))
+        self.slot_names = tuple(n for n, _, _ in self.base_slots)
+
+    # --- per request -------------------------------------------------------------------------
+
+    def _runtime_values(self, runtime: Mapping[str, Any]) -> tuple[dict[str, str],
+                                                                    tuple[Diagnostic, ...]]:
+        overridable = frozenset(STANDARD) | frozenset(self.variant.placeholders) | frozenset(
+            self.by_id) | frozenset(n for n, _, _ in self.base_slots)
+        report = Reporter(False)
+        values = resolve_inputs(self.variant.inputs, runtime, overridable, report)
+        return values, tuple(report.items)
+
+    def runtime_values(self, ctx: PromptContext, report: Reporter) -> dict[str, str]:
+        runtime = ctx.runtime
+        if not runtime and not self.variant.inputs:
+            return self.default_inputs
+        hit = self.runtime_memo.get(runtime)
+        if hit is None:
+            hit = self.runtime_memo.put(runtime, self._runtime_values(runtime))
+        values, diags = hit
+        if diags:
+            report.extend(diags, ERRORS)
+        return values
+
+    def _produce(self, step: Step, ctx: PromptContext, runtime_values: Mapping[str, str],
+                 form: str) -> tuple[Section | None, tuple[Diagnostic, ...]]:
+        """Run one component; never raises for a component's own failure (reports instead)."""
+        report = Reporter(False)
+        comp = step.component
+        template = step.short if form == "short" else step.template
+        text: str | None = None
+        try:
+            if template is None and comp is not None and comp.function is not None:
+                out = comp.function(self.variant, ctx)
+                if out is not None and not isinstance(out, str):
+                    report("error", "component-not-text",
+                           f"component {step.cid!r} returned {type(out).__name__}, not text; "
+                           "its section is skipped", step.cid, ComponentError)
+                elif out is not None:
+                    text = clean([out.replace("\r\n", "\n")])
+            elif template is not None:
+                data = comp.data(self.variant, ctx) if comp is not None and comp.data else {}
+                if data is not None:
+                    if not isinstance(data, Mapping):
+                        raise TypeError(f"data function returned {type(data).__name__}")
+                    std = {n: STANDARD[n][1](self.variant, ctx, self.provider)
+                           for n in step.std_names}
+                    scopes: list[Any] = [self.variant.placeholders, std, runtime_values, data]
+
+                    def problem(name: str, message: str, line: int) -> None:
+                        report("error", "placeholder-not-text",
+                               f"{template.source}:{line}: {{{{{name}}}}} {message}; rendered "
+                               "empty", step.cid, PlaceholderError)
+                    text = clean(render(template, scopes, [], problem))
+        except Exception as exc:  # a component's bug must not break the client's request
+            report("error", "component-raised",
+                   f"component {step.cid!r} raised {type(exc).__name__}: {exc}; its section "
+                   "is skipped", step.cid, ComponentError)
+            text = None
+        if not text or text.isspace():
+            return None, tuple(report.items)
+        cache = step.cache
+        if cache != "request" and step.runtime_names and ctx.runtime and \
+                not step.runtime_names.isdisjoint(ctx.runtime):
+            cache = "request"
+        return Section(step.cid, text, cache, step.origin if form == "full" else
+                       step.short_origin, step.priority, step.required, None,
+                       "full" if form == "full" else "short"), tuple(report.items)
+
+    def section(self, step: Step, ctx: PromptContext, runtime_values: Mapping[str, str],
+                report: Reporter, form: str = "full") -> Section | None:
+        runtime = ctx.runtime
+        overridden = bool(runtime) and bool(step.runtime_names) and \
+            not step.runtime_names.isdisjoint(runtime)
+        static = step.static if form == "full" else step.static_short
+        if static is not None and not overridden:
+            result = static
+        else:
+            key: Hashable
+            if step.key is None and step.cache == "request":
+                result = self._produce(step, ctx, runtime_values, form)
+                if result[1]:
+                    report.extend(result[1], ERRORS)
+                return result[0]
+            base = step.key(ctx) if step.key is not None else ()
+            if overridden:
+                base = (base, tuple(runtime_values.get(n) for n in sorted(step.runtime_names)))
+            key = (step.index, form, base)
+            result = self.memo.get(key)
+            if result is None:
+                result = self.memo.put(key, self._produce(step, ctx, runtime_values, form))
+        if result[1]:
+            report.extend(result[1], ERRORS)
+        return result[0]
+
+    def toolset(self, ctx: PromptContext, report: Reporter) -> ToolSet:
+        from ._builtin_components import _tools_key
+        key = (_tools_key(ctx), ctx.mcp_servers if self.tool_mode == "native" else None)
+        hit = self.toolsets.get(key)
+        if hit is None:
+            local = Reporter(False)
+
+            def condition_failed(spec: Any, exc: Exception) -> None:
+                local("error", "tool-condition-raised",
+                      f"condition of tool {spec.name!r} raised {type(exc).__name__}: {exc}; the "
+                      "tool is not offered", spec.name, ToolSpecError)
+            specs = enabled_tools(self.variant.tool_specs, ctx, self.provider, self.tool_mode,
+                                  condition_failed)
+            mcp = ()
+            if self.tool_mode == "native" and ctx.mcp_servers:
+                taken = {s.name for s in self.variant.tool_specs} | set(self.reserved)
+                mcp = mcp_bindings(ctx.mcp_servers, taken,
+                                   lambda src, msg: local("warning", "mcp-renamed", msg, src,
+                                                          ToolSpecError))
+            hit = self.toolsets.put(key, (ToolSet(self.tool_mode, specs, mcp, ctx.skills),
+                                          tuple(local.items)))
+        toolset, diags = hit
+        if diags:
+            report.extend(diags, ERRORS)
+        return toolset
+
+    def assemble(self, sections: list[Section | None], ctx: PromptContext,
+                 runtime_values: Mapping[str, str]) -> tuple[str, list[tuple[int, int]],
+                                                             dict[str, str]]:
+        """Join the base template for these sections; spans of each present section."""
+        values: list[str | None] = []
+        layers: dict[str, str] = {}
+        for name, kind, idx in self.base_slots:
+            if kind == "section":
+                s = sections[idx]
+                value = s.text if s is not None else None
+                layer = "component"
+            elif kind == "standard":
+                value = STANDARD[name][1](self.variant, ctx, self.provider)
+                layer = "standard"
+            elif kind == "default":
+                value = self.variant.placeholders[name]
+                layer = "default"
+            else:
+                value = None
+                layer = "missing"
+            if name in runtime_values:
+                value = runtime_values[name]
+                layer = "runtime" if name in ctx.runtime else "default"
+            values.append(value)
+            layers[name] = layer
+        key = tuple(bool(v) and not v.isspace() for v in values)
+        layout = self.layouts.get(key)
+        if layout is None:
+            layout = self.layouts.put(key, self._layout(values))
+        parts: list[str] = []
+        spans: dict[int, tuple[int, int]] = {}
+        pos = 0
+        for op in layout:
+            if op.__class__ is str:
+                parts.append(op)
+                pos += len(op)
+            else:
+                text = values[op]
+                if self.base_slots[op][1] == "section":
+                    spans.setdefault(self.base_slots[op][2], (pos, pos + len(text)))
+                parts.append(text)
+                pos += len(text)
+        ordered = [spans.get(i) for i in range(len(sections))]
+        return "".join(parts), ordered, layers
+
+    def _layout(self, values: list[str | None]) -> list[str | int]:
+        """Render and clean the base template once per pattern of present slots."""
+        scope: dict[str, Any] = {}
+        for i, (name, _kind, _idx) in enumerate(self.base_slots):
+            v = values[i]
+            scope[name] = _Slot(v if v is not None else "", i)
+        pieces = clean_pieces(render(self.variant.template, [scope], []))
+        layout: list[str | int] = []
+        for p in pieces:
+            if p.__class__ is str:
+                if layout and layout[-1].__class__ is str:
+                    layout[-1] += p  # type: ignore[operator]
+                else:
+                    layout.append(p)
+            else:
+                layout.append(p.index)
+        return layout
+
+
+class _Slot(Value):
+    """A base-template atom that remembers which slot it stands for."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, text: str, index: int) -> None:
+        super().__init__(text)
+        self.index = index
+
+
+_template_cache: dict[tuple[str, str], Template] = {}
+
+
+def _compiled(text: str, source: str) -> Template:
+    key = (text, source)
+    t = _template_cache.get(key)
+    if t is None:
+        t = _template_cache[key] = compile_template(text, source)
+    return t

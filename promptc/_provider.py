@@ -1,0 +1,148 @@
+"""ProviderInfo: which model a request goes to, and what that model can do.
+
+Model ids arrive spelled many ways (gateways, clouds, local servers); `normalize_model_id` folds them
+to one form so matchers and the capability table see the same id.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from importlib import resources
+from typing import Any
+
+import attrs
+
+__all__ = ["ProviderInfo", "normalize_model_id", "model_tokens", "tokens_start_with",
+           "LOCAL_PROVIDERS"]
+
+_REGION_PREFIXES = ("us", "eu", "apac", "global", "us-gov", "ap", "ca", "jp", "au")
+_VENDOR_PREFIXES = ("anthropic", "openai", "google", "meta", "amazon", "mistral", "mistralai",
+                    "cohere", "ai21", "deepseek", "qwen", "moonshotai", "moonshot", "xai", "x-ai",
+                    "zai", "z-ai", "zhipuai", "writer", "minimax")
+_GATEWAY_SUFFIXES = ("free", "beta", "thinking", "extended", "nitro", "floor", "online", "exacto")
+_BEDROCK_VERSION = re.compile(r"-v\d+(?::\d+)?$")
+_SEPARATORS = re.compile(r"[\s._:/@]+|-+")
+
+
+def normalize_model_id(model: str) -> str:
+    """Fold a provider's spelling of a model id to lowercase, dash-separated tokens.
+
+    `anthropic/claude-sonnet-4.5`, `us.anthropic.claude-sonnet-4-5-20250929-v1:0` and
+    `claude-sonnet-4-5@20250929` all start with the tokens `claude-sonnet-4-5`.
+    """
+    m = model.strip().lower()
+    # Gateway paths (openrouter `vendor/model`, Gemini `models/…`, fireworks `accounts/…/models/…`).
+    if "/" in m:
+        m = m.rsplit("/", 1)[1]
+    # Gateway variant suffixes such as `:free`.
+    head, colon, tail = m.rpartition(":")
+    if colon and tail in _GATEWAY_SUFFIXES:
+        m = head
+    # Bedrock: `-v1:0` style version suffixes, then region and vendor prefixes.
+    m = _BEDROCK_VERSION.sub("", m)
+    parts = m.split(".")
+    if len(parts) > 1 and parts[0] in _REGION_PREFIXES:
+        parts = parts[1:]
+    if len(parts) > 1 and parts[0] in _VENDOR_PREFIXES:
+        parts = parts[1:]
+    m = ".".join(parts)
+    return "-".join(t for t in _SEPARATORS.split(m) if t)
+
+
+def model_tokens(model: str) -> tuple[str, ...]:
+    return tuple(normalize_model_id(model).split("-")) if model.strip() else ()
+
+
+def tokens_start_with(tokens: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
+    """True when `pattern` is a token prefix of `tokens`; a `*` pattern token matches any token."""
+    if len(pattern) > len(tokens):
+        return False
+    for want, got in zip(pattern, tokens):
+        if want != "*" and want != got:
+            return False
+    return True
+
+
+@functools.cache
+def _model_table() -> dict[str, Any]:
+    data = tomllib.loads(resources.files("promptc").joinpath("_data/models.toml").read_text("utf-8"))
+    families = []
+    for fam in data["family"]:
+        for pattern in fam["patterns"]:
+            families.append((tuple(normalize_model_id(pattern).split("-")), fam))
+    # Longest pattern first, then by text: the most specific family wins, deterministically.
+    families.sort(key=lambda item: (-len(item[0]), item[0]))
+    return {"defaults": data["defaults"], "local": data["local"], "families": families}
+
+
+LOCAL_PROVIDERS: frozenset[str] = frozenset()  # filled below, once the table is read
+
+
+def _family_for(model: str) -> dict[str, Any] | None:
+    tokens = model_tokens(model)
+    for pattern, fam in _model_table()["families"]:
+        if tokens_start_with(tokens, pattern):
+            return fam
+    return None
+
+
+_CAPABILITIES = ("context_window", "max_output", "native_tools", "parallel_tools", "images",
+                 "prompt_caching", "cache_min_tokens", "encoding", "estimated")
+
+
+@attrs.frozen(cache_hash=True)
+class ProviderInfo:
+    """The provider/model a request is for. `None` capabilities are inferred by `resolved()`."""
+
+    provider: str = ""
+    model: str = ""
+    context_window: int | None = None
+    max_output: int | None = None
+    native_tools: bool | None = None
+    parallel_tools: bool | None = None
+    images: bool | None = None
+    prompt_caching: bool | None = None
+    cache_min_tokens: int | None = None
+    family: str | None = None
+    encoding: str | None = None
+    estimated: bool | None = None
+
+    @property
+    def normalized_model(self) -> str:
+        return normalize_model_id(self.model)
+
+    @property
+    def is_local(self) -> bool:
+        return self.provider.strip().lower() in LOCAL_PROVIDERS
+
+    def resolved(self) -> ProviderInfo:
+        """Return a copy with every unknown capability filled from the model-family table."""
+        return _resolve(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str | None = None) -> ProviderInfo:
+        from ._errors import ContextError
+        from ._schema import build_record
+        return build_record(cls, data, source=source, path="provider", error=ContextError,
+                            aliases={"id": "provider"})
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolve(info: ProviderInfo) -> ProviderInfo:
+    table = _model_table()
+    values: dict[str, Any] = dict(table["defaults"])
+    fam = _family_for(info.model)
+    family = fam["id"] if fam else None
+    if info.is_local:
+        values.update({k: v for k, v in table["local"].items() if k != "providers"})
+    if fam:
+        values.update({k: v for k, v in fam.items() if k in _CAPABILITIES})
+    given = {name: getattr(info, name) for name in _CAPABILITIES}
+    values.update({k: v for k, v in given.items() if v is not None})
+    return attrs.evolve(info, family=info.family or family or "unknown",
+                        **{k: values[k] for k in _CAPABILITIES})
+
+
+LOCAL_PROVIDERS = frozenset(_model_table()["local"]["providers"])
