@@ -237,14 +237,17 @@ def _read_data_file(path: Path, error: type[Exception], limit: int) -> Any:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return _raise_toml(error, exc, path)
+        return _raise_toml(error, exc, path, text)
 
 
-def _raise_toml(error: type[Exception], exc: Exception, path: Path) -> Any:
+def _raise_toml(error: type[Exception], exc: Exception, path: Path, text: str | None = None
+                ) -> Any:
     import re
     msg = str(exc)
     m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
     line = int(m.group(1)) if m else None
+    if line is None and text is not None and "end of document" in msg:
+        line = text.rstrip("\n").count("\n") + 1
     msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg) + (
         f" (column {m.group(2)})" if m else "")
     raise error(f"invalid TOML: {msg}", source=str(path), line=line) from None

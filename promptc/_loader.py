@@ -110,7 +110,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         from ._context import _raise_toml
-        return _raise_toml(VariantConfigError, exc, path)
+        return _raise_toml(VariantConfigError, exc, path, text)
 
 
 def _sorted(folder: Path) -> list[Path]:

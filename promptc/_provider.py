@@ -56,12 +56,24 @@ def model_tokens(model: str) -> tuple[str, ...]:
 
 
 def tokens_start_with(tokens: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
-    """True when `pattern` is a token prefix of `tokens`; a `*` pattern token matches any token."""
-    if len(pattern) > len(tokens):
-        return False
-    for want, got in zip(pattern, tokens):
-        if want != "*" and want != got:
+    """True when `pattern` is a token prefix of `tokens`.
+
+    A `*` pattern token matches one or more tokens (`gemini-*-pro` matches `gemini-2-5-pro`).
+    Patterns are a handful of tokens, so the set-of-positions walk below stays tiny.
+    """
+    if "*" not in pattern:
+        return len(pattern) <= len(tokens) and tokens[:len(pattern)] == pattern
+    positions = {0}
+    for want in pattern:
+        nxt: set[int] = set()
+        for i in positions:
+            if want == "*":
+                nxt.update(range(i + 1, len(tokens) + 1))
+            elif i < len(tokens) and tokens[i] == want:
+                nxt.add(i + 1)
+        if not nxt:
             return False
+        positions = nxt
     return True
 
 

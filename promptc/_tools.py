@@ -123,7 +123,7 @@ def load_tool_file(path: Path, source: str) -> ToolSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         from ._context import _raise_toml
-        return _raise_toml(ToolSpecError, exc, path)
+        return _raise_toml(ToolSpecError, exc, path, text)
     return parse_tool(data, origin=str(path), source=source, expected_name=path.stem)
 
 

@@ -1,0 +1,178 @@
+"""pytest helpers for promptc and its plugins (loaded as a pytest plugin via `pytest11`).
+
+Fixtures:
+- `promptc_compiler`: a session-wide `Compiler.default(project=False, user=False)`: built-ins and
+  installed plugins, without the machine's user or project folders (so CI is reproducible).
+- `promptc_context`: a factory for contexts: `promptc_context("full", mode="plan")`.
+- `promptc_snapshot`: the `snapshot` fixture (syrupy) writing plain `.md` files into a top-level
+  `snapshots/` folder (override with the `promptc_snapshot_dir` ini option).
+
+Functions:
+- `assert_renders_cleanly(compiler, variant, provider, contexts)`: strict render across a context
+  matrix; fails on any diagnostic, leftover `{{`, HTML escape, or empty header/separator.
+- `context_matrix()`: the standard contexts (full, no browser, no MCP, no rules or skills, plan).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._compiler import Compiler
+from ._context import PromptContext
+from ._provider import ProviderInfo
+from ._result import CompiledPrompt
+
+__all__ = ["assert_renders_cleanly", "context_matrix", "make_context", "problems_in",
+           "PromptSnapshotExtension", "JsonSnapshotExtension"]
+
+_DATA = Path(__file__).parent / "_data" / "snapshot" / "contexts"
+_EMPTY_HEADER = re.compile(r"^#{1,6} [^\n]*\n(?:\s*\n)*(?=#{1,6} |={3,}\n|\Z)", re.M)
+
+
+def make_context(base: str | Mapping[str, Any] | None = "full", **changes: Any
+                 ) -> PromptContext:
+    """A context from a standard fixture name (or a dict), with fields changed."""
+    if base is None:
+        data: dict[str, Any] = {}
+    elif isinstance(base, str):
+        data = json.loads((_DATA / f"{base}.json").read_text(encoding="utf-8"))
+    else:
+        data = dict(base)
+    data.update(changes)
+    return PromptContext.from_dict(data, source=f"context {base!r}")
+
+
+def context_matrix() -> dict[str, PromptContext]:
+    """The standard contexts every variant should render cleanly in."""
+    return {name: make_context(name) for name in
+            ("full", "no_browser", "no_mcp", "no_rules_skills", "plan", "minimal")}
+
+
+def problems_in(prompt: CompiledPrompt) -> list[str]:
+    """Structural problems a clean prompt never has (outside user-supplied values)."""
+    out = [f"diagnostic: {d.code}: {d.message}" for d in prompt.diagnostics]
+    text = prompt.text
+    # Mask user-supplied text so a rule that contains `{{` or `&amp;` does not count.
+    masked = text
+    for section in prompt.sections:
+        if section.id == "user_instructions":
+            masked = masked.replace(section.text, "")
+    if "{{" in masked or "}}" in masked:
+        out.append("leftover mustache braces")
+    for escape in ("&lt;", "&gt;", "&amp;", "&quot;", "&#"):
+        if escape in masked:
+            out.append(f"HTML escape {escape!r}")
+    stripped = _strip_fences(masked)
+    if _EMPTY_HEADER.search(stripped):
+        out.append("empty header: " + _EMPTY_HEADER.search(stripped).group(0).strip())
+    if re.search(r"^={3,}\n\s*\n?={3,}$", stripped, re.M) or stripped.strip().startswith("====") \
+            or stripped.strip().endswith("===="):
+        out.append("dangling separator")
+    if "\n\n\n" in stripped:
+        out.append("blank-line run")
+    return out
+
+
+def _strip_fences(text: str) -> str:
+    return re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.M | re.S)
+
+
+def assert_renders_cleanly(compiler: Compiler, variant: str, provider: ProviderInfo,
+                           contexts: Mapping[str, PromptContext] | Iterable[PromptContext]
+                           | None = None) -> dict[str, CompiledPrompt]:
+    """Render `variant` in strict mode for each context; raise AssertionError on any problem."""
+    if contexts is None:
+        contexts = context_matrix()
+    if not isinstance(contexts, Mapping):
+        contexts = {str(i): c for i, c in enumerate(contexts)}
+    out = {}
+    failures = []
+    for name, ctx in contexts.items():
+        try:
+            prompt = compiler.compile(provider, ctx, strict=True, variant=variant)
+        except Exception as exc:  # noqa: BLE001 - turned into an assertion with its name
+            failures.append(f"{variant} / {name}: {type(exc).__name__}: {exc}")
+            continue
+        failures += [f"{variant} / {name}: {p}" for p in problems_in(prompt)]
+        out[name] = prompt
+    if failures:
+        raise AssertionError("prompt does not render cleanly:\n  " + "\n  ".join(failures))
+    return out
+
+
+# --- syrupy extensions (syrupy is optional: imported only when a snapshot is used) --------------
+
+_EXTENSIONS: dict[str, tuple[type, type]] = {}
+
+
+def _extensions(folder: str) -> tuple[type, type]:
+    """One pair of extension classes per folder (syrupy tracks files per extension class)."""
+    cached = _EXTENSIONS.get(folder)
+    if cached is not None:
+        return cached
+    from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+    class PromptSnapshot(SingleFileSnapshotExtension):
+        """Plain `.md` files named by the test's parameter id, in one top-level folder."""
+
+        _write_mode = WriteMode.TEXT
+        file_extension = "md"
+
+        @classmethod
+        def dirname(cls, *, test_location: Any) -> str:
+            return folder
+
+        @classmethod
+        def get_snapshot_name(cls, *, test_location: Any, index: Any = 0) -> str:
+            name = test_location.snapshot_name
+            m = re.search(r"\[(.*)\]$", name)
+            return m.group(1) if m else name
+
+    class JsonSnapshot(PromptSnapshot):
+        file_extension = "json"
+
+    _EXTENSIONS[folder] = (PromptSnapshot, JsonSnapshot)
+    return PromptSnapshot, JsonSnapshot
+
+
+PromptSnapshotExtension: Any = None
+JsonSnapshotExtension: Any = None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("promptc_snapshot_dir", "folder for promptc's .md prompt snapshots",
+                  default="snapshots")
+
+
+def _snapshot_dir(config: pytest.Config) -> str:
+    return str(Path(config.rootpath) / config.getini("promptc_snapshot_dir"))
+
+
+@pytest.fixture
+def promptc_snapshot(snapshot: Any, request: pytest.FixtureRequest) -> Any:
+    """syrupy's snapshot, writing `<snapshots>/<param id>.md` as plain text."""
+    md, _ = _extensions(_snapshot_dir(request.config))
+    return snapshot.use_extension(md)
+
+
+@pytest.fixture
+def promptc_json_snapshot(snapshot: Any, request: pytest.FixtureRequest) -> Any:
+    """syrupy's snapshot, writing `<snapshots>/<param id>.json` as plain text."""
+    _, js = _extensions(_snapshot_dir(request.config))
+    return snapshot.use_extension(js)
+
+
+@pytest.fixture(scope="session")
+def promptc_compiler() -> Compiler:
+    return Compiler.default(project=False, user=False)
+
+
+@pytest.fixture
+def promptc_context() -> Callable[..., PromptContext]:
+    return make_context

@@ -1,0 +1,73 @@
+"""Shared fixtures: the built-in compiler, the context fixtures, and a folder builder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from promptc import Compiler, PromptContext
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CONTEXTS = Path(__file__).parent.parent / "promptc" / "_data" / "snapshot" / "contexts"
+
+
+@pytest.fixture(scope="session")
+def builtins() -> Compiler:
+    return Compiler.builtins()
+
+
+def load_context(name: str) -> PromptContext:
+    return PromptContext.load(CONTEXTS / f"{name}.json")
+
+
+@pytest.fixture(scope="session")
+def full_context() -> PromptContext:
+    return load_context("full")
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Write `files` ({relative path: text or bytes}) under root; return root."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
+    counter = iter(range(1000))
+
+    def make(files: dict[str, str | bytes]) -> Path:
+        return write_tree(tmp_path / f"tree{next(counter)}", files)
+    return make
+
+
+MINI = {
+    "variants/base/variant.toml": 'fallback = true\ncomponents = ["intro", "body"]\n'
+                                  'tools = ["echo"]\n',
+    "variants/base/template.md": "{{intro}}\n\n====\n\n{{body}}\n",
+    "components/intro.md": "# Intro\nHello.\n",
+    "components/body.md": "# Body\nWorking in {{CWD}}.\n",
+    "components/tools/echo.toml": 'name = "echo"\ndescription = "Echo."\n',
+}
+
+
+@pytest.fixture
+def mini(tree: Callable[[dict[str, str | bytes]], Path]) -> Callable[..., Compiler]:
+    """A tiny, self-contained prompt tree (no built-ins) with optional extra/overridden files."""
+    def make(extra: dict[str, str | bytes] | None = None, **kw: object) -> Compiler:
+        files = {**MINI, **(extra or {})}
+        files = {k: v for k, v in files.items() if v is not None}
+        return Compiler.from_folders(tree(files), builtins=False)
+    return make
+
+
+def as_json(obj: object) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True)

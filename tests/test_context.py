@@ -1,0 +1,108 @@
+"""PromptContext: loading JSON/TOML, and errors that name the field and the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from promptc import ContextError, PromptContext, ProviderInfo, Rule
+
+from .conftest import CONTEXTS
+
+
+def test_every_fixture_loads_and_round_trips() -> None:
+    for path in sorted(CONTEXTS.glob("*.json")):
+        ctx = PromptContext.load(path)
+        again = PromptContext.from_dict(ctx.to_dict())
+        assert again == ctx and hash(again) == hash(ctx)
+
+
+def test_toml_and_json_give_the_same_context(tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_text(
+        'cwd = "/w"\nmode = "plan"\ndate = "2026-01-01"\n'
+        '[provider]\nid = "openai"\nmodel = "gpt-5"\n'
+        '[[rules]]\nname = "p"\ntext = "Use tabs."\n'
+        '[features]\nbrowser = true\n', encoding="utf-8")
+    (tmp_path / "c.json").write_text(
+        '{"cwd": "/w", "mode": "plan", "date": "2026-01-01",'
+        ' "provider": {"id": "openai", "model": "gpt-5"},'
+        ' "rules": [{"name": "p", "text": "Use tabs."}], "features": {"browser": true}}',
+        encoding="utf-8")
+    a = PromptContext.load(tmp_path / "c.toml")
+    b = PromptContext.load(tmp_path / "c.json")
+    assert a == b
+    assert a.provider == ProviderInfo("openai", "gpt-5")
+    assert a.rules == (Rule("p", "Use tabs."),)
+    assert a.feature("browser") is True
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"rulez": []}', r"c\.json \[rulez\]: unknown field \(did you mean 'rules'\?\)"),
+    ('{"cwd": 3}', r"c\.json \[cwd\]: must be a string, got an integer"),
+    ('{"mode": "auto"}', r"c\.json \[mode\]: must be one of 'act', 'plan'"),
+    ('{"date": "15/01/2026"}', r"c\.json \[date\]: must be an ISO date"),
+    ('{"rules": [{"name": "a"}]}', r"c\.json \[rules\[0\]\]: .*text"),
+    ('{"rules": [{"name": "a", "text": "x", "from": "y"}]}',
+     r"c\.json \[rules\[0\]\.from\]: unknown field"),
+    ('{"mcp_servers": [{"name": "s", "tools": [{"name": "t", "input_schema": []}]}]}',
+     r"\[mcp_servers\[0\]\.tools\[0\]\.input_schema\]: must be a table"),
+    ('{"skills": [{"name": "s", "references": "docs/x.md"}]}',
+     r"\[skills\[0\]\.references\]: must be a list"),
+    ('{"provider": {"id": "a", "model": "b", "native": true}}', r"\[provider\.native\]"),
+    ('{"features": []}', r"\[features\]: must be a table"),
+    ('[1, 2]', r"c\.json: the context must be a table"),
+    ('{"cwd": "/a",}', r"c\.json:1: invalid JSON"),
+])
+def test_bad_contexts_name_the_file_and_field(tmp_path: Path, content: str,
+                                              message: str) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ContextError, match=message):
+        PromptContext.load(path)
+
+
+def test_missing_and_unsupported_files(tmp_path: Path) -> None:
+    with pytest.raises(ContextError, match=r"nope\.json: file not found"):
+        PromptContext.load(tmp_path / "nope.json")
+    (tmp_path / "c.yaml").write_text("cwd: x", encoding="utf-8")
+    with pytest.raises(ContextError, match=r"c\.yaml: unsupported file type \.yaml"):
+        PromptContext.load(tmp_path / "c.yaml")
+
+
+def test_toml_syntax_errors_carry_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('cwd = "/w"\nmode = \n', encoding="utf-8")
+    with pytest.raises(ContextError, match=r"c\.toml:2: invalid TOML"):
+        PromptContext.load(path)
+
+
+def test_bom_crlf_and_bad_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_bytes(b'\xef\xbb\xbf{"rules": [{"name": "r", "text": "a\\r\\nb"}]}\r\n')
+    assert PromptContext.load(path).rules[0].text == "a\nb"
+    path.write_bytes(b'{"cwd": "\xff"}')
+    with pytest.raises(ContextError, match=r"c\.json:1: not valid UTF-8"):
+        PromptContext.load(path)
+
+
+def test_contexts_are_hashable_and_equal_by_value() -> None:
+    a = PromptContext.from_dict({"features": {"browser": True},
+                                 "mcp_servers": [{"name": "s", "tools": [
+                                     {"name": "t", "input_schema": {"type": "object"}}]}]})
+    b = PromptContext.from_dict({"features": {"browser": True},
+                                 "mcp_servers": [{"name": "s", "tools": [
+                                     {"name": "t", "input_schema": {"type": "object"}}]}]})
+    assert a == b and hash(a) == hash(b) and a is not b
+    assert {a: 1}[b] == 1
+
+
+def test_deeply_nested_schemas_do_not_hit_the_recursion_limit() -> None:
+    schema: dict = {"type": "object"}
+    node = schema
+    for _ in range(3000):
+        node["properties"] = {"x": {"type": "object"}}
+        node = node["properties"]["x"]
+    ctx = PromptContext(mcp_servers=[{"name": "s", "tools": [
+        {"name": "t", "input_schema": schema}]}])
+    assert hash(ctx) == hash(ctx)
