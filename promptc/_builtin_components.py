@@ -7,7 +7,8 @@ important the section is when a budget is tight, and computes the values (or Non
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from operator import attrgetter
 from typing import Any
 
 import attrs
@@ -27,6 +28,7 @@ class DataDef:
     provides: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
     key: Any = None
+    key_factory: Any = None  # (variant) -> key function, when the key depends on the variant
     priority: int = 50
     required: bool = False
 
@@ -53,12 +55,19 @@ def _tools(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
     return {"tools": catalogue_data(specs, ctx.skills)}
 
 
-def _tools_key(ctx: PromptContext) -> Hashable:
-    # The catalogue depends on which conditions hold and on skill names/references, not on
-    # skill content, rule text or MCP tool details.
-    return (ctx.mode, ctx.features, bool(ctx.mcp_servers),
-            any(s.resources or s.resource_templates for s in ctx.mcp_servers),
-            tuple((s.name, s.references) for s in ctx.skills))
+def tool_key_for(variant: Variant) -> Callable[[PromptContext], Hashable]:
+    """A memo key for this variant's tool set: the fields its tool conditions read, plus skill
+    names and references when a parameter takes its options from them (never skill content)."""
+    reads = sorted({r for spec in variant.tool_specs for r in spec.when.reads} - {"provider"})
+    getters = [attrgetter(r) for r in reads]
+    enums = any(p.enum_from for spec in variant.tool_specs for p in spec.parameters)
+
+    def key(ctx: PromptContext) -> Hashable:
+        fields = tuple(g(ctx) for g in getters)
+        if enums:
+            return fields, tuple((s.name, s.references) for s in ctx.skills)
+        return fields
+    return key
 
 
 def _schema_text(schema: Any) -> str:
@@ -150,7 +159,8 @@ def _notices_key(ctx: PromptContext) -> Hashable:
 BUILTIN_DATA: dict[str, DataDef] = {
     "agent_role": DataDef(priority=100, required=True),
     "tool_use": DataDef(_tool_use, reads=("provider",), priority=95, required=True),
-    "tools": DataDef(_tools, provides=("tools",), key=_tools_key, priority=90, required=True,
+    "tools": DataDef(_tools, provides=("tools",), key_factory=tool_key_for, priority=90,
+                     required=True,
                      reads=("provider", "mode", "features", "mcp_servers", "skills")),
     "mcp_servers": DataDef(_mcp_servers, provides=("servers", "text_mode", "native_mode"),
                            reads=("provider", "mcp_servers"), priority=70),

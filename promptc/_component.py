@@ -43,6 +43,8 @@ class Component:
     provides: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
     reads: frozenset[str] | None = attrs.field(default=None, converter=_reads)
     key: Callable[[PromptContext], Hashable] | None = attrs.field(default=None, eq=False)
+    key_factory: Callable[[Variant], Callable[[PromptContext], Hashable]] | None = attrs.field(
+        default=None, eq=False)
     cache: str | None = None
     priority: int = 50
     required: bool = False

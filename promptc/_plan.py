@@ -134,6 +134,8 @@ class Plan:
         self.by_id = {s.cid: s for s in self.steps}
         self._classify_base(components, diags)
         self.diagnostics = tuple(diags)
+        from ._builtin_components import tool_key_for
+        self.tool_key = tool_key_for(variant)
         empty = PromptContext(provider=provider)
         self.default_inputs, _ = self._runtime_values(EMPTY)
         for step in self.steps:
@@ -207,7 +209,9 @@ class Plan:
         step.cache = class_of(frozenset(reads))
         if comp is not None and comp.cache is not None and _RANK[comp.cache] > _RANK[step.cache]:
             step.cache = comp.cache
-        custom = comp.key if comp is not None else None
+        custom = None
+        if comp is not None:
+            custom = comp.key_factory(v) if comp.key_factory is not None else comp.key
         if custom is not None and not (frozenset(reads) - set(comp.reads or ())):
             step.key = custom
         else:
@@ -353,8 +357,7 @@ class Plan:
         return result[0]
 
     def toolset(self, ctx: PromptContext, report: Reporter) -> ToolSet:
-        from ._builtin_components import _tools_key
-        key = (_tools_key(ctx), ctx.mcp_servers if self.tool_mode == "native" else None)
+        key = (self.tool_key(ctx), ctx.mcp_servers if self.tool_mode == "native" else None)
         hit = self.toolsets.get(key)
         if hit is None:
             local = Reporter(False)

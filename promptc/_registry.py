@@ -106,7 +106,8 @@ def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Compone
     d = BUILTIN_DATA.get(cid)
     if d is not None and d.data is not None:
         return Component(id=cid, template=text.text, data=d.data, provides=d.provides,
-                         reads=d.reads, key=d.key, priority=d.priority, required=d.required,
+                         reads=d.reads, key=d.key, key_factory=d.key_factory,
+                         priority=d.priority, required=d.required,
                          short_template=short.text if short else None, source=text.source,
                          origin=text.origin or text.path,
                          short_origin=(short.origin or short.path) if short else "",
@@ -149,6 +150,13 @@ def build_registry(layers: Iterable[Layer],
         for vid, raw in layer.variants.items():
             raws[vid] = _overlay(raws.get(vid), raw)
 
+    for spec in tools.values():
+        for i, p in enumerate(spec.parameters):
+            for dep in p.depends_on:
+                if dep not in tools:
+                    raise ToolSpecError(f"parameter {p.name!r} depends on unknown tool {dep!r}" +
+                                        did_you_mean(dep, tools), source=spec.origin,
+                                        field=f"parameters[{i}].depends_on")
     variants = _resolve_all(raws, tools, components)
     ordered = sorted((v for v in variants.values() if v.matcher is not NEVER),
                      key=lambda v: (v.priority, v.id))

@@ -107,6 +107,15 @@ def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
         if p.enum_from and p.enum_from not in ENUM_SOURCES:
             raise ToolSpecError(f"enum_from must be one of {list(ENUM_SOURCES)}",
                                 source=origin, field=f"{field}.enum_from")
+        if p.enum and p.enum_from:
+            raise ToolSpecError("give either `enum` or `enum_from`, not both", source=origin,
+                                field=f"{field}.enum_from")
+        if p.items and p.type != "array":
+            raise ToolSpecError("`items` applies only to arrays", source=origin,
+                                field=f"{field}.items")
+        if p.name in p.depends_on or raw.name in p.depends_on:
+            raise ToolSpecError("a parameter cannot depend on its own tool", source=origin,
+                                field=f"{field}.depends_on")
         if p.required and p.depends_on:
             raise ToolSpecError("a required parameter cannot depend on other tools",
                                 source=origin, field=f"{field}.depends_on")
