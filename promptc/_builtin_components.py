@@ -28,7 +28,7 @@ class DataDef:
     provides: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
     key: Any = None
-    key_factory: Any = None  # (variant) -> key function, when the key depends on the variant
+    key_factory: Any = None  # (variant) -> (key function, fields read), when they depend on it
     priority: int = 50
     required: bool = False
 
@@ -55,19 +55,24 @@ def _tools(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
     return {"tools": catalogue_data(specs, ctx.skills)}
 
 
-def tool_key_for(variant: Variant) -> Callable[[PromptContext], Hashable]:
-    """A memo key for this variant's tool set: the fields its tool conditions read, plus skill
-    names and references when a parameter takes its options from them (never skill content)."""
+def tool_key_for(variant: Variant) -> tuple[Callable[[PromptContext], Hashable] | None,
+                                              frozenset[str]]:
+    """A memo key for this variant's tool set, and the context fields it depends on: the fields
+    its tool conditions read, plus skill names and references when a parameter takes its options
+    from them (never skill content). No fields: the tool set is static for the variant."""
     reads = sorted({r for spec in variant.tool_specs for r in spec.when.reads} - {"provider"})
     getters = [attrgetter(r) for r in reads]
     enums = any(p.enum_from for spec in variant.tool_specs for p in spec.parameters)
+    fields = frozenset(reads) | ({"skills"} if enums else set())
+    if not fields:
+        return None, frozenset()
 
     def key(ctx: PromptContext) -> Hashable:
-        fields = tuple(g(ctx) for g in getters)
+        values = tuple(g(ctx) for g in getters)
         if enums:
-            return fields, tuple((s.name, s.references) for s in ctx.skills)
-        return fields
-    return key
+            return values, tuple((s.name, s.references) for s in ctx.skills)
+        return values
+    return key, fields
 
 
 def _schema_text(schema: Any) -> str:
@@ -160,8 +165,7 @@ BUILTIN_DATA: dict[str, DataDef] = {
     "agent_role": DataDef(priority=100, required=True),
     "tool_use": DataDef(_tool_use, reads=("provider",), priority=95, required=True),
     "tools": DataDef(_tools, provides=("tools",), key_factory=tool_key_for, priority=90,
-                     required=True,
-                     reads=("provider", "mode", "features", "mcp_servers", "skills")),
+                     required=True, reads=("provider",)),
     "mcp_servers": DataDef(_mcp_servers, provides=("servers", "text_mode", "native_mode"),
                            reads=("provider", "mcp_servers"), priority=70),
     "editing_files": DataDef(_editing, provides=("text_mode", "native_mode"),

@@ -43,7 +43,10 @@ class Component:
     provides: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
     reads: frozenset[str] | None = attrs.field(default=None, converter=_reads)
     key: Callable[[PromptContext], Hashable] | None = attrs.field(default=None, eq=False)
-    key_factory: Callable[[Variant], Callable[[PromptContext], Hashable]] | None = attrs.field(
+    # (variant) -> (key function or None, fields read): for outputs whose dependencies are
+    # decided by the variant (the tool catalogue depends on what its tools' conditions read).
+    key_factory: Callable[[Variant], tuple[Callable[[PromptContext], Hashable] | None,
+                                           frozenset[str]]] | None = attrs.field(
         default=None, eq=False)
     cache: str | None = None
     priority: int = 50

@@ -135,7 +135,7 @@ class Plan:
         self._classify_base(components, diags)
         self.diagnostics = tuple(diags)
         from ._builtin_components import tool_key_for
-        self.tool_key = tool_key_for(variant)
+        self.tool_key = tool_key_for(variant)[0] or (lambda c: ())
         empty = PromptContext(provider=provider)
         self.default_inputs, _ = self._runtime_values(EMPTY)
         for step in self.steps:
@@ -187,6 +187,12 @@ class Plan:
         # What the step reads: the data function's fields, plus the standard placeholders and
         # runtime-overridable names its template uses.
         reads: set[str] | None = set(comp.reads) if comp and comp.reads is not None else None
+        custom = comp.key if comp is not None else None
+        declared = set(comp.reads or ()) if comp is not None else set()
+        if comp is not None and comp.key_factory is not None:
+            custom, extra = comp.key_factory(v)
+            reads = (reads or set()) | set(extra)
+            declared = declared | set(extra)
         if comp is not None and comp.function is not None and step.template is None:
             if reads is None:
                 step.cache = "request"
@@ -209,10 +215,7 @@ class Plan:
         step.cache = class_of(frozenset(reads))
         if comp is not None and comp.cache is not None and _RANK[comp.cache] > _RANK[step.cache]:
             step.cache = comp.cache
-        custom = None
-        if comp is not None:
-            custom = comp.key_factory(v) if comp.key_factory is not None else comp.key
-        if custom is not None and not (frozenset(reads) - set(comp.reads or ())):
+        if custom is not None and not (frozenset(reads) - declared):
             step.key = custom
         else:
             step.key = _key_function(frozenset(reads), None)
