@@ -64,6 +64,7 @@ class ToolSpec:
     override: bool = False
     source: str = "builtin"
     origin: str = ""
+    example: str = ""  # a hand-written text usage example; default: built from `usage` values
 
 
 @attrs.frozen
@@ -73,6 +74,7 @@ class _ToolFile:
     parameters: tuple[ToolParameter, ...] = ()
     when: FrozenDict = EMPTY
     override: bool = False
+    example: str = ""
 
 
 def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
@@ -122,7 +124,7 @@ def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
     when = compile_condition(raw.when, origin, "when", ToolSpecError) if raw.when else ALWAYS
     return ToolSpec(name=raw.name, description=raw.description.strip(),
                     parameters=raw.parameters, when=when, override=raw.override, source=source,
-                    origin=origin)
+                    origin=origin, example=raw.example.strip("\n"))
 
 
 def load_tool_file(path: Path, source: str) -> ToolSpec:
@@ -349,8 +351,10 @@ def catalogue_data(specs: Sequence[ToolSpec], skills: Sequence[Skill]) -> list[d
             params.append({
                 "name": p.name, "type": p.type, "required": p.required,
                 "optional": not p.required, "instruction": p.instruction.strip(),
-                "options": list(enum), "usage": p.usage or p.name,
+                "options": list(enum), "has_options": bool(enum),
+                "options_joined": ", ".join(enum), "usage": p.usage or p.name,
             })
         tools.append({"name": spec.name, "description": spec.description,
-                      "parameters": params, "has_parameters": bool(params)})
+                      "parameters": params, "has_parameters": bool(params),
+                      "example": spec.example, "has_example": bool(spec.example)})
     return tools
