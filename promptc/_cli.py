@@ -260,7 +260,8 @@ def cmd_tokens(args: argparse.Namespace) -> int:
         return 0
     rows = [[s.id, s.cache, s.tokens, len(s.text)] for s in prompt.sections]
     glue = rep.total - sum(s.tokens or 0 for s in prompt.sections)
-    rows.append(["(template text and joins)", "", glue, ""])
+    rows.append(["(template text and joins)", "", glue,
+                 len(prompt.text) - sum(len(s.text) for s in prompt.sections)])
     rows.append(["total", "", rep.total, len(prompt.text)])
     sys.stdout.write(table(["section", "cache", "tokens", "chars"], rows, "llrr") + "\n")
     sys.stdout.write(f"encoding: {rep.encoding}"
