@@ -8,7 +8,7 @@ import attrs
 
 from ._errors import BudgetExceededError
 from ._result import CompiledPrompt, Dropped, Reporter, Section
-from ._tokens import TokenReport, count_tokens, encoding_for
+from ._tokens import TokenReport, count_tokens, count_total, encoding_for
 
 if TYPE_CHECKING:
     from ._compiler import Compiler
@@ -26,7 +26,8 @@ def with_token_counts(prompt: CompiledPrompt) -> CompiledPrompt:
     sections = tuple(s if s.tokens is not None else
                      attrs.evolve(s, tokens=count_tokens(s.text, encoding))
                      for s in prompt.sections)
-    total = count_tokens(prompt.text, encoding)
+    # Counted on the final text, in pieces cut where counts add up exactly (before sections).
+    total = count_total(prompt.text, [a for a, _b in prompt.spans], encoding)
     return attrs.evolve(prompt, sections=sections,
                         tokens=TokenReport(total, encoding, estimated))
 

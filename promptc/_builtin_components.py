@@ -15,6 +15,7 @@ import attrs
 
 from ._context import PromptContext
 from ._frozen import thaw
+from ._memo import Memo
 from ._placeholders import tool_mode_of
 from ._tools import catalogue_data, enabled_tools
 from ._variant import Variant
@@ -29,6 +30,7 @@ class DataDef:
     reads: tuple[str, ...] = ()
     key: Any = None
     key_factory: Any = None  # (variant) -> (key function, fields read), when they depend on it
+    content_key_factory: Any = None  # (variant) -> key by output-determining value (2nd level)
     priority: int = 50
     required: bool = False
 
@@ -49,10 +51,14 @@ def _tool_use(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
 def _tools(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
     if not _text_mode(variant, ctx):
         return None  # native variants never compute the text catalogue
-    specs = tool_specs_for(variant, ctx)
+    specs = tool_specs_for(variant, ctx, _drop_tool)
     if not specs:
         return None
     return {"tools": catalogue_data(specs, ctx.skills)}
+
+
+def _drop_tool(_spec: Any, _exc: Exception) -> None:
+    """A raising tool condition drops that tool only (Plan.toolset reports it, naming it)."""
 
 
 def tool_key_for(variant: Variant) -> tuple[Callable[[PromptContext], Hashable] | None,
@@ -75,10 +81,39 @@ def tool_key_for(variant: Variant) -> tuple[Callable[[PromptContext], Hashable] 
     return key, fields
 
 
+def tool_vector_for(variant: Variant) -> Callable[[PromptContext], Hashable]:
+    """Which of the variant's tools are offered (one boolean each), plus the skill names and
+    references their options come from: the catalogue is rendered once per such combination,
+    however many sessions share it."""
+    specs = variant.tool_specs
+    enums = any(p.enum_from for spec in specs for p in spec.parameters)
+
+    def holds(spec: Any, ctx: PromptContext, mode: str) -> bool:
+        try:
+            return bool(spec.when.test(ctx, ctx.provider, mode))
+        except Exception:  # a raising condition drops its tool (reported with the tool set)
+            return False
+
+    def vector(ctx: PromptContext) -> Hashable:
+        mode = tool_mode_of(variant, ctx.provider)
+        bits = tuple(holds(spec, ctx, mode) for spec in specs)
+        if enums:
+            return bits, tuple((s.name, s.references) for s in ctx.skills)
+        return bits
+    return vector
+
+
+_schemas = Memo(2048)
+
+
 def _schema_text(schema: Any) -> str:
+    """An input schema as indented JSON, serialized once per distinct schema."""
     if not schema:
         return ""
-    return json.dumps(thaw(schema), indent=2, ensure_ascii=False, sort_keys=False)
+    text = _schemas.get(schema)
+    if text is None:
+        text = _schemas.put(schema, json.dumps(thaw(schema), indent=2, ensure_ascii=False))
+    return text
 
 
 def _mcp_servers(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
@@ -164,7 +199,8 @@ def _notices_key(ctx: PromptContext) -> Hashable:
 BUILTIN_DATA: dict[str, DataDef] = {
     "agent_role": DataDef(priority=100, required=True),
     "tool_use": DataDef(_tool_use, reads=("provider",), priority=95, required=True),
-    "tools": DataDef(_tools, provides=("tools",), key_factory=tool_key_for, priority=90,
+    "tools": DataDef(_tools, provides=("tools",), key_factory=tool_key_for,
+                     content_key_factory=tool_vector_for, priority=90,
                      required=True, reads=("provider",)),
     "mcp_servers": DataDef(_mcp_servers, provides=("servers", "text_mode", "native_mode"),
                            reads=("provider", "mcp_servers"), priority=70),

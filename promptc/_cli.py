@@ -54,6 +54,12 @@ def _add_target(p: argparse.ArgumentParser, variant: bool = True) -> None:
     p.add_argument("--mode", choices=("act", "plan"), help="override the context's mode")
     p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
                    help="a runtime input value (repeatable)")
+    caps = p.add_argument_group("model capabilities (default: inferred from the model id)")
+    caps.add_argument("--native-tools", choices=("yes", "no"),
+                      help="the client sends tools natively (function calling) or not")
+    caps.add_argument("--images", choices=("yes", "no"), help="the model reads images")
+    caps.add_argument("--context-window", type=_nonneg, metavar="N")
+    caps.add_argument("--family", help="the model family, for deployments with custom names")
     if variant:
         p.add_argument("--variant", metavar="ID", help="use this variant instead of matching")
     _add_sources(p)
@@ -83,6 +89,17 @@ def _context(args: argparse.Namespace) -> tuple[ProviderInfo, PromptContext]:
     if info is None or not info.model:
         raise UsageError("no model: give --provider and --model, or a context file with a "
                          "`provider` table")
+    caps: dict[str, Any] = {}
+    if getattr(args, "native_tools", None):
+        caps["native_tools"] = args.native_tools == "yes"
+    if getattr(args, "images", None):
+        caps["images"] = args.images == "yes"
+    if getattr(args, "context_window", None) is not None:
+        caps["context_window"] = args.context_window
+    if getattr(args, "family", None):
+        caps["family"] = args.family
+    if caps:
+        info = attrs.evolve(info, **caps)
     changes: dict[str, Any] = {"provider": info}
     if args.date:
         changes["date"] = args.date

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from ._context import PromptContext
-from ._errors import NoVariantError, PluginError, PromptcError
+from ._errors import NoVariantError, PluginError
 from ._loader import Layer, read_layer
 from ._memo import Memo
 from ._plan import ERRORS, Plan
@@ -156,13 +156,11 @@ class Compiler:
             report.extend(resolution.diagnostics, ERRORS)
         if plan.diagnostics:
             report.extend(plan.diagnostics, ERRORS)
-        ctx = context
-        if ctx.provider is not plan.provider:
-            ctx = attrs.evolve(ctx, provider=plan.provider)
+        ctx = plan.canonical(context)
         if self._context_hooks:
             ctx = self._contribute(ctx, report)
         runtime_values = plan.runtime_values(ctx, report)
-        sections = [plan.section(step, ctx, runtime_values, report) for step in plan.steps]
+        sections = plan.sections(ctx, runtime_values, report)
         toolset = plan.toolset(ctx, report)
         text, spans, layers = plan.assemble(sections, ctx, runtime_values)
         kept: list[Section] = []
@@ -219,16 +217,16 @@ class Compiler:
         before = len(report.items)
         for name, hook in self._inspect_hooks:
             try:
-                notes = hook(prompt=prompt) or ()
-                for note in notes:
-                    report("warning", "plugin-finding", f"plugin {name!r}: {note}",
-                           f"plugin:{name}", PluginError)
-            except PromptcError:
-                raise
-            except Exception as exc:
+                result = hook(prompt=prompt) or ()
+                notes = [result] if isinstance(result, str) else list(result)
+            except Exception as exc:  # a PromptcError from the plugin's own code too
                 report("error", "plugin-hook",
                        f"plugin {name!r}: promptc_inspect_prompt raised "
                        f"{type(exc).__name__}: {exc}", f"plugin:{name}", PluginError)
+                continue
+            for note in notes:
+                report("warning", "plugin-finding", f"plugin {name!r}: {note}",
+                       f"plugin:{name}", PluginError)
         if len(report.items) == before:
             return prompt
         return attrs.evolve(prompt, diagnostics=tuple(report.items))

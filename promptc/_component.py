@@ -48,6 +48,10 @@ class Component:
     key_factory: Callable[[Variant], tuple[Callable[[PromptContext], Hashable] | None,
                                            frozenset[str]]] | None = attrs.field(
         default=None, eq=False)
+    # (variant) -> a key naming the output by value, tried after a miss on the field key: a new
+    # session whose tool conditions come out the same reuses the rendered catalogue.
+    content_key_factory: Callable[[Variant], Callable[[PromptContext], Hashable]] | None = \
+        attrs.field(default=None, eq=False)
     cache: str | None = None
     priority: int = 50
     required: bool = False

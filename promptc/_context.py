@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -163,6 +164,8 @@ class PromptContext:
             raise ContextError("the context must be a table/object", source=source)
         data = dict(data)
         provider = data.pop("provider", None)
+        if isinstance(data.get("date"), datetime.date):  # TOML's native `date = 2026-01-01`
+            data["date"] = data["date"].isoformat()
         ctx = build_record(cls, data, source=source, error=ContextError)
         if provider is not None:
             ctx = attrs.evolve(ctx, provider=ProviderInfo.from_dict(provider, source=source))
@@ -228,16 +231,54 @@ def _read_data_file(path: Path, error: type[Exception], limit: int) -> Any:
     text = _normalize_text(text)
     if suffix == ".json":
         try:
-            return json.loads(text)
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise error(f"invalid JSON: {exc.msg} (column {exc.colno})", source=str(path),
                         line=exc.lineno) from None
         except RecursionError:
             raise error("invalid JSON: nested too deeply", source=str(path)) from None
+        if "\\u" in text:
+            lone = _lone_surrogate(text)
+            if lone is not None:
+                offset, code = lone
+                line = text.count("\n", 0, offset) + 1
+                column = offset - text.rfind("\n", 0, offset)
+                raise error(f"invalid JSON: \\u{code:04x} is a lone surrogate, not a character "
+                            f"(column {column})", source=str(path), line=line)
+        return data
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return _raise_toml(error, exc, path, text)
+    except RecursionError:
+        raise error("invalid TOML: nested too deeply", source=str(path)) from None
+
+
+# A \uD800-\uDFFF escape (after an even run of backslashes it is plain text, not an escape).
+_SURROGATE_ESCAPE = re.compile(r"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def _lone_surrogate(text: str) -> tuple[int, int] | None:
+    """(offset, code) of the first surrogate escape in JSON text that is not half of a pair.
+
+    json.loads accepts `"\\ud800"` and returns a string no UTF-8 writer can encode, so such a
+    value would only fail later, far from the file that carried it.
+    """
+    high: tuple[int, int, int] | None = None  # (offset, end, code) of an unpaired high half
+    for m in _SURROGATE_ESCAPE.finditer(text):
+        if len(m.group(1)) % 2 == 0:
+            continue
+        start = m.end(1) - 1
+        code = int(m.group(2), 16)
+        if code >= 0xDC00:
+            if high is not None and high[1] == start:
+                high = None
+                continue
+            return (high[0], high[2]) if high is not None else (start, code)
+        if high is not None:
+            return high[0], high[2]
+        high = (start, m.end(), code)
+    return (high[0], high[2]) if high is not None else None
 
 
 def _raise_toml(error: type[Exception], exc: Exception, path: Path, text: str | None = None

@@ -129,8 +129,24 @@ def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
 
 
 def _probe_models(variant: Variant) -> list[str]:
-    models = variant.matcher.models or ()
+    models = variant.matcher.models
+    if not models:  # capability-only matchers: probe with every model family promptc knows
+        from ._provider import _model_table
+        models = tuple(p for p, _fam in _model_table()["families"]) + (("unknown", "model"),)
     return ["-".join(p).replace("*", "x") for p in models]
+
+
+def _probes(variant: Variant) -> list[ProviderInfo]:
+    """Requests the variant is written for, with the capabilities a client may state."""
+    providers = sorted(variant.matcher.providers or {"probe", "ollama"})
+    out = []
+    for model in _probe_models(variant):
+        for provider in providers:
+            for native in (None, True, False):
+                for window in (None, 8192):
+                    out.append(ProviderInfo(provider, model, native_tools=native,
+                                            context_window=window).resolved())
+    return out
 
 
 def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
@@ -153,33 +169,29 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
                                   f"variant {v.id!r} can never match: {first.id!r} (earlier) "
                                   "matches every model", v.path))
             continue
-        probes = _probe_models(v)
-        providers = sorted(v.matcher.providers or {"probe"})
         matched_any = False
         taken_by: set[str] = set()
         all_taken = True
-        for model in probes:
-            for provider in providers:
-                info = ProviderInfo(provider, model).resolved()
+        for info in _probes(v):
+            try:
+                ok, _ = v.matcher(info)
+            except Exception:  # noqa: BLE001 - matcher faults are reported elsewhere
+                ok = False
+            if not ok:
+                continue
+            matched_any = True
+            winner = None
+            for e in earlier:
                 try:
-                    ok, _ = v.matcher(info)
-                except Exception:  # noqa: BLE001 - matcher faults are reported elsewhere
-                    ok = False
-                if not ok:
+                    if e.matcher(info)[0]:
+                        winner = e.id
+                        break
+                except Exception:  # noqa: BLE001
                     continue
-                matched_any = True
-                winner = None
-                for e in earlier:
-                    try:
-                        if e.matcher(info)[0]:
-                            winner = e.id
-                            break
-                    except Exception:  # noqa: BLE001
-                        continue
-                if winner is None:
-                    all_taken = False
-                else:
-                    taken_by.add(winner)
+            if winner is None:
+                all_taken = False
+                break
+            taken_by.add(winner)
         if matched_any and all_taken:
             out.append(Diagnostic("warning", "matcher-shadowed",
                                   f"variant {v.id!r} is shadowed: every model it names is "

@@ -111,6 +111,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         from ._context import _raise_toml
         return _raise_toml(VariantConfigError, exc, path, text)
+    except RecursionError:
+        raise VariantConfigError("invalid TOML: nested too deeply", source=str(path)) from None
 
 
 def _sorted(folder: Path) -> list[Path]:

@@ -140,7 +140,10 @@ def _any(parts: list[Matcher]) -> Matcher:
                 return True, why
             reasons.append(why)
         return False, "none of: " + "; ".join(reasons)
-    return Matcher(test, "any of (" + " | ".join(p.description for p in parts) + ")")
+    # For lint's shadowing probes: the union of the alternatives' model patterns.
+    models = tuple(m for p in parts for m in (p.models or ()))
+    return Matcher(test, "any of (" + " | ".join(p.description for p in parts) + ")",
+                   models=models or None)
 
 
 def _not(part: Matcher) -> Matcher:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import datetime
 import operator
+from itertools import accumulate
+
+import attrs
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -91,7 +94,7 @@ class Step:
 
     __slots__ = ("cid", "index", "component", "template", "short", "origin", "short_origin",
                  "cache", "priority", "required", "key", "runtime_names", "std_names",
-                 "static", "static_short")
+                 "static", "static_short", "content_key")
 
     def __init__(self, cid: str, index: int) -> None:
         self.cid = cid
@@ -110,6 +113,7 @@ class Step:
         # (Section | None, diagnostics) for static steps, computed once
         self.static: tuple[Section | None, tuple[Diagnostic, ...]] | None = None
         self.static_short: tuple[Section | None, tuple[Diagnostic, ...]] | None = None
+        self.content_key: Callable[[PromptContext], Hashable] | None = None
 
 
 class Plan:
@@ -125,6 +129,12 @@ class Plan:
         self.layouts = Memo(256)
         self.toolsets = Memo(memo_size)
         self.runtime_memo = Memo(memo_size)
+        # Equal contexts collapse to one canonical object, so every memo lookup after this one
+        # is an identity hit instead of a deep comparison (clients build a new, equal context
+        # for every request).
+        self.contexts = Memo(32)
+        self.flat_layouts = Memo(1024)
+        self.content_memo = Memo(64)
         diags: list[Diagnostic] = []
         self.steps: list[Step] = []
         for index, cid in enumerate(variant.components):
@@ -134,8 +144,9 @@ class Plan:
         self.by_id = {s.cid: s for s in self.steps}
         self._classify_base(components, diags)
         self.diagnostics = tuple(diags)
-        from ._builtin_components import tool_key_for
+        from ._builtin_components import tool_key_for, tool_vector_for
         self.tool_key = tool_key_for(variant)[0] or (lambda c: ())
+        self.tool_vector = tool_vector_for(variant)
         empty = PromptContext(provider=provider)
         self.default_inputs, _ = self._runtime_values(EMPTY)
         for step in self.steps:
@@ -215,6 +226,9 @@ class Plan:
         step.cache = class_of(frozenset(reads))
         if comp is not None and comp.cache is not None and _RANK[comp.cache] > _RANK[step.cache]:
             step.cache = comp.cache
+        if comp is not None and comp.content_key_factory is not None and \
+                not (frozenset(reads) - declared):
+            step.content_key = comp.content_key_factory(v)
         if custom is not None and not (frozenset(reads) - declared):
             step.key = custom
         else:
@@ -265,8 +279,22 @@ class Plan:
                     f"component {step.cid!r} is in the order of variant {v.id!r} but its "
                     "template has no {{" + step.cid + "}}; the section is dropped", step.cid))
         self.slot_names = tuple(n for n, _, _ in self.base_slots)
+        self.slot_name_set = frozenset(self.slot_names)
+        self.sections_only = all(kind == "section" for _, kind, _ in self.base_slots)
+        self.slot_section_index = tuple(idx for _, _, idx in self.base_slots)
+        from ._frozen import FrozenDict
+        self.component_layers = FrozenDict({n: "component" for n in self.slot_names})
 
     # --- per request -------------------------------------------------------------------------
+
+    def canonical(self, ctx: PromptContext) -> PromptContext:
+        """The context with this plan's resolved provider, shared by all equal contexts."""
+        hit = self.contexts.get(ctx)
+        if hit is not None:
+            return hit
+        canon = ctx if ctx.provider is self.provider else attrs.evolve(ctx,
+                                                                         provider=self.provider)
+        return self.contexts.put(ctx, canon)
 
     def _runtime_values(self, runtime: Mapping[str, Any]) -> tuple[dict[str, str],
                                                                     tuple[Diagnostic, ...]]:
@@ -317,7 +345,9 @@ class Plan:
                         report("error", "placeholder-not-text",
                                f"{template.source}:{line}: {{{{{name}}}}} {message}; rendered "
                                "empty", step.cid, PlaceholderError)
-                    text = clean(render(template, scopes, [], problem))
+                    text = self._render_flat(step.index, form, template, scopes)
+                    if text is None:
+                        text = clean(render(template, scopes, [], problem))
         except Exception as exc:  # a component's bug must not break the client's request
             report("error", "component-raised",
                    f"component {step.cid!r} raised {type(exc).__name__}: {exc}; its section "
@@ -332,6 +362,92 @@ class Plan:
         return Section(step.cid, text, cache, step.origin if form == "full" else
                        step.short_origin, step.priority, step.required, None,
                        "full" if form == "full" else "short"), tuple(report.items)
+
+    def _render_flat(self, index: int, form: str, template: Template,
+                     scopes: list[Any]) -> str | None:
+        """Render a template whose values are all scalars through a memoized layout.
+
+        With no lists or tables in play, the rendered structure, and so what cleanup keeps,
+        depends only on which values are present: the cleaned layout is computed once per
+        pattern and later renders only join. Returns None when the fast path does not apply.
+        """
+        names = template.all_names
+        values: list[Any] = []
+        presence: list[bool] = []
+        for name in names:
+            if "." in name:
+                return None
+            value = None
+            for scope in reversed(scopes):
+                if name in scope:
+                    value = scope[name]
+                    break
+            cls = value.__class__
+            if cls is str:
+                presence.append(not value.isspace() and value != "")
+            elif value is None:
+                presence.append(False)
+            elif cls is bool:
+                if name in template.variables:
+                    return None  # the full render reports a boolean used as text
+                presence.append(value)
+            elif cls is int or cls is float:
+                value = str(value)
+                presence.append(True)
+            else:
+                return None
+            values.append(value)
+        key = (index, form, tuple(presence))
+        layout = self.flat_layouts.get(key)
+        if layout is None:
+            scope = {n: (v if v is None or v.__class__ is bool else _Slot(v, i))
+                     for i, (n, v) in enumerate(zip(names, values))}
+            ops: list[Any] = []
+            for piece in clean_pieces(render(template, [scope], [])):
+                if piece.__class__ is str:
+                    if ops and ops[-1].__class__ is str:
+                        ops[-1] += piece
+                    else:
+                        ops.append(piece)
+                else:
+                    ops.append(piece.index)
+            layout = self.flat_layouts.put(key, tuple(ops))
+        return "".join(op if op.__class__ is str else values[op] for op in layout)
+
+    def sections(self, ctx: PromptContext, runtime_values: Mapping[str, str],
+                 report: Reporter) -> list[Section | None]:
+        """Every step's section for this request (the per-request hot loop)."""
+        if ctx.runtime or self.variant.inputs:
+            return [self.section(step, ctx, runtime_values, report) for step in self.steps]
+        out: list[Section | None] = []
+        memo_get = self.memo.get
+        for step in self.steps:
+            result = step.static
+            if result is None:
+                if step.key is None:
+                    result = self._produce(step, ctx, runtime_values, "full")
+                else:
+                    key = (step.index, "full", step.key(ctx))
+                    result = memo_get(key)
+                    if result is None:
+                        result = self.memo.put(key, self._by_content(step, ctx, runtime_values,
+                                                                     "full"))
+            if result[1]:
+                report.extend(result[1], ERRORS)
+            out.append(result[0])
+        return out
+
+    def _by_content(self, step: Step, ctx: PromptContext, runtime_values: Mapping[str, str],
+                    form: str) -> tuple[Section | None, tuple[Diagnostic, ...]]:
+        """After a miss on the field key: look the output up by value (when the step has a
+        content key), else produce it."""
+        if step.content_key is None:
+            return self._produce(step, ctx, runtime_values, form)
+        key = (step.index, form, "content", step.content_key(ctx))
+        result = self.content_memo.get(key)
+        if result is None:
+            result = self.content_memo.put(key, self._produce(step, ctx, runtime_values, form))
+        return result
 
     def section(self, step: Step, ctx: PromptContext, runtime_values: Mapping[str, str],
                 report: Reporter, form: str = "full") -> Section | None:
@@ -354,14 +470,24 @@ class Plan:
             key = (step.index, form, base)
             result = self.memo.get(key)
             if result is None:
-                result = self.memo.put(key, self._produce(step, ctx, runtime_values, form))
+                if overridden:
+                    result = self._produce(step, ctx, runtime_values, form)
+                else:
+                    result = self._by_content(step, ctx, runtime_values, form)
+                self.memo.put(key, result)
         if result[1]:
             report.extend(result[1], ERRORS)
         return result[0]
 
     def toolset(self, ctx: PromptContext, report: Reporter) -> ToolSet:
-        key = (self.tool_key(ctx), ctx.mcp_servers if self.tool_mode == "native" else None)
+        mcp = ctx.mcp_servers if self.tool_mode == "native" else None
+        key = (self.tool_key(ctx), mcp)
         hit = self.toolsets.get(key)
+        if hit is None:
+            by_value = ("vector", self.tool_vector(ctx), mcp)
+            hit = self.toolsets.get(by_value)
+            if hit is not None:
+                self.toolsets.put(key, hit)
         if hit is None:
             local = Reporter(False)
 
@@ -371,23 +497,52 @@ class Plan:
                       "tool is not offered", spec.name, ToolSpecError)
             specs = enabled_tools(self.variant.tool_specs, ctx, self.provider, self.tool_mode,
                                   condition_failed)
-            mcp = ()
+            bindings: tuple[Any, ...] = ()
             if self.tool_mode == "native" and ctx.mcp_servers:
                 taken = {s.name for s in self.variant.tool_specs} | set(self.reserved)
-                mcp = mcp_bindings(ctx.mcp_servers, taken,
+                bindings = mcp_bindings(ctx.mcp_servers, taken,
                                    lambda src, msg: local("warning", "mcp-renamed", msg, src,
                                                           ToolSpecError))
-            hit = self.toolsets.put(key, (ToolSet(self.tool_mode, specs, mcp, ctx.skills),
+            hit = self.toolsets.put(key, (ToolSet(self.tool_mode, specs, bindings, ctx.skills),
                                           tuple(local.items)))
+            self.toolsets.put(by_value, hit)
         toolset, diags = hit
         if diags:
             report.extend(diags, ERRORS)
         return toolset
 
     def assemble(self, sections: list[Section | None], ctx: PromptContext,
-                 runtime_values: Mapping[str, str]) -> tuple[str, list[tuple[int, int]],
-                                                             dict[str, str]]:
-        """Join the base template for these sections; spans of each present section."""
+                 runtime_values: Mapping[str, str]) -> tuple[str, list[tuple[int, int] | None],
+                                                             Mapping[str, str]]:
+        """Join the base template for these sections; spans of each present section; and which
+        layer supplied each placeholder."""
+        override = bool(runtime_values) and not self.runtime_free(runtime_values)
+        if self.sections_only and not override:
+            values: list[str | None] = [None if (x := sections[i]) is None else x.text
+                                        for i in self.slot_section_index]
+            layers: Mapping[str, str] = self.component_layers
+        else:
+            values, layers = self._slot_values(sections, ctx, runtime_values)
+        key = tuple(v is not None and not v.isspace() for v in values)
+        layout = self.layouts.get(key)
+        if layout is None:
+            layout = self.layouts.put(key, self._layout(values))
+        ops, section_parts = layout
+        parts = [op if op.__class__ is str else values[op] for op in ops]
+        ends = list(accumulate(map(len, parts)))
+        spans: list[tuple[int, int] | None] = [None] * len(sections)
+        for part, idx in section_parts:
+            if spans[idx] is None:
+                spans[idx] = (ends[part - 1] if part else 0, ends[part])
+        return "".join(parts), spans, layers
+
+    def runtime_free(self, runtime_values: Mapping[str, str]) -> bool:
+        """True when no runtime value names a slot of the base template."""
+        return self.slot_name_set.isdisjoint(runtime_values)
+
+    def _slot_values(self, sections: list[Section | None], ctx: PromptContext,
+                     runtime_values: Mapping[str, str]) -> tuple[list[str | None],
+                                                                 dict[str, str]]:
         values: list[str | None] = []
         layers: dict[str, str] = {}
         for name, kind, idx in self.base_slots:
@@ -409,28 +564,12 @@ class Plan:
                 layer = "runtime" if name in ctx.runtime else "default"
             values.append(value)
             layers[name] = layer
-        key = tuple(bool(v) and not v.isspace() for v in values)
-        layout = self.layouts.get(key)
-        if layout is None:
-            layout = self.layouts.put(key, self._layout(values))
-        parts: list[str] = []
-        spans: dict[int, tuple[int, int]] = {}
-        pos = 0
-        for op in layout:
-            if op.__class__ is str:
-                parts.append(op)
-                pos += len(op)
-            else:
-                text = values[op]
-                if self.base_slots[op][1] == "section":
-                    spans.setdefault(self.base_slots[op][2], (pos, pos + len(text)))
-                parts.append(text)
-                pos += len(text)
-        ordered = [spans.get(i) for i in range(len(sections))]
-        return "".join(parts), ordered, layers
+        return values, layers
 
-    def _layout(self, values: list[str | None]) -> list[str | int]:
-        """Render and clean the base template once per pattern of present slots."""
+    def _layout(self, values: list[str | None]) -> tuple[tuple[str | int, ...],
+                                                        tuple[tuple[int, int], ...]]:
+        """Render and clean the base template once per pattern of present slots: the parts to
+        join (literal text, or the index of a slot) and where the sections sit among them."""
         scope: dict[str, Any] = {}
         for i, (name, _kind, _idx) in enumerate(self.base_slots):
             v = values[i]
@@ -445,7 +584,9 @@ class Plan:
                     layout.append(p)
             else:
                 layout.append(p.index)
-        return layout
+        section_parts = tuple((i, self.base_slots[op][2]) for i, op in enumerate(layout)
+                              if op.__class__ is not str and self.base_slots[op][1] == "section")
+        return tuple(layout), section_parts
 
 
 class _Slot(Value):
@@ -458,12 +599,13 @@ class _Slot(Value):
         self.index = index
 
 
-_template_cache: dict[tuple[str, str], Template] = {}
+_template_cache = Memo(4096)
 
 
 def _compiled(text: str, source: str) -> Template:
+    """Parse a component template once per (text, file), bounded for long-lived processes."""
     key = (text, source)
     t = _template_cache.get(key)
     if t is None:
-        t = _template_cache[key] = compile_template(text, source)
+        t = _template_cache.put(key, compile_template(text, source))
     return t

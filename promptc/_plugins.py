@@ -9,6 +9,7 @@ diagnostic naming the plugin.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -95,12 +96,16 @@ def load_plugins(entry_points: Iterable[Any] | None = None,
         except PromptcError as exc:
             diags.append(_fail("plugin-invalid", name, f"registered something invalid: {exc}"))
             continue
+        except Exception as exc:  # what it returned broke promptc's own code: still isolated
+            diags.append(_fail("plugin-invalid", name, "registered something promptc cannot "
+                               f"use ({type(exc).__name__}: {exc})"))
+            continue
         layers.append(layer)
         names.append(name)
         for impl in pm.hook.promptc_contribute_context.get_hookimpls():
-            context_hooks.append((name, impl.function))
+            context_hooks.append((name, _by_keyword(impl)))
         for impl in pm.hook.promptc_inspect_prompt.get_hookimpls():
-            inspect_hooks.append((name, impl.function))
+            inspect_hooks.append((name, _by_keyword(impl)))
     layers, findings = _settle_conflicts(layers)
     return PluginSet(tuple(layers), tuple(diags), tuple(findings), tuple(names),
                      tuple(context_hooks), tuple(inspect_hooks))
@@ -108,6 +113,19 @@ def load_plugins(entry_points: Iterable[Any] | None = None,
 
 class _HookFailed(Exception):
     pass
+
+
+def _by_keyword(impl: Any) -> Callable[..., Any]:
+    """pluggy lets an implementation take any subset of its hook's arguments, in any order:
+    call it with just the ones it declares."""
+    function = impl.function
+    wanted = tuple(impl.argnames) + tuple(getattr(impl, "kwargnames", ()) or ())
+
+    def call(**kwargs: Any) -> Any:
+        return function(**{k: v for k, v in kwargs.items() if k in wanted})
+
+    call.__qualname__ = getattr(function, "__qualname__", "hook")
+    return call
 
 
 def _call(pm: pluggy.PluginManager, hook: str) -> list[Any]:
@@ -130,6 +148,10 @@ def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
     source = f"plugin:{name}"
     merged = Layer(source=source, root="")
     for folder in _call(pm, "promptc_template_folders"):
+        if not isinstance(folder, (str, os.PathLike)) or not Path(folder).is_dir():
+            # e.g. a data folder left out of the wheel: say so rather than register nothing
+            raise _HookFailed(f"promptc_template_folders returned {folder!r}, which is not "
+                              "an existing folder")
         layer = read_layer(Path(folder), source)
         merged = attrs.evolve(merged, root=layer.root,
                               variants={**merged.variants, **layer.variants},
@@ -144,6 +166,12 @@ def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
         template = table.pop("template_text", None)
         texts = table.pop("component_texts", {}) or {}
         matcher = table.pop("matcher", None)
+        if matcher is not None and not callable(matcher):
+            raise _HookFailed(f"promptc_variants: `matcher` of {table.get('id')!r} is "
+                              f"{type(matcher).__name__}, not a callable")
+        if not isinstance(texts, Mapping):
+            raise _HookFailed(f"promptc_variants: `component_texts` of {table.get('id')!r} "
+                              "must be a table {component id: text}")
         raw = plugin_raw_variant(PluginVariant(table, template, dict(texts), matcher), source)
         variants[raw.id] = raw
     functions: dict[str, Component] = {}
@@ -151,7 +179,10 @@ def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
         if not isinstance(comp, Component):
             raise _HookFailed(f"promptc_components returned {type(comp).__name__}, "
                               "not a promptc.Component")
-        functions[comp.id] = attrs.evolve(comp, source=source)
+        # a template component says where its text came from, as files and functions do
+        origin = comp.origin or (f"{source} component {comp.id}" if comp.template is not None
+                                 else "")
+        functions[comp.id] = attrs.evolve(comp, source=source, origin=origin)
     tools = dict(merged.tools)
     for i, table in enumerate(_call(pm, "promptc_tools")):
         if not isinstance(table, Mapping):

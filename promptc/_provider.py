@@ -21,6 +21,8 @@ _REGION_PREFIXES = ("us", "eu", "apac", "global", "us-gov", "ap", "ca", "jp", "a
 _VENDOR_PREFIXES = ("anthropic", "openai", "google", "meta", "amazon", "mistral", "mistralai",
                     "cohere", "ai21", "deepseek", "qwen", "moonshotai", "moonshot", "xai", "x-ai",
                     "zai", "z-ai", "zhipuai", "writer", "minimax")
+# Vendors whose model names start with the vendor's own name.
+_SELF_NAMED = ("deepseek", "qwen", "mistral", "minimax")
 _GATEWAY_SUFFIXES = ("free", "beta", "thinking", "extended", "nitro", "floor", "online", "exacto")
 _BEDROCK_VERSION = re.compile(r"-v\d+(?::\d+)?$")
 _SEPARATORS = re.compile(r"[\s._:/@]+|-+")
@@ -46,7 +48,11 @@ def normalize_model_id(model: str) -> str:
     if len(parts) > 1 and parts[0] in _REGION_PREFIXES:
         parts = parts[1:]
     if len(parts) > 1 and parts[0] in _VENDOR_PREFIXES:
+        vendor = parts[0]
         parts = parts[1:]
+        # Bedrock drops the family name for some vendors (`deepseek.v3-v1:0`): keep it.
+        if vendor in _SELF_NAMED and not parts[0].startswith(vendor):
+            parts[0] = f"{vendor}-{parts[0]}"
     m = ".".join(parts)
     return "-".join(t for t in _SEPARATORS.split(m) if t)
 
@@ -92,11 +98,17 @@ def _model_table() -> dict[str, Any]:
 LOCAL_PROVIDERS: frozenset[str] = frozenset()  # filled below, once the table is read
 
 
-def _family_for(model: str) -> dict[str, Any] | None:
+def _family_for(model: str, family: str | None = None) -> dict[str, Any] | None:
+    """The capability row for a model id; else for a family id the client named (an Azure
+    deployment called `prod-chat` can say `family = "gpt-5"`)."""
     tokens = model_tokens(model)
     for pattern, fam in _model_table()["families"]:
         if tokens_start_with(tokens, pattern):
             return fam
+    if family:
+        for _pattern, fam in _model_table()["families"]:
+            if fam["id"] == family:
+                return fam
     return None
 
 
@@ -145,12 +157,14 @@ class ProviderInfo:
 def _resolve(info: ProviderInfo) -> ProviderInfo:
     table = _model_table()
     values: dict[str, Any] = dict(table["defaults"])
-    fam = _family_for(info.model)
+    fam = _family_for(info.model, info.family)
     family = fam["id"] if fam else None
-    if info.is_local:
-        values.update({k: v for k, v in table["local"].items() if k != "providers"})
     if fam:
         values.update({k: v for k, v in fam.items() if k in _CAPABILITIES})
+    if info.is_local:
+        # A local server's window and tool calling are what it is configured with, not what
+        # the model family offers elsewhere: the local defaults win over the family row.
+        values.update({k: v for k, v in table["local"].items() if k != "providers"})
     given = {name: getattr(info, name) for name in _CAPABILITIES}
     values.update({k: v for k, v in given.items() if v is not None})
     return attrs.evolve(info, family=info.family or family or "unknown",

@@ -107,6 +107,7 @@ def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Compone
     if d is not None and d.data is not None:
         return Component(id=cid, template=text.text, data=d.data, provides=d.provides,
                          reads=d.reads, key=d.key, key_factory=d.key_factory,
+                         content_key_factory=d.content_key_factory,
                          priority=d.priority, required=d.required,
                          short_template=short.text if short else None, source=text.source,
                          origin=text.origin or text.path,
@@ -118,6 +119,17 @@ def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Compone
                      short_template=short.text if short else None, source=text.source,
                      origin=text.origin or text.path,
                      short_origin=(short.origin or short.path) if short else "", **paths)
+
+
+def _short_over(cid: str, short: TextFile, base: Component | None) -> Component:
+    """A folder's `<cid>.short.md` without `<cid>.md`: a new shorter form for the earlier text."""
+    from ._plan import _compiled
+    _compiled(short.text, short.path)
+    if base is None or base.template is None:
+        raise VariantConfigError(f"shorter form of component {cid!r}, which no earlier source "
+                                 "defines as a template", source=short.path)
+    return attrs.evolve(base, short_template=short.text, short_path=short.path,
+                        short_origin=short.origin or short.path)
 
 
 def build_registry(layers: Iterable[Layer],
@@ -136,6 +148,8 @@ def build_registry(layers: Iterable[Layer],
         for cid, tf in layer.components.items():
             if not cid.endswith(".short"):
                 components[cid] = _component_from(cid, tf, layer.components.get(cid + ".short"))
+            elif cid[:-6] not in layer.components:  # only the shorter form: overlay it
+                components[cid[:-6]] = _short_over(cid[:-6], tf, components.get(cid[:-6]))
         components.update(layer.functions)
         # Tools: built-in names are reserved; others replace one only with `override = true`.
         for name, spec in layer.tools.items():

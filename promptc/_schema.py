@@ -125,6 +125,10 @@ def build_record(cls: type, data: Any, *, path: str = "", source: str | None = N
             from ._suggest import did_you_mean
             raise _fail(error, source, sub, "unknown field" + did_you_mean(str(key), known))
         kwargs[name] = _convert(hints[name], value, sub, source, error)
+    for f in attrs.fields(cls):
+        if f.init and f.default is attrs.NOTHING and f.name not in kwargs and \
+                not f.name.startswith("_"):
+            raise _fail(error, source, path, f"missing required field {f.name!r}")
     try:
         return cls(**kwargs)
     except PromptcError as exc:

@@ -96,6 +96,8 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
     except tomllib.TOMLDecodeError as exc:
         from ._context import _raise_toml
         return _raise_toml(ConfigError, exc, p, text)
+    except RecursionError:
+        raise ConfigError("invalid TOML: nested too deeply", source=str(p)) from None
     unknown = set(data) - {"contexts", "case"}
     if unknown:
         raise ConfigError("unknown key", source=str(p), field=sorted(unknown)[0])

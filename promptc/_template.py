@@ -20,6 +20,7 @@ from ._errors import TemplateError
 __all__ = ["Template", "Value", "compile_template", "render", "TAG_PATTERN"]
 
 # Every mustache tag, for line numbers and whitespace-tolerant name scanning (linear: no nesting).
+_NAME = re.compile(r"^(?:\.|[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*)$")
 TAG_PATTERN = re.compile(r"\{\{(\{?)([#^/&!>=]?)\s*([^{}]*?)\s*\}?\}\}")
 
 
@@ -67,6 +68,9 @@ class Template:
     nodes: tuple[Any, ...]
     top_names: tuple[str, ...]
     name_lines: Mapping[str, int]
+    variables: frozenset[str] = frozenset()  # names used as {{x}} anywhere
+    sections: frozenset[str] = frozenset()  # names used as {{#x}} / {{^x}} anywhere
+    all_names: tuple[str, ...] = ()  # every name, in order of first use ("." excluded)
 
     @property
     def is_static_text(self) -> bool:
@@ -82,7 +86,7 @@ def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
     out = []
     line = 1
     last = 0
-    open_sections: list[tuple[str, int]] = []
+    open_sections: list[tuple[str, str, int]] = []
     for m in TAG_PATTERN.finditer(text):
         line += text.count("\n", last, m.start())
         last = m.start()
@@ -96,21 +100,25 @@ def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
             continue
         if not name:
             raise TemplateError("empty tag {{}}", source=source, line=line)
+        if not _NAME.match(name):
+            raise TemplateError(f"invalid tag name {name!r} (names are letters, digits, '_', "
+                                "'-' and '.'; a sigil such as # / ^ > must follow the braces "
+                                "directly)", source=source, line=line)
         if kind in ("#", "^"):
-            open_sections.append((name, line))
+            open_sections.append((kind, name, line))
         elif kind == "/":
             if not open_sections:
                 raise TemplateError(f"closing tag {{{{/{name}}}}} has no open section",
                                     source=source, line=line)
-            opened, opened_line = open_sections.pop()
+            opened_kind, opened, opened_line = open_sections.pop()
             if opened != name:
                 raise TemplateError(f"closing tag {{{{/{name}}}}} does not match "
-                                    f"{{{{#{opened}}}}} opened at line {opened_line}",
+                                    f"{{{{{opened_kind}{opened}}}}} opened at line {opened_line}",
                                     source=source, line=line)
         out.append((kind or ("&" if triple else ""), name, line))
     if open_sections:
-        name, opened_line = open_sections[-1]
-        raise TemplateError(f"section {{{{#{name}}}}} is never closed", source=source,
+        opened_kind, name, opened_line = open_sections[-1]
+        raise TemplateError(f"section {{{{{opened_kind}{name}}}}} is never closed", source=source,
                             line=opened_line)
     return out
 
@@ -158,8 +166,12 @@ def compile_template(text: str, source: str) -> Template:
             path = () if name == "." else tuple(name.split("."))
             stack[-1][1].append(_Section(path, name, tuple(_merge(children)), inverted,
                                          open_line))
+    variables = frozenset(key for kind, key in tokens if kind in ("variable", "no escape"))
+    sections = frozenset(key for kind, key in tokens
+                         if kind in ("section", "inverted section"))
     return Template(source=source, text=text, nodes=tuple(_merge(stack[0][1])),
-                    top_names=tuple(top), name_lines=name_lines)
+                    top_names=tuple(top), name_lines=name_lines, variables=variables,
+                    sections=sections, all_names=tuple(n for n in name_lines if n != "."))
 
 
 def _merge(nodes: list[Any]) -> list[Any]:

@@ -135,6 +135,8 @@ def load_tool_file(path: Path, source: str) -> ToolSpec:
     except tomllib.TOMLDecodeError as exc:
         from ._context import _raise_toml
         return _raise_toml(ToolSpecError, exc, path, text)
+    except RecursionError:
+        raise ToolSpecError("invalid TOML: nested too deeply", source=str(path)) from None
     return parse_tool(data, origin=str(path), source=source, expected_name=path.stem)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from ._cleanup import is_separator
 from ._compiler import Compiler
 from ._context import PromptContext
 from ._provider import ProviderInfo
@@ -32,7 +33,7 @@ __all__ = ["assert_renders_cleanly", "context_matrix", "make_context", "problems
            "PromptSnapshotExtension", "JsonSnapshotExtension"]
 
 _DATA = Path(__file__).parent / "_data" / "snapshot" / "contexts"
-_EMPTY_HEADER = re.compile(r"^#{1,6} [^\n]*\n(?:\s*\n)*(?=#{1,6} |={3,}\n|\Z)", re.M)
+_HEADER = re.compile(r"(#{1,6})[ \t]")
 
 
 def make_context(base: str | Mapping[str, Any] | None = "full", **changes: Any
@@ -58,29 +59,72 @@ def problems_in(prompt: CompiledPrompt) -> list[str]:
     """Structural problems a clean prompt never has (outside user-supplied values)."""
     out = [f"diagnostic: {d.code}: {d.message}" for d in prompt.diagnostics]
     text = prompt.text
-    # Mask user-supplied text so a rule that contains `{{` or `&amp;` does not count.
+    # Mask user-supplied text so a rule that contains `{{` or `&amp;` does not count. It becomes
+    # one line of content, so masking cannot itself leave a gap, an empty header or two
+    # separators side by side.
     masked = text
     for section in prompt.sections:
-        if section.id == "user_instructions":
-            masked = masked.replace(section.text, "")
+        if section.id == "user_instructions" and section.text:
+            masked = masked.replace(section.text, "(user instructions)")
     if "{{" in masked or "}}" in masked:
         out.append("leftover mustache braces")
     for escape in ("&lt;", "&gt;", "&amp;", "&quot;", "&#"):
         if escape in masked:
             out.append(f"HTML escape {escape!r}")
-    stripped = _strip_fences(masked)
-    if _EMPTY_HEADER.search(stripped):
-        out.append("empty header: " + _EMPTY_HEADER.search(stripped).group(0).strip())
-    if re.search(r"^={3,}\n\s*\n?={3,}$", stripped, re.M) or stripped.strip().startswith("====") \
-            or stripped.strip().endswith("===="):
-        out.append("dangling separator")
-    if "\n\n\n" in stripped:
-        out.append("blank-line run")
+    out.extend(_layout_problems(_strip_fences(masked)))
     return out
 
 
-def _strip_fences(text: str) -> str:
-    return re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.M | re.S)
+def _strip_fences(text: str) -> list[str]:
+    """The lines of `text`, each fenced code block folded into one content line (code may hold
+    blank runs, `#` lines and `===` lines: the clean-up leaves it alone, and so does this check)."""
+    lines: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[0] * (len(stripped) - len(stripped.lstrip(stripped[0])))
+            lines.append("(code)")
+            continue
+        lines.append(line)
+    return lines
+
+
+def _layout_problems(lines: list[str]) -> list[str]:
+    """What the post-processor removes, found in finished text: a header with nothing under it
+    (before the next header of the same or a higher level, a separator or the end), separators
+    at the ends or side by side, runs of blank lines."""
+    out: list[str] = []
+    # (kind, level, line) for non-blank lines; blank runs are checked on the way
+    items: list[tuple[str, int, str]] = []
+    blank_run = 0
+    for line in lines:
+        if not line.strip():
+            blank_run += 1
+            if blank_run == 2:
+                out.append("blank-line run" + (f" after: {items[-1][2][:60]}" if items else ""))
+            continue
+        blank_run = 0
+        m = _HEADER.match(line)
+        if m:
+            items.append(("header", len(m.group(1)), line))
+        elif is_separator(line):
+            items.append(("separator", 0, line))
+        else:
+            items.append(("content", 0, line))
+    for i, (kind, level, line) in enumerate(items):
+        nxt = items[i + 1] if i + 1 < len(items) else None
+        if kind == "header" and (nxt is None or nxt[0] == "separator" or
+                                 (nxt[0] == "header" and nxt[1] <= level)):
+            out.append("empty header: " + line.strip())
+        if kind == "separator" and (i == 0 or nxt is None or nxt[0] == "separator"):
+            out.append("dangling separator" + (f" after: {items[i - 1][2][:60]}" if i else
+                                               " at the start"))
+    return out
 
 
 def assert_renders_cleanly(compiler: Compiler, variant: str, provider: ProviderInfo,

@@ -106,3 +106,9 @@ def test_deeply_nested_schemas_do_not_hit_the_recursion_limit() -> None:
     ctx = PromptContext(mcp_servers=[{"name": "s", "tools": [
         {"name": "t", "input_schema": schema}]}])
     assert hash(ctx) == hash(ctx)
+
+
+def test_toml_native_dates_are_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("date = 2026-01-15\n", encoding="utf-8")
+    assert PromptContext.load(path).date == "2026-01-15"

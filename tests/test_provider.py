@@ -74,3 +74,22 @@ def test_from_dict_accepts_the_context_file_spelling_and_rejects_unknown_fields(
         ProviderInfo.from_dict({"id": "a", "model": "b", "window": 1})
     with pytest.raises(ContextError, match=r"provider\.native_tools.*boolean"):
         ProviderInfo.from_dict({"id": "a", "model": "b", "native_tools": "yes"})
+
+
+def test_bedrock_ids_that_drop_the_family_name_keep_it() -> None:
+    assert normalize_model_id("deepseek.v3-v1:0") == "deepseek-v3"
+    assert normalize_model_id("us.deepseek.r1-v1:0") == "deepseek-r1"
+    assert normalize_model_id("anthropic.claude-3-5-haiku-20241022-v1:0").startswith("claude")
+
+
+def test_local_servers_keep_local_defaults_over_the_family_row() -> None:
+    info = ProviderInfo("ollama", "qwen3-coder:30b").resolved()
+    assert info.family == "qwen3"
+    assert (info.context_window, info.native_tools) == (32768, False)
+    given = ProviderInfo("ollama", "qwen3-coder:30b", context_window=131072).resolved()
+    assert given.context_window == 131072
+
+
+def test_a_client_named_family_drives_inference_for_custom_deployment_names() -> None:
+    info = ProviderInfo("azure", "prod-chat-deployment", family="gpt-5").resolved()
+    assert info.family == "gpt-5" and info.context_window == 400000 and info.native_tools

@@ -71,3 +71,9 @@ def test_name_lines_point_at_first_use() -> None:
 
 def test_crlf_templates_are_normalized() -> None:
     assert pieces("a\r\n{{x}}\r\n", x="v") == ["a\n", Value("v"), "\n"]
+
+
+@pytest.mark.parametrize("text", ["{{ > x }}", "{{ #x }}a{{ /x }}", "{{a b}}", "{{x!}}"])
+def test_tag_names_with_sigils_or_spaces_are_refused(text: str) -> None:
+    with pytest.raises(TemplateError, match="invalid tag name"):
+        compile_template(text, "t.md")

@@ -1,0 +1,125 @@
+"""The command line: the DESIGN §7 contracts, exit codes, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from promptc._cli import main
+
+from .conftest import CONTEXTS
+
+RENDER = ["render", "--builtins-only", "--provider", "anthropic", "--model",
+          "claude-sonnet-4-5", "--date", "2026-01-01"]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_render_is_clean_and_byte_identical_across_processes(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "promptc", "render", "--provider", "anthropic", "--model",
+           "claude-sonnet-4-5", "--date", "2026-01-01", "--no-user", "--no-plugins",
+           "--no-project"]
+    env = {**os.environ, "PYTHONHASHSEED": "random"}
+    first = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env)
+    second = subprocess.run(cmd, capture_output=True, text=True, cwd="/", env=env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert "{{" not in first.stdout and "&lt;" not in first.stdout
+    assert "&amp;" not in first.stdout and first.stderr == ""
+
+
+def test_render_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, *RENDER, "--format", "json", "--context",
+                       str(CONTEXTS / "full.json"))
+    data = json.loads(out)
+    assert code == 0
+    assert data["variant"]["id"] == "native-next-gen" and data["variant"]["source"] == "builtin"
+    assert data["text"].startswith("#")
+    assert all({"id", "chars", "tokens", "cache"} <= set(s) for s in data["sections"])
+    assert data["diagnostics"] == [] and data["dropped"] == []
+    assert len(data["fingerprints"]["static"]) == 64
+
+
+def test_explain_json_shows_every_variant_tried(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "explain", "--builtins-only", "--provider", "openai", "--model",
+                       "gpt-4.1", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["variant"]["id"] == "generic"
+    tried = {t["variant"]: t for t in data["trace"]}
+    assert set(tried) == {"compact", "gpt-5", "gemini-3", "glm", "native-next-gen", "next-gen",
+                          "generic"}
+    assert tried["gpt-5"]["matched"] is False and "gpt-4-1" in tried["gpt-5"]["reason"]
+    assert tried["generic"]["reason"].startswith("fallback")
+    assert all({"variant", "priority", "matched", "reason"} <= set(t) for t in data["trace"])
+    assert data["sections"] and all("origin" in s for s in data["sections"])
+
+
+def test_explain_marks_the_first_match_and_later_matches(capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    _, out, _ = run(capsys, "explain", "--builtins-only", "--provider", "ollama", "--model",
+                    "qwen3-coder:30b", "--json")
+    data = json.loads(out)
+    assert data["variant"]["id"] == "compact"
+    assert [t["variant"] for t in data["trace"] if t["matched"]][0] == "compact"
+
+
+def test_variants_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "variants", "--builtins-only", "--json")
+    rows = json.loads(out)
+    assert code == 0
+    assert {"id", "family", "priority", "source", "extends"} <= set(rows[0])
+    assert [r["id"] for r in rows][-1] == "generic"  # the fallback is listed last
+    prios = [r["priority"] for r in rows if not r["fallback"]]
+    assert prios == sorted(prios)
+
+
+def test_bad_context_exits_2_with_one_line(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "ctx.json"
+    bad.write_text('{"cwd": "/w", "rulez": []}', encoding="utf-8")
+    code, out, err = run(capsys, *RENDER, "--context", str(bad))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "ctx.json" in err and "rulez" in err
+    code, _, err = run(capsys, *RENDER, "--context", str(tmp_path / "missing.json"))
+    assert code == 2 and "missing.json: file not found" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["render", "--builtins-only"],
+    ["render", "--builtins-only", "--provider", "x", "--model", "y", "--date", "tomorrow"],
+    ["render", "--builtins-only", "--provider", "x", "--model", "y", "--variant", "nope"],
+    ["render", "--builtins-only", "--provider", "x", "--model", "y", "--set", "novalue"],
+    ["render", "--builtins-only", "--provider", "x", "--model", "y", "--budget", "-3"],
+    ["nonsense-command"],
+])
+def test_usage_errors_exit_2_without_traceback(argv: list[str],
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        raise SystemExit(main(argv))
+    _, err = capsys.readouterr()
+    assert info.value.code == 2
+    assert "Traceback" not in err and err.strip()
+
+
+def test_strict_findings_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ctx = tmp_path / "ctx.json"
+    ctx.write_text('{"runtime": {"UNDECLARED": "x"}}', encoding="utf-8")
+    code, _, err = run(capsys, *RENDER, "--context", str(ctx))
+    assert code == 0 and "input-undeclared" in err
+    code, _, err = run(capsys, *RENDER, "--context", str(ctx), "--strict")
+    assert code == 1 and "UNDECLARED" in err and "Traceback" not in err
+
+
+def test_python_dash_m_is_the_same_command() -> None:
+    out = subprocess.run([sys.executable, "-m", "promptc", "variants", "--builtins-only"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "generic" in out.stdout

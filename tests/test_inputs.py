@@ -1,0 +1,129 @@
+"""Declared runtime inputs and capability notices."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from promptc import Compiler, InputError, PromptContext, ProviderInfo
+from promptc._cli import main
+
+P = ProviderInfo("x", "y")
+DECLARED = {
+    "variants/base/variant.toml": (
+        'fallback = true\ncomponents = ["intro", "body"]\n'
+        '[inputs.TEAM]\ntype = "select"\noptions = ["infra", "web"]\nrequired = true\n'
+        'label = "Team"\ndescription = "Whose conventions apply"\n'
+        '[inputs.STRICTNESS]\ntype = "number"\ndefault = 2\n'
+        '[inputs.SHIP_DAY]\ntype = "date"\n'
+        '[inputs.VERBOSE]\ntype = "boolean"\ndefault = false\n'),
+    "variants/base/template.md": "{{intro}}\n\nTeam: {{ TEAM }}; level {{STRICTNESS}}; "
+                                 "verbose {{VERBOSE}}\n{{#SHIP_DAY}}Ship on {{SHIP_DAY}}.{{/SHIP_DAY}}"
+                                 "\n\n{{body}}\n",
+}
+
+
+@pytest.fixture
+def c(mini: Callable[..., Compiler]) -> Compiler:
+    return mini(DECLARED)
+
+
+def test_valid_values_render_and_defaults_fill_the_rest(c: Compiler) -> None:
+    out = c.compile(P, PromptContext(runtime={"TEAM": "web"}), strict=True)
+    assert "Team: web; level 2; verbose false" in out.text
+    assert "Ship on" not in out.text
+    out = c.compile(P, PromptContext(runtime={"TEAM": "infra", "SHIP_DAY": "2026-03-01",
+                                              "STRICTNESS": 3.5, "VERBOSE": True}), strict=True)
+    assert "Team: infra; level 3.5; verbose true" in out.text and "Ship on 2026-03-01." in out.text
+
+
+@pytest.mark.parametrize(("runtime", "code", "needle"), [
+    ({}, "input-missing", "'TEAM'"),
+    ({"TEAM": "ops"}, "input-invalid", "must be one of ['infra', 'web']"),
+    ({"TEAM": "web", "STRICTNESS": "high"}, "input-invalid", "'STRICTNESS' must be a number"),
+    ({"TEAM": "web", "SHIP_DAY": "March"}, "input-invalid", "'SHIP_DAY' must be an ISO date"),
+    ({"TEAM": "web", "VERBOSE": "yes"}, "input-invalid", "'VERBOSE' must be true or false"),
+    ({"TEAM": "web", "TEEM": "x"}, "input-undeclared", "did you mean 'TEAM'"),
+])
+def test_bad_values_are_reported_by_name_and_raise_in_strict(c: Compiler, runtime: dict,
+                                                             code: str, needle: str) -> None:
+    out = c.compile(P, PromptContext(runtime=runtime))
+    [d] = [d for d in out.diagnostics if d.code == code]
+    assert needle in d.message
+    with pytest.raises(InputError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+        c.compile(P, PromptContext(runtime=runtime), strict=True)
+
+
+@pytest.mark.parametrize("value", ["$1 and \\1", "{} {0} %s %(x)s", "{{TEAM}}", "\\n$HOME"])
+def test_values_are_inserted_literally(mini: Callable[..., Compiler], value: str) -> None:
+    c = mini({"variants/base/variant.toml": 'fallback = true\ncomponents = ["intro"]\n'
+                                            '[inputs.NOTE]\ntype = "string"\n',
+              "variants/base/template.md": "{{intro}}\nNote: {{NOTE}}\n"})
+    out = c.compile(P, PromptContext(runtime={"NOTE": value}), strict=True)
+    assert out.text.endswith("Note: " + value)
+
+
+def test_inputs_as_json_schema(tree: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+                               ) -> None:
+    from .conftest import MINI
+    folder = tree({**MINI, **DECLARED})
+    proj = folder  # a project folder with the same layout
+    code = main(["inputs", "--variant", "base", "--json", "--no-user", "--no-plugins",
+                 "--project", str(proj)])
+    schema = json.loads(capsys.readouterr().out)
+    assert code == 0
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["properties"]["TEAM"] == {"title": "Team", "description":
+                                            "Whose conventions apply", "type": "string",
+                                            "enum": ["infra", "web"]}
+    assert schema["properties"]["STRICTNESS"]["default"] == 2
+    assert schema["properties"]["SHIP_DAY"]["format"] == "date"
+    assert schema["required"] == ["TEAM"]
+    validator = jsonschema.Draft202012Validator(schema)
+    assert validator.is_valid({"TEAM": "web"})
+    assert not validator.is_valid({"TEAM": "ops"})
+    assert not validator.is_valid({})
+
+
+def test_a_default_that_breaks_its_own_declaration_is_a_load_error(
+        mini: Callable[..., Compiler]) -> None:
+    from promptc import VariantConfigError
+    with pytest.raises(VariantConfigError, match=r"\[inputs\.X\.default\]: default must be one"):
+        mini({"variants/base/variant.toml": 'fallback = true\ncomponents = ["intro"]\n'
+                                            '[inputs.X]\ntype = "select"\noptions = ["a"]\n'
+                                            'default = "b"\n'})
+
+
+IMAGE = {"attachments": [{"name": "screenshot.png", "type": "image/png"},
+                         {"name": "notes.txt", "type": "text/plain"}]}
+
+
+def test_image_notice_only_for_models_that_cannot_see(builtins: Compiler) -> None:
+    blind = builtins.compile(ProviderInfo("zai", "glm-4.6"), PromptContext.from_dict(IMAGE))
+    notice = blind.section("notices")
+    assert notice is not None and "screenshot.png" in notice.text
+    assert "notes.txt" not in notice.text
+    seeing = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"),
+                              PromptContext.from_dict(IMAGE))
+    assert seeing.section("notices") is None
+    none = builtins.compile(ProviderInfo("zai", "glm-4.6"), PromptContext())
+    assert none.section("notices") is None
+    told = builtins.compile(ProviderInfo("zai", "glm-4.6", images=True),
+                            PromptContext.from_dict(IMAGE))
+    assert told.section("notices") is None  # the client's capability wins
+
+
+def test_tool_mode_follows_variant_then_capability_then_text(builtins: Compiler) -> None:
+    # variant says native
+    assert builtins.compile(ProviderInfo("x", "y"), variant="native-next-gen").tools.mode == \
+        "native"
+    # variant says auto: the model's capability decides
+    assert builtins.compile(ProviderInfo("openai", "gpt-5")).tools.mode == "native"
+    assert builtins.compile(ProviderInfo("openai", "gpt-5", native_tools=False),
+                            variant="gpt-5").tools.mode == "text"
+    text = builtins.compile(ProviderInfo("openai", "gpt-5", native_tools=False), variant="gpt-5")
+    assert text.section("tools") is not None and text.section("tool_use") is not None
