@@ -10,9 +10,9 @@ the static prefix to the same cache.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._frozen import dumps_json
 from ._tokens import count_tokens, encoding_for
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
         prompt.provider.cache_min_tokens or 1024)
     encoding, _ = encoding_for(prompt.provider)
     tools = prompt.tools.anthropic() if prompt.tools.mode == "native" else []
-    prefix = count_tokens(json.dumps(tools, ensure_ascii=False), encoding) if tools else 0
+    prefix = count_tokens(dumps_json(tools, indent=None), encoding) if tools else 0
     blocks = [b for b in prompt.blocks if b.text]
     system: list[dict[str, Any]] = []
     placed = 0

@@ -6,7 +6,6 @@ important the section is when a budget is tight, and computes the values (or Non
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Hashable, Mapping
 from operator import attrgetter
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import attrs
 
 from ._context import PromptContext
-from ._frozen import thaw
+from ._frozen import dumps_json, thaw
 from ._memo import Memo
 from ._placeholders import tool_mode_of
 from ._tools import catalogue_data, enabled_tools
@@ -112,7 +111,7 @@ def _schema_text(schema: Any) -> str:
         return ""
     text = _schemas.get(schema)
     if text is None:
-        text = _schemas.put(schema, json.dumps(thaw(schema), indent=2, ensure_ascii=False))
+        text = _schemas.put(schema, dumps_json(thaw(schema)))
     return text
 
 

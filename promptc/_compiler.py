@@ -149,6 +149,14 @@ class Compiler:
             if provider is None:
                 raise NoVariantError("no provider: pass a ProviderInfo or set context.provider")
         plan, resolution = self._entry(provider, variant)
+        ctx = plan.canonical(context)
+        # An identical request (equal context, date given) gets the identical, immutable result.
+        reusable = budget is None and ctx.date is not None and not self._context_hooks and \
+            not self._inspect_hooks
+        if reusable:
+            done = plan.results.get((ctx, bool(count_tokens)))
+            if done is not None and not (strict and done.diagnostics):
+                return done
         report = Reporter(strict)
         if self.load_diagnostics:
             report.extend(self.load_diagnostics, ERRORS)
@@ -156,7 +164,6 @@ class Compiler:
             report.extend(resolution.diagnostics, ERRORS)
         if plan.diagnostics:
             report.extend(plan.diagnostics, ERRORS)
-        ctx = plan.canonical(context)
         if self._context_hooks:
             ctx = self._contribute(ctx, report)
         runtime_values = plan.runtime_values(ctx, report)
@@ -181,6 +188,8 @@ class Compiler:
                 prompt = with_token_counts(prompt)
         if self._inspect_hooks:
             prompt = self._inspect(prompt, report)
+        if reusable:
+            plan.results.put((ctx, bool(count_tokens)), prompt)
         return prompt
 
     def _contribute(self, ctx: PromptContext, report: Reporter) -> PromptContext:

@@ -49,40 +49,104 @@ def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
     return tuple(value) if value else ()
 
 
-@attrs.frozen(cache_hash=True)
-class Rule:
+class _Keyed:
+    """Equality and hashing through one nested tuple built at construction.
+
+    Clients build a new, equal context for every request, and promptc's first step is to find the
+    equal context it already knows. Comparing attrs records field by field runs Python code for
+    every nested record; comparing one prebuilt tuple of tuples runs in C.
+    """
+
+    __slots__ = ()
+    _key: tuple[Any, ...]
+    _h: int | None
+
+    def __attrs_post_init__(self) -> None:
+        parts = []
+        for name in type(self).__key_fields__:  # type: ignore[attr-defined]
+            value = getattr(self, name)
+            if value.__class__ is tuple and value and isinstance(value[0], _Keyed):
+                value = tuple(item._key for item in value)
+            elif value.__class__ is FrozenDict:
+                value = value.flat
+            parts.append(value)
+        object.__setattr__(self, "_key", tuple(parts))
+        object.__setattr__(self, "_h", None)
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key == other._key  # type: ignore[attr-defined]
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        h = self._h
+        if h is None:
+            h = hash((self.__class__.__name__, self._key))
+            object.__setattr__(self, "_h", h)
+        return h
+
+
+def _keyed(cls: type) -> type:
+    cls.__key_fields__ = tuple(f.name for f in attrs.fields(cls)  # type: ignore[attr-defined]
+                               if not f.name.startswith("_"))
+    return cls
+
+
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class Rule(_Keyed):
     """One source of user instructions (a rules file, a setting), inserted verbatim."""
 
     name: str
     text: str
     origin: str = ""
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
+    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
-@attrs.frozen(cache_hash=True)
-class McpTool:
+@_keyed
+@attrs.frozen(eq=False)
+class McpTool(_Keyed):
     name: str
     description: str = ""
     input_schema: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
+    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
-@attrs.frozen(cache_hash=True)
-class McpResource:
+@_keyed
+@attrs.frozen(eq=False)
+class McpResource(_Keyed):
     uri: str
     name: str = ""
     description: str = ""
     mime_type: str = ""
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
+    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
-@attrs.frozen(cache_hash=True)
-class McpResourceTemplate:
+@_keyed
+@attrs.frozen(eq=False)
+class McpResourceTemplate(_Keyed):
     uri_template: str
     name: str = ""
     description: str = ""
     mime_type: str = ""
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
+    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
-@attrs.frozen(cache_hash=True)
-class McpServer:
+@_keyed
+@attrs.frozen(eq=False)
+class McpServer(_Keyed):
     """A connected MCP server, with what it offers."""
 
     name: str
@@ -92,33 +156,44 @@ class McpServer:
     resources: tuple[McpResource, ...] = attrs.field(default=(), converter=_records(McpResource))
     resource_templates: tuple[McpResourceTemplate, ...] = attrs.field(
         default=(), converter=_records(McpResourceTemplate))
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
+    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
-@attrs.frozen(cache_hash=True)
-class Skill:
+@_keyed
+@attrs.frozen(eq=False)
+class Skill(_Keyed):
     """A skill: only name and description go in the prompt; content is loaded on demand."""
 
     name: str
     description: str = ""
     content: str = ""
     references: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
+    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
-@attrs.frozen(cache_hash=True)
-class Attachment:
+@_keyed
+@attrs.frozen(eq=False)
+class Attachment(_Keyed):
     """A file the user attached to this request (only its name and MIME type matter here)."""
 
     name: str
     type: str = ""
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
+    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
-@attrs.frozen(cache_hash=True)
-class WorkspaceRoot:
+@_keyed
+@attrs.frozen(eq=False)
+class WorkspaceRoot(_Keyed):
     """One folder of a multi-root workspace."""
 
     path: str
     name: str = ""
     vcs: str = ""
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
+    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
 def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
@@ -135,8 +210,9 @@ def _normalize_text(value: str) -> str:
     return value.replace("\r\n", "\n").replace("\r", "\n") if "\r" in value else value
 
 
-@attrs.frozen(cache_hash=True)
-class PromptContext:
+@_keyed
+@attrs.frozen(eq=False)
+class PromptContext(_Keyed):
     """The runtime context of one request. Every field is optional."""
 
     provider: ProviderInfo | None = None
@@ -156,6 +232,8 @@ class PromptContext:
     features: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
     attachments: tuple[Attachment, ...] = attrs.field(default=(), converter=_records(Attachment))
     runtime: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
+    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> PromptContext:
@@ -180,7 +258,9 @@ class PromptContext:
 
     def to_dict(self) -> dict[str, Any]:
         from ._frozen import thaw
-        out = attrs.asdict(self, recurse=True, value_serializer=lambda _i, _a, v: thaw(v)
+        out = attrs.asdict(self, recurse=True,
+                           filter=lambda a, _v: not a.name.startswith("_"),
+                           value_serializer=lambda _i, _a, v: thaw(v)
                            if isinstance(v, FrozenDict) else v)
         if self.provider is not None:
             out["provider"] = {k: v for k, v in out["provider"].items() if v is not None}

@@ -133,6 +133,7 @@ class Plan:
         # is an identity hit instead of a deep comparison (clients build a new, equal context
         # for every request).
         self.contexts = Memo(32)
+        self.results = Memo(32)
         self.flat_layouts = Memo(1024)
         self.content_memo = Memo(64)
         diags: list[Diagnostic] = []

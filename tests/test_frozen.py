@@ -1,0 +1,56 @@
+"""Frozen data: hashable, comparable by value, safe at any depth."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from promptc import McpTool, PromptContext
+from promptc._frozen import FrozenDict, freeze, thaw
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2),
+              st.text(max_size=4)),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                max_size=3),
+    max_leaves=15)
+
+
+@settings(max_examples=400, deadline=None)
+@given(json_values, json_values)
+def test_flat_keys_agree_with_json_equality(a: object, b: object) -> None:
+    fa, fb = freeze({"v": a}), freeze({"v": b})
+    same_json = _json_equal(a, b)
+    assert (fa.flat == fb.flat) is same_json
+    if same_json:
+        assert hash(McpTool("t", input_schema={"v": a})) == \
+            hash(McpTool("t", input_schema={"v": b}))
+    assert thaw(fa) == {"v": a}
+
+
+def _json_equal(a: object, b: object) -> bool:
+    """Equality as JSON sees it: 1, 1.0 and true are different values."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_json_equal(a[k], b[k]) for k in a) \
+            if set(a) == set(b) and len(a) == len(b) else False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def test_key_order_matters_for_flat_keys_but_not_for_dict_equality() -> None:
+    a, b = freeze({"x": 1, "y": 2}), freeze({"y": 2, "x": 1})
+    assert a == b  # as mappings
+    assert a.flat != b.flat  # but they render differently, so they are different keys
+
+
+def test_contexts_with_equal_content_are_one_key() -> None:
+    def make() -> PromptContext:
+        return PromptContext(features={"browser": True}, mcp_servers=[
+            {"name": "s", "tools": [{"name": "t", "input_schema": {"type": "object",
+                                                                   "properties": {}}}]}])
+    assert make() == make() and hash(make()) == hash(make())
+    assert make() != PromptContext(features={"browser": 1}, mcp_servers=make().mcp_servers)
+    assert isinstance(make().features, FrozenDict)

@@ -1,0 +1,86 @@
+"""Adversarial sizes: huge or deeply nested inputs compile without recursion errors.
+
+How the cost grows with size is measured in benchmarks/bench.py (the scaling table); these tests
+only check that each input is handled correctly and completely.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from promptc import Compiler, PromptContext, ProviderInfo
+from promptc._frozen import deep_equal, dumps_json, freeze
+
+GPT = ProviderInfo("openai", "gpt-4.1")
+SONNET = ProviderInfo("anthropic", "claude-sonnet-4-5")
+
+
+def nested_schema(depth: int, tag: str = "") -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "description": tag}
+    node = schema
+    for _ in range(depth):
+        node["properties"] = {"x": {"type": "object"}}
+        node = node["properties"]["x"]
+    return schema
+
+
+def test_schema_nested_500_deep_renders_in_text_and_native(builtins: Compiler) -> None:
+    ctx = PromptContext.from_dict({"mcp_servers": [{"name": "deep", "tools": [
+        {"name": "t", "description": "deep", "input_schema": nested_schema(500)}]}]})
+    again = PromptContext.from_dict({"mcp_servers": [{"name": "deep", "tools": [
+        {"name": "t", "description": "deep", "input_schema": nested_schema(500)}]}]})
+    text = builtins.compile(GPT, ctx, strict=True)
+    assert text.text.count('"properties": {') == 500
+    assert builtins.compile(GPT, again, strict=True).text == text.text  # equal, deep compare
+    native = builtins.compile(SONNET, ctx, strict=True)
+    [fn] = [f for f in native.tools.anthropic() if f["name"] == "t"]
+    depth, node = 0, fn["input_schema"]
+    while "properties" in node:
+        node, depth = node["properties"]["x"], depth + 1
+    assert depth == 500
+    assert native.to_anthropic()["system"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5),
+                              st.floats(allow_nan=False)),
+                    lambda inner: st.lists(inner, max_size=3) |
+                    st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=20))
+def test_iterative_json_matches_the_standard_encoder(value: Any) -> None:
+    from promptc._frozen import _dumps_iterative
+    assert _dumps_iterative(value, 2) == json.dumps(value, indent=2, ensure_ascii=False)
+    assert _dumps_iterative(value, None) == json.dumps(value, ensure_ascii=False)
+    assert deep_equal(freeze(value), freeze(value))
+
+
+def test_deep_equal_tells_deep_structures_apart() -> None:
+    a, b = freeze(nested_schema(3000, "a")), freeze(nested_schema(3000, "b"))
+    assert deep_equal(a, freeze(nested_schema(3000, "a")))
+    assert not deep_equal(a, b)
+    assert a != b and a == freeze(nested_schema(3000, "a"))
+    assert dumps_json(nested_schema(2000)).count("properties") == 2000
+
+
+def test_large_inputs_are_complete(builtins: Compiler) -> None:
+    big_rules = "Keep functions short.\n" * 50_000  # ~1 MB
+    eq_line = "=" * 100_000
+    blanks = "start" + "\n" * 100_000 + "end"
+    ctx = PromptContext(rules=[{"name": "big", "text": big_rules},
+                               {"name": "eq", "text": eq_line},
+                               {"name": "blank", "text": blanks}],
+                        mcp_servers=[{"name": "many", "tools": [
+                            {"name": f"tool_{i}", "description": f"Tool {i}."}
+                            for i in range(10_000)]}],
+                        skills=[{"name": f"skill-{i}", "description": "A skill."}
+                                for i in range(10_000)])
+    out = builtins.compile(GPT, ctx, strict=True)
+    for text in (big_rules.rstrip("\n"), eq_line, blanks):
+        assert text in out.text
+    assert out.text.count("tool_") >= 10_000 and "skill-9999" in out.text
+    native = builtins.compile(SONNET, ctx, strict=True)
+    assert len(native.tools.names) >= 10_000
+    assert len(set(native.tools.names)) == len(native.tools.names)
