@@ -197,7 +197,9 @@ def _settle_conflicts(layers: list[Layer]) -> tuple[list[Layer], list[Diagnostic
     claims: dict[str, list[tuple[int, str, int]]] = {}
     for i, layer in enumerate(layers):
         for vid, raw in layer.variants.items():
-            prio = (raw.table or {}).get("priority", 100)
+            if raw.table is None:
+                continue  # an overlay of a few files adds to a variant, it does not claim it
+            prio = raw.table.get("priority", 100)
             claims.setdefault(vid, []).append((prio, layer.source, i))
     findings: list[Diagnostic] = []
     losers: dict[int, set[str]] = {}

@@ -142,8 +142,22 @@ def build_registry(layers: Iterable[Layer],
     tools: dict[str, ToolSpec] = {}
     reserved: set[str] = set()
     raws: dict[str, RawVariant] = {}
+
+    def replaced(kind: str, name: str, old: str, new: str) -> None:
+        if old != new:  # an override is intended, but never silent: lint lists it
+            findings.append(Diagnostic("info", "overridden",
+                                       f"{kind} {name!r} from {old} is replaced by {new}", new))
     for layer in layers:
         diags.extend(layer.notes)
+        for cid in [*layer.components, *layer.functions]:
+            if not cid.endswith(".short") and cid in components:
+                replaced("component", cid, components[cid].source, layer.source)
+        for name in layer.tools:
+            if name in tools:
+                replaced("tool", name, tools[name].source, layer.source)
+        for vid, raw in layer.variants.items():
+            if vid in raws and raw.table is not None:
+                replaced("variant", vid, raws[vid].source, layer.source)
         # Components: later layers win by id; a text replaces a function and vice versa.
         for cid, tf in layer.components.items():
             if not cid.endswith(".short"):
