@@ -23,13 +23,23 @@ __all__ = ["to_anthropic", "to_openai", "to_gemini", "MAX_ANTHROPIC_BREAKPOINTS"
 MAX_ANTHROPIC_BREAKPOINTS = 4
 
 
+def _system_text(prompt: CompiledPrompt, include_request: bool) -> str:
+    if include_request:
+        return prompt.text
+    tail = prompt.request_text
+    return prompt.text[: len(prompt.text) - len(tail)].rstrip("\n") if tail else prompt.text
+
+
 def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
-                 cache_min_tokens: int | None = None) -> dict[str, Any]:
+                 cache_min_tokens: int | None = None,
+                 include_request: bool = True) -> dict[str, Any]:
     """`system` content blocks (+ `tools` when native) with cache breakpoints.
 
     Markers go at the end of the static block, then the session block (the request block changes
     every call). `breakpoints` caps how many (1-4; default 2); a marker is placed only where the
-    prefix reaches `cache_min_tokens` (default: the model's minimum).
+    prefix reaches `cache_min_tokens` (default: the model's minimum). With
+    `include_request=False` the request block is left out (send `prompt.request_text` with the
+    latest user message instead).
     """
     if not 0 <= breakpoints <= MAX_ANTHROPIC_BREAKPOINTS:
         raise ValueError(f"breakpoints must be 0..{MAX_ANTHROPIC_BREAKPOINTS}, got {breakpoints}")
@@ -38,7 +48,7 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
     encoding, _ = encoding_for(prompt.provider)
     tools = prompt.tools.anthropic() if prompt.tools.mode == "native" else []
     prefix = count_tokens(dumps_json(tools, indent=None), encoding) if tools else 0
-    blocks = [b for b in prompt.blocks if b.text]
+    blocks = [b for b in prompt.blocks if b.text and (include_request or b.cache != "request")]
     system: list[dict[str, Any]] = []
     placed = 0
     for i, block in enumerate(blocks):
@@ -57,19 +67,27 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
 
 
 def _cache_key(prompt: CompiledPrompt) -> str:
-    return "promptc-" + prompt.fingerprints["static"][:32]
+    """Requests sharing the static prefix and the tool definitions (which OpenAI places before
+    the system prompt in the cached prefix) share a key."""
+    import hashlib
+    tools = dumps_json(prompt.tools.openai("chat"), indent=None) \
+        if prompt.tools.mode == "native" else ""
+    digest = hashlib.sha256((prompt.fingerprints["static"] + "\0" + tools).encode("utf-8"))
+    return "promptc-" + digest.hexdigest()[:32]
 
 
 def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] = "chat",
-              role: Literal["system", "developer"] = "system") -> dict[str, Any]:
+              role: Literal["system", "developer"] = "system",
+              include_request: bool = True) -> dict[str, Any]:
     """Chat Completions (`messages[0]` + `tools`) or Responses (`instructions` + `tools`)."""
     native = prompt.tools.mode == "native"
+    text = _system_text(prompt, include_request)
     if api == "chat":
-        out: dict[str, Any] = {"messages": [{"role": role, "content": prompt.text}]}
+        out: dict[str, Any] = {"messages": [{"role": role, "content": text}]}
         if native:
             out["tools"] = prompt.tools.openai("chat")
     elif api == "responses":
-        out = {"instructions": prompt.text}
+        out = {"instructions": text}
         if native:
             out["tools"] = prompt.tools.openai("responses")
     else:
@@ -78,9 +96,10 @@ def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] = "chat"
     return out
 
 
-def to_gemini(prompt: CompiledPrompt) -> dict[str, Any]:
+def to_gemini(prompt: CompiledPrompt, include_request: bool = True) -> dict[str, Any]:
     """`system_instruction` + `tools` (function declarations) for the Gemini API."""
-    out: dict[str, Any] = {"system_instruction": {"parts": [{"text": prompt.text}]}}
+    out: dict[str, Any] = {"system_instruction": {"parts": [
+        {"text": _system_text(prompt, include_request)}]}}
     if prompt.tools.mode == "native":
         out["tools"] = prompt.tools.gemini()
     return out

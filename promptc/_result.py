@@ -170,6 +170,14 @@ class CompiledPrompt:
         return memo
 
     @property
+    def request_text(self) -> str:
+        """The request-class tail (date, notices…), for clients that send it with the latest
+        user message instead (see the adapters' `include_request=False`), so that changing it
+        does not invalidate the cached conversation behind the system prompt."""
+        blocks = self.blocks
+        return blocks[-1].text if blocks and blocks[-1].cache == "request" else ""
+
+    @property
     def static_prefix(self) -> str:
         blocks = self.blocks
         return blocks[0].text if blocks and blocks[0].cache == "static" else ""

@@ -290,7 +290,9 @@ def to_openai(functions: FunctionList) -> list[dict[str, Any]]:
 
 def to_openai_responses(functions: FunctionList) -> list[dict[str, Any]]:
     """Responses API `tools` (flat function objects)."""
-    return [{"type": "function", "name": n, "description": d, "parameters": s}
+    # `strict` is spelled out: the Responses API may default to strict schemas, which reject
+    # optional parameters (built-in tools have several).
+    return [{"type": "function", "name": n, "description": d, "parameters": s, "strict": False}
             for n, d, s in functions]
 
 

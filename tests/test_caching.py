@@ -74,7 +74,7 @@ def test_openai_and_gemini_payloads(builtins: Compiler) -> None:
     chat = gpt.to_openai()
     assert chat["messages"] == [{"role": "system", "content": gpt.text}]
     assert chat["tools"] == gpt.tools.openai()
-    assert chat["prompt_cache_key"] == "promptc-" + gpt.fingerprints["static"][:32]
+    assert chat["prompt_cache_key"].startswith("promptc-") and len(chat["prompt_cache_key"]) == 40
     resp = gpt.to_openai(api="responses")
     assert resp["instructions"] == gpt.text and resp["tools"][0]["type"] == "function"
     assert "function" not in resp["tools"][0]
@@ -107,3 +107,27 @@ def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(data["sections"][0]) >= {"id", "chars", "tokens", "cache"}
     assert set(data["tokens"]) == {"total", "encoding", "estimated"}
     assert set(data["fingerprints"]) == {"static", "full"}
+
+
+def test_the_request_block_can_travel_with_the_user_message(builtins: Compiler) -> None:
+    out = builtins.compile(SONNET, load_context("full"))
+    tail = out.request_text
+    assert "2026-01-15" in tail and out.text.endswith(tail)
+    a = out.to_anthropic(include_request=False)
+    assert "".join(b["text"] for b in a["system"]) + tail == out.text
+    later = builtins.compile(SONNET, attrs.evolve(load_context("full"), date="2026-01-16"))
+    assert later.to_anthropic(include_request=False) == a  # the date no longer breaks the cache
+    o = out.to_openai(include_request=False)
+    assert o["messages"][0]["content"] == out.text[: -len(tail)].rstrip("\n")
+    assert out.to_gemini(include_request=False)["system_instruction"]["parts"][0]["text"] == \
+        o["messages"][0]["content"]
+
+
+def test_cache_key_follows_static_prefix_and_tools(builtins: Compiler) -> None:
+    gpt = ProviderInfo("openai", "gpt-5")
+    a = builtins.compile(gpt, load_context("full")).to_openai()["prompt_cache_key"]
+    b = builtins.compile(gpt, attrs.evolve(load_context("full"), cwd="/x",
+                                           date="2027-01-01")).to_openai()["prompt_cache_key"]
+    c = builtins.compile(gpt, load_context("no_browser")).to_openai()["prompt_cache_key"]
+    assert a == b  # same static prefix, same tools
+    assert a != c  # the tool list differs

@@ -1,0 +1,329 @@
+"""examples/agent_loop.py driven through the official SDKs' own request building, offline.
+
+Every SDK client gets an HTTP client whose mock transport keeps the JSON body the SDK produced and
+answers from a script: a tool call, then a final answer, then (second user turn) another answer.
+Nothing here reaches the network; the API keys are fake.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import importlib.util
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo
+
+anthropic = pytest.importorskip("anthropic")
+openai = pytest.importorskip("openai")
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "agent_loop.py"
+SESSION = PromptContext(cwd="/home/dev/project", os="Linux", shell="/bin/bash", home="/home/dev")
+DAY_ONE = datetime.date(2026, 1, 1)
+DAY_TWO = datetime.date(2026, 1, 2)
+LIST_ARGS = {"path": ".", "recursive": False}
+
+
+def http_library(sdk: ModuleType) -> ModuleType:
+    """The HTTP package an SDK is built on (httpx in older releases, httpx2 in newer ones)."""
+    base = next(cls for cls in sdk.DefaultHttpxClient.__mro__
+                if cls.__name__ == "Client" and not cls.__module__.startswith(sdk.__name__))
+    return importlib.import_module(base.__module__.split(".")[0])
+
+
+class Script:
+    """A mock transport's handler: records each request, answers with the next canned reply."""
+
+    def __init__(self, http: ModuleType, path: str, replies: list[dict[str, Any]]) -> None:
+        self.http = http
+        self.path = path
+        self.replies = list(replies)
+        self.bodies: list[dict[str, Any]] = []
+
+    def __call__(self, request: Any) -> Any:
+        assert request.method == "POST" and request.url.path.endswith(self.path), request.url
+        self.bodies.append(json.loads(request.read()))
+        return self.http.Response(200, json=self.replies.pop(0))
+
+    def client(self) -> Any:
+        return self.http.Client(transport=self.http.MockTransport(self))
+
+
+@pytest.fixture(scope="module")
+def example() -> Iterator[ModuleType]:
+    spec = importlib.util.spec_from_file_location("promptc_example_agent_loop", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while building classes
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        del sys.modules[spec.name]
+
+
+def two_turns(example: ModuleType, compiler: Compiler, backend: Any,
+              calls: list[tuple[str, dict[str, Any]]] | None = None) -> list[str]:
+    """Turn one: the model calls list_files, then answers. Turn two (a day later): it answers."""
+    def run_tool(name: str, arguments: Any) -> str:
+        if calls is not None:
+            calls.append((name, dict(arguments)))
+        return example.describe_call(name, arguments)
+
+    agent = example.Agent(compiler, backend, run_tool)
+    return [agent.turn("List the files.", example.turn_context(SESSION, DAY_ONE)),
+            agent.turn("Thanks!", example.turn_context(SESSION, DAY_TWO))]
+
+
+def compiled(compiler: Compiler, provider: str, model: str, day: datetime.date
+             ) -> CompiledPrompt:
+    context = PromptContext(cwd=SESSION.cwd, os=SESSION.os, shell=SESSION.shell,
+                            home=SESSION.home, date=day.isoformat())
+    return compiler.compile(ProviderInfo(provider=provider, model=model), context)
+
+
+def tool_output(example: ModuleType) -> str:
+    return example.describe_call("list_files", LIST_ARGS)
+
+
+# --- Anthropic Messages API ----------------------------------------------------------------------
+
+def anthropic_message(ident: str, content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
+    return {"id": ident, "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1}}
+
+
+ANTHROPIC_SCRIPT = [
+    anthropic_message("msg_1", [
+        {"type": "text", "text": "Let me look."},
+        {"type": "tool_use", "id": "toolu_1", "name": "list_files", "input": LIST_ARGS}],
+        "tool_use"),
+    anthropic_message("msg_2", [{"type": "text", "text": "There are three files."}], "end_turn"),
+    anthropic_message("msg_3", [{"type": "text", "text": "You are welcome."}], "end_turn"),
+]
+
+
+@pytest.fixture
+def anthropic_run(example: ModuleType, builtins: Compiler
+                  ) -> tuple[Script, list[str], list[tuple[str, dict[str, Any]]]]:
+    script = Script(http_library(anthropic), "/v1/messages", ANTHROPIC_SCRIPT)
+    client = anthropic.Anthropic(api_key="sk-ant-test", max_retries=0,
+                                 http_client=script.client())
+    calls: list[tuple[str, dict[str, Any]]] = []
+    answers = two_turns(example, builtins, example.AnthropicMessages(client), calls)
+    return script, answers, calls
+
+
+def test_anthropic_system_blocks_and_tools_are_the_adapters(anthropic_run: Any,
+                                                             builtins: Compiler) -> None:
+    script, answers, _ = anthropic_run
+    assert answers == ["There are three files.", "You are welcome."]
+    assert len(script.bodies) == 3
+    for body, day in zip(script.bodies, (DAY_ONE, DAY_ONE, DAY_TWO)):
+        prompt = compiled(builtins, "anthropic", "claude-sonnet-4-6", day)
+        expected = prompt.to_anthropic()
+        assert prompt.tools.mode == "native"
+        assert body["model"] == "claude-sonnet-4-6"
+        assert body["system"] == expected["system"]
+        assert "".join(block["text"] for block in body["system"]) == prompt.text
+        markers = [block for block in body["system"] if "cache_control" in block]
+        assert 1 <= len(markers) <= 4
+        assert body["tools"] == expected["tools"]
+        assert [tool["name"] for tool in body["tools"]] == list(prompt.tools.names)
+
+
+def test_anthropic_tool_result_goes_back(anthropic_run: Any, example: ModuleType) -> None:
+    script, _, calls = anthropic_run
+    assert calls == [("list_files", LIST_ARGS)]
+    first, second, third = script.bodies
+    assert first["messages"] == [{"role": "user", "content": "List the files."}]
+    assert second["messages"] == [
+        {"role": "user", "content": "List the files."},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "Let me look."},
+            {"type": "tool_use", "id": "toolu_1", "name": "list_files", "input": LIST_ARGS}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": tool_output(example)}]},
+    ]
+    assert third["messages"][:3] == second["messages"]
+    assert third["messages"][3:] == [
+        {"role": "assistant", "content": [{"type": "text", "text": "There are three files."}]},
+        {"role": "user", "content": "Thanks!"},
+    ]
+
+
+def test_anthropic_second_turn_reuses_the_static_prefix(anthropic_run: Any) -> None:
+    script, _, _ = anthropic_run
+    first, second, third = script.bodies
+    static = [json.dumps(body["system"][0], sort_keys=True).encode() for body in script.bodies]
+    assert static[0] == static[1] == static[2]
+    assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
+    tools = {json.dumps(body["tools"], sort_keys=True).encode() for body in script.bodies}
+    assert len(tools) == 1  # tools precede system in the cached prefix
+    # Same session, so the session block is the same too; only the dated tail moved.
+    assert first["system"][:-1] == second["system"][:-1] == third["system"][:-1]
+    assert first["system"][-1] == second["system"][-1] != third["system"][-1]
+
+
+# --- OpenAI Chat Completions ---------------------------------------------------------------------
+
+def chat_completion(ident: str, message: dict[str, Any], finish: str) -> dict[str, Any]:
+    return {"id": ident, "object": "chat.completion", "created": 0, "model": "gpt-5",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish,
+                         "logprobs": None}]}
+
+
+CHAT_ARGUMENTS = json.dumps(LIST_ARGS)
+CHAT_SCRIPT = [
+    chat_completion("chatcmpl-1", {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function",
+         "function": {"name": "list_files", "arguments": CHAT_ARGUMENTS}}]}, "tool_calls"),
+    chat_completion("chatcmpl-2", {"role": "assistant", "content": "There are three files."},
+                    "stop"),
+    chat_completion("chatcmpl-3", {"role": "assistant", "content": "You are welcome."}, "stop"),
+]
+
+
+@pytest.fixture
+def chat_run(example: ModuleType, builtins: Compiler) -> tuple[Script, list[str]]:
+    script = Script(http_library(openai), "/chat/completions", CHAT_SCRIPT)
+    client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
+    return script, two_turns(example, builtins, example.OpenAIChat(client))
+
+
+def test_chat_system_message_tools_and_cache_key(chat_run: Any, builtins: Compiler) -> None:
+    script, answers = chat_run
+    assert answers == ["There are three files.", "You are welcome."]
+    assert len(script.bodies) == 3
+    for body, day in zip(script.bodies, (DAY_ONE, DAY_ONE, DAY_TWO)):
+        prompt = compiled(builtins, "openai", "gpt-5", day)
+        expected = prompt.to_openai()
+        assert prompt.tools.mode == "native"
+        assert body["model"] == "gpt-5"
+        assert body["messages"][0] == expected["messages"][0]
+        assert body["messages"][0] == {"role": "system", "content": prompt.text}
+        assert body["tools"] == expected["tools"]
+        assert body["prompt_cache_key"] == expected["prompt_cache_key"]
+
+
+def test_chat_tool_result_goes_back(chat_run: Any, example: ModuleType) -> None:
+    script, _ = chat_run
+    first, second, third = script.bodies
+    assert first["messages"][1:] == [{"role": "user", "content": "List the files."}]
+    assert second["messages"][1:] == [
+        {"role": "user", "content": "List the files."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "list_files", "arguments": CHAT_ARGUMENTS}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": tool_output(example)},
+    ]
+    assert third["messages"][1:4] == second["messages"][1:]
+    assert third["messages"][4:] == [
+        {"role": "assistant", "content": "There are three files."},
+        {"role": "user", "content": "Thanks!"},
+    ]
+
+
+def test_chat_second_turn_reuses_the_static_prefix(chat_run: Any, builtins: Compiler) -> None:
+    script, _ = chat_run
+    static = compiled(builtins, "openai", "gpt-5", DAY_ONE).static_prefix
+    assert static and static == compiled(builtins, "openai", "gpt-5", DAY_TWO).static_prefix
+    for body in script.bodies:
+        system = body["messages"][0]["content"].encode()
+        assert system[:len(static.encode())] == static.encode()
+    assert len({body["prompt_cache_key"] for body in script.bodies}) == 1
+    assert len({json.dumps(body["tools"], sort_keys=True) for body in script.bodies}) == 1
+    first, _, third = script.bodies
+    assert first["messages"][0] != third["messages"][0]  # the date at the end moved
+
+
+# --- OpenAI Responses API ------------------------------------------------------------------------
+
+def response(ident: str, output: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"id": ident, "object": "response", "created_at": 0, "model": "gpt-5",
+            "status": "completed", "output": output, "parallel_tool_calls": True,
+            "tool_choice": "auto", "tools": []}
+
+
+def said(ident: str, text: str) -> dict[str, Any]:
+    return {"type": "message", "id": ident, "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+
+
+RESPONSES_SCRIPT = [
+    response("resp_1", [{"type": "function_call", "id": "fc_1", "call_id": "call_1",
+                         "name": "list_files", "arguments": CHAT_ARGUMENTS,
+                         "status": "completed"}]),
+    response("resp_2", [said("msg_2", "There are three files.")]),
+    response("resp_3", [said("msg_3", "You are welcome.")]),
+]
+
+
+@pytest.fixture
+def responses_run(example: ModuleType, builtins: Compiler) -> tuple[Script, list[str]]:
+    script = Script(http_library(openai), "/responses", RESPONSES_SCRIPT)
+    client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
+    return script, two_turns(example, builtins, example.OpenAIResponses(client))
+
+
+def test_responses_instructions_tools_and_cache_key(responses_run: Any,
+                                                    builtins: Compiler) -> None:
+    script, answers = responses_run
+    assert answers == ["There are three files.", "You are welcome."]
+    assert len(script.bodies) == 3
+    for body, day in zip(script.bodies, (DAY_ONE, DAY_ONE, DAY_TWO)):
+        prompt = compiled(builtins, "openai", "gpt-5", day)
+        expected = prompt.to_openai("responses")
+        assert body["instructions"] == expected["instructions"] == prompt.text
+        assert body["prompt_cache_key"] == expected["prompt_cache_key"]
+        assert body["tools"] == expected["tools"]
+        # optional parameters need non-strict schemas, and the SDK types `strict` as required
+        assert all(tool["strict"] is False for tool in body["tools"])
+        assert [tool["name"] for tool in body["tools"]] == list(prompt.tools.names)
+
+
+def test_responses_tool_result_goes_back(responses_run: Any, example: ModuleType) -> None:
+    script, _ = responses_run
+    first, second, third = script.bodies
+    assert first.get("previous_response_id") is None  # sent as null, or not at all
+    assert first["input"] == [{"role": "user", "content": "List the files."}]
+    assert second["previous_response_id"] == "resp_1"
+    assert second["input"] == [{"type": "function_call_output", "call_id": "call_1",
+                                "output": tool_output(example)}]
+    assert third["previous_response_id"] == "resp_2"
+    assert third["input"] == [{"role": "user", "content": "Thanks!"}]
+
+
+def test_responses_second_turn_reuses_the_static_prefix(responses_run: Any,
+                                                        builtins: Compiler) -> None:
+    script, _ = responses_run
+    static = compiled(builtins, "openai", "gpt-5", DAY_TWO).static_prefix.encode()
+    assert static
+    for body in script.bodies:
+        assert body["instructions"].encode()[:len(static)] == static
+    assert len({body["prompt_cache_key"] for body in script.bodies}) == 1
+    assert len({json.dumps(body["tools"], sort_keys=True) for body in script.bodies}) == 1
+
+
+# --- text-mode tools -----------------------------------------------------------------------------
+
+def test_text_mode_variant_sends_no_native_tools(example: ModuleType,
+                                                 builtins: Compiler) -> None:
+    """gpt-4o gets a variant that describes its tools in the prompt: no `tools` field at all."""
+    script = Script(http_library(openai), "/chat/completions", [CHAT_SCRIPT[1]])
+    client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
+    agent = example.Agent(builtins, example.OpenAIChat(client, model="gpt-4o"))
+    assert agent.turn("Hi.", example.turn_context(SESSION, DAY_ONE)) == "There are three files."
+    prompt = compiled(builtins, "openai", "gpt-4o", DAY_ONE)
+    assert prompt.tools.mode == "text"
+    (body,) = script.bodies
+    assert "tools" not in body
+    assert body["messages"][0] == {"role": "system", "content": prompt.text}
