@@ -194,22 +194,26 @@ def scaling(compiler: Compiler, reps: int) -> list[list[Any]]:
 
 def threads(compiler: Compiler, n_threads: int, per_thread: int) -> list[list[Any]]:
     providers = [p for _, p in VARIANTS]
-    contexts = [PromptContext.from_dict(fresh_session(i % 7)) for i in range(7)]
-    jobs = [(providers[i % len(providers)], contexts[(i // 3) % len(contexts)])
-            for i in range(per_thread)]
-    expected = [compiler.compile(p, c).text for p, c in jobs]
+    sessions = [fresh_session(i) for i in range(7)]
+    jobs = [(providers[i % len(providers)], (i // 3) % len(sessions)) for i in range(per_thread)]
+    expected = [compiler.compile(p, PromptContext.from_dict(sessions[k])).text
+                for p, k in jobs]
     mismatches = []
     errors: list[BaseException] = []
+    # Each thread builds its own equal context objects, as separate clients would.
+    per_thread_contexts = [[PromptContext.from_dict(s) for s in sessions]
+                           for _ in range(n_threads)]
 
-    def work() -> None:
+    def work(mine: list[PromptContext]) -> None:
         try:
             for k, (p, c) in enumerate(jobs):
-                if compiler.compile(p, c).text != expected[k]:
+                if compiler.compile(p, mine[c]).text != expected[k]:
                     mismatches.append(k)
         except BaseException as exc:  # noqa: BLE001 - reported in the table
             errors.append(exc)
     t = time.perf_counter()
-    ts = [threading.Thread(target=work) for _ in range(n_threads)]
+    ts = [threading.Thread(target=work, args=(per_thread_contexts[i],))
+          for i in range(n_threads)]
     for th in ts:
         th.start()
     for th in ts:

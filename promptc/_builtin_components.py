@@ -111,8 +111,26 @@ def _schema_text(schema: Any) -> str:
         return ""
     text = _schemas.get(schema)
     if text is None:
-        text = _schemas.put(schema, dumps_json(thaw(schema)))
+        # Indentation grows with depth, so a deeply nested schema would come out quadratic in
+        # size: past a few levels, write it on one line instead (linear, same content).
+        indent = 2 if _depth(schema) <= MAX_INDENTED_DEPTH else None
+        text = _schemas.put(schema, dumps_json(thaw(schema), indent=indent))
     return text
+
+
+MAX_INDENTED_DEPTH = 24
+
+
+def _depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if isinstance(node, Mapping):
+            stack.extend((v, d + 1) for v in node.values())
+        elif isinstance(node, tuple):
+            stack.extend((v, d + 1) for v in node)
+    return deepest
 
 
 def _mcp_servers(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:

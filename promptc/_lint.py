@@ -106,8 +106,9 @@ def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
     out.extend(d for d in plan.diagnostics if d.code not in
                {"component-missing", "component-not-in-template", "placeholder-unknown",
                 "component-not-in-order"})
-    highest = "static"
     positions = {name: i for i, name in enumerate(variant.template.top_names)}
+    out.extend(_volatile_placeholders_before_static(variant, plan, positions))
+    highest = "static"
     for step in sorted(plan.steps, key=lambda s: positions.get(s.cid, 1 << 30)):
         if _RANK[step.cache] < _RANK[highest]:
             out.append(Diagnostic("warning", "cache-order",
@@ -125,6 +126,34 @@ def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
                                       f"component {step.cid!r} declares cache {comp.cache!r} "
                                       f"but reads {derived}-class values "
                                       f"({', '.join(sorted(comp.reads))})", step.cid))
+    return out
+
+
+def _volatile_placeholders_before_static(variant: Variant, plan: object,
+                                         positions: dict[str, int]) -> list[Diagnostic]:
+    """A session or request value placed in the base template ahead of a static section breaks
+    the cacheable prefix for every request."""
+    steps = getattr(plan, "steps", [])
+    static_at = [positions[s.cid] for s in steps if s.cache == "static" and s.cid in positions]
+    if not static_at:
+        return []
+    last_static = max(static_at)
+    out = []
+    inputs = {i.name for i in variant.inputs}
+    for name, pos in positions.items():
+        if pos >= last_static:
+            continue
+        if name in STANDARD and STANDARD[name][0]:
+            cls = FIELD_CLASSES.get(STANDARD[name][0], "request")
+        elif name in inputs:
+            cls = "request"
+        else:
+            continue
+        line = variant.template.name_lines.get(name, 0)
+        out.append(Diagnostic("warning", "cache-order",
+                              f"{variant.template.source}:{line}: {{{{{name}}}}} is a {cls} "
+                              "value placed before static sections: the cacheable prefix "
+                              "changes with it; move it after the static sections", variant.id))
     return out
 
 

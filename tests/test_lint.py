@@ -83,3 +83,11 @@ def test_cli_exit_codes(mini: Callable[..., Compiler], capsys: pytest.CaptureFix
                         ) -> None:
     assert main(["lint", "--builtins-only"]) == 0
     assert "ok: 0 finding(s)" in capsys.readouterr().out
+
+
+def test_volatile_placeholder_ahead_of_static_sections(mini: Callable[..., Compiler]) -> None:
+    c = mini({"variants/base/template.md": "Date: {{CURRENT_DATE}}\n{{intro}}\n{{body}}\n"})
+    [message] = [m for code, m in codes(c) if code == "cache-order"]
+    assert "template.md:1: {{CURRENT_DATE}} is a request value placed before static" in message
+    fine = mini({"variants/base/template.md": "{{intro}}\n{{body}}\nDate: {{CURRENT_DATE}}\n"})
+    assert not [m for code, m in codes(fine) if code == "cache-order"]

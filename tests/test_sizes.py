@@ -35,6 +35,7 @@ def test_schema_nested_500_deep_renders_in_text_and_native(builtins: Compiler) -
         {"name": "t", "description": "deep", "input_schema": nested_schema(500)}]}]})
     text = builtins.compile(GPT, ctx, strict=True)
     assert text.text.count('"properties": {') == 500
+    assert len(text.text) < 200_000  # written on one line: linear in depth, not quadratic
     assert builtins.compile(GPT, again, strict=True).text == text.text  # equal, deep compare
     native = builtins.compile(SONNET, ctx, strict=True)
     [fn] = [f for f in native.tools.anthropic() if f["name"] == "t"]

@@ -126,3 +126,18 @@ def test_native_mcp_tools_with_a_reserved_name_are_renamed(builtins: Compiler) -
     assert out.tools.mcp_target("files__read_file") == ("files", "read_file")
     [d] = [d for d in out.diagnostics if d.code == "mcp-renamed"]
     assert d.source == "files/read_file" and "reserved" in d.message
+
+
+@pytest.mark.parametrize("context", ["full", "no_browser", "no_mcp", "no_rules_skills", "plan"])
+def test_text_variants_list_exactly_the_enabled_tools(builtins: Compiler, context: str) -> None:
+    import re
+    ctx = load_context(context)
+    for vid in builtins.registry.variants:
+        for provider in (TEXT, NATIVE):
+            out = builtins.compile(provider, ctx, variant=vid)
+            section = out.section("tools")
+            if out.tools.mode == "native":
+                assert section is None and "<execute_command>" not in out.text
+                continue
+            listed = re.findall(r"^## (\S+)$", section.text, re.M)
+            assert listed == [s.name for s in out.tools.specs], (vid, context)

@@ -125,3 +125,23 @@ def test_skill_name_and_description(compiler: Compiler, value: str) -> None:
 def test_blank_values_make_their_section_absent(compiler: Compiler, tmp_path: Path) -> None:
     out = compiler.compile(P, PromptContext(**base(rules=[{"name": "p", "text": " \n "}])))
     assert "# Rules" not in out.text
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Compiler:
+    return Compiler.builtins()
+
+
+@SETTINGS
+@given(non_blank)
+def test_builtin_prompts_keep_rules_and_mcp_text_verbatim(shipped: Compiler, value: str) -> None:
+    """The same property through the shipped templates (text variant, then native)."""
+    def build(v: str) -> dict[str, Any]:
+        return base(rules=[{"name": "project", "text": v}], runtime={},
+                    mcp_servers=[{"name": "gh", "tools": [{"name": "t", "description": v,
+                                                           "input_schema": {"type": "object"}}]}])
+    for provider in (ProviderInfo("openai", "gpt-4.1"), ProviderInfo("anthropic",
+                                                                      "claude-sonnet-4-5")):
+        neutral = shipped.compile(provider, PromptContext(**build(MARK))).text
+        actual = shipped.compile(provider, PromptContext(**build(value)), strict=True).text
+        assert actual == neutral.replace(MARK, value)
