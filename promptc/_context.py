@@ -57,9 +57,7 @@ class _Keyed:
     every nested record; comparing one prebuilt tuple of tuples runs in C.
     """
 
-    __slots__ = ()
-    _key: tuple[Any, ...]
-    _h: int | None
+    __slots__ = ("_key", "_h")  # filled by __attrs_post_init__; not attrs fields
 
     def __attrs_post_init__(self) -> None:
         parts = []
@@ -108,8 +106,6 @@ class Rule(_Keyed):
     name: str
     text: str
     origin: str = ""
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
-    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
 @_keyed
@@ -118,8 +114,6 @@ class McpTool(_Keyed):
     name: str
     description: str = ""
     input_schema: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
-    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
 @_keyed
@@ -129,8 +123,6 @@ class McpResource(_Keyed):
     name: str = ""
     description: str = ""
     mime_type: str = ""
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
-    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
 @_keyed
@@ -140,8 +132,6 @@ class McpResourceTemplate(_Keyed):
     name: str = ""
     description: str = ""
     mime_type: str = ""
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
-    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
 @_keyed
@@ -156,8 +146,6 @@ class McpServer(_Keyed):
     resources: tuple[McpResource, ...] = attrs.field(default=(), converter=_records(McpResource))
     resource_templates: tuple[McpResourceTemplate, ...] = attrs.field(
         default=(), converter=_records(McpResourceTemplate))
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
-    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
 @_keyed
@@ -169,8 +157,6 @@ class Skill(_Keyed):
     description: str = ""
     content: str = ""
     references: tuple[str, ...] = attrs.field(default=(), converter=_strings)
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
-    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
 @_keyed
@@ -180,8 +166,6 @@ class Attachment(_Keyed):
 
     name: str
     type: str = ""
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
-    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
 @_keyed
@@ -192,8 +176,6 @@ class WorkspaceRoot(_Keyed):
     path: str
     name: str = ""
     vcs: str = ""
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
-    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
 
 def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
@@ -232,8 +214,6 @@ class PromptContext(_Keyed):
     features: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
     attachments: tuple[Attachment, ...] = attrs.field(default=(), converter=_records(Attachment))
     runtime: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False, eq=False, default=())
-    _h: int | None = attrs.field(init=False, repr=False, eq=False, default=None)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> PromptContext:
@@ -286,29 +266,12 @@ def _normalized(ctx: PromptContext) -> PromptContext:
 
 def _read_data_file(path: Path, error: type[Exception], limit: int) -> Any:
     """Read a JSON or TOML file into plain data, with errors that name the file and line."""
+    from ._files import read_text_file
     suffix = path.suffix.lower()
     if suffix not in (".json", ".toml"):
         raise error(f"unsupported file type {suffix or '(none)'}: use .json or .toml",
                     source=str(path))
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise error(f"file is {size} bytes, over the {limit}-byte limit", source=str(path))
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise error("file not found", source=str(path)) from None
-    except IsADirectoryError:
-        raise error("is a directory, not a file", source=str(path)) from None
-    except OSError as exc:
-        raise error(f"cannot read: {exc.strerror}", source=str(path)) from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise error(f"not valid UTF-8 (byte {exc.start})", source=str(path), line=line) from None
-    text = _normalize_text(text)
+    text = read_text_file(path, error, limit, allow_nul=True)
     if suffix == ".json":
         try:
             data = json.loads(text)
@@ -317,14 +280,7 @@ def _read_data_file(path: Path, error: type[Exception], limit: int) -> Any:
                         line=exc.lineno) from None
         except RecursionError:
             raise error("invalid JSON: nested too deeply", source=str(path)) from None
-        if "\\u" in text:
-            lone = _lone_surrogate(text)
-            if lone is not None:
-                offset, code = lone
-                line = text.count("\n", 0, offset) + 1
-                column = offset - text.rfind("\n", 0, offset)
-                raise error(f"invalid JSON: \\u{code:04x} is a lone surrogate, not a character "
-                            f"(column {column})", source=str(path), line=line)
+        _check_surrogates(data, text, path, error)
         return data
     try:
         return tomllib.loads(text)
@@ -359,6 +315,18 @@ def _lone_surrogate(text: str) -> tuple[int, int] | None:
             return high[0], high[2]
         high = (start, m.end(), code)
     return (high[0], high[2]) if high is not None else None
+
+
+def _check_surrogates(data: Any, text: str, path: Path, error: type[Exception]) -> None:
+    if "\\u" not in text:
+        return
+    lone = _lone_surrogate(text)
+    if lone is not None:
+        offset, code = lone
+        line = text.count("\n", 0, offset) + 1
+        column = offset - text.rfind("\n", 0, offset)
+        raise error(f"invalid JSON: \\u{code:04x} is a lone surrogate, not a character "
+                    f"(column {column})", source=str(path), line=line)
 
 
 def _raise_toml(error: type[Exception], exc: Exception, path: Path, text: str | None = None

@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from ._errors import ConfigError, VariantConfigError
+from ._files import read_text_file as _read_text
 from ._result import Diagnostic
 from ._tools import ToolSpec, load_tool_file
 from ._variant import ID_PATTERN, check_variant_table
@@ -78,30 +79,8 @@ class Layer:
 
 def read_text_file(path: Path, error: type[ConfigError] = VariantConfigError,
                    limit: int = MAX_DATA_FILE) -> str:
-    """UTF-8 text with a BOM dropped and CRLF folded to LF; errors name the file and line."""
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise error(f"file is {size} bytes, over the {limit}-byte limit for data files",
-                        source=str(path))
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise error("file not found", source=str(path)) from None
-    except OSError as exc:
-        raise error(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise error(f"not valid UTF-8 (byte {exc.start})", source=str(path), line=line) from None
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise error("contains a NUL byte", source=str(path), line=line)
-    return text
+    """A data file's text (prompt files may not contain NUL bytes)."""
+    return _read_text(path, error, limit)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
