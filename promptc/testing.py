@@ -11,6 +11,9 @@ Functions:
 - `assert_renders_cleanly(compiler, variant, provider, contexts)`: strict render across a context
   matrix; fails on any diagnostic, leftover `{{`, HTML escape, or empty header/separator.
 - `context_matrix()`: the standard contexts (full, no browser, no MCP, no rules or skills, plan).
+- `sessions_differ(compiler, provider, first, second, variant=None)`: the metamorphic check:
+  render two sessions (two cwds, dates, OSes…) and report which sections differ and whether the
+  static prefix stayed byte-identical.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ from ._cleanup import is_separator
 from ._compiler import Compiler
 from ._context import PromptContext
 from ._provider import ProviderInfo
+from ._diff import sessions_differ
 from ._result import CompiledPrompt
 
 __all__ = ["assert_renders_cleanly", "context_matrix", "make_context", "problems_in",
+           "sessions_differ",
            "PromptSnapshotExtension", "JsonSnapshotExtension"]
 
 _DATA = Path(__file__).parent / "_data" / "snapshot" / "contexts"

@@ -10,7 +10,7 @@ import pytest
 
 from promptc import Compiler, ProviderInfo
 from promptc._cli import main
-from promptc._diff import sessions_differ
+from promptc.testing import sessions_differ
 from promptc._sources import builtin_root
 
 from .conftest import load_context
