@@ -13,7 +13,7 @@ declared is never memoized and counts as request-class.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -21,6 +21,8 @@ import attrs
 from ._errors import ComponentError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping  # noqa: F401 - used in the string annotations below
+
     from ._context import PromptContext
     from ._variant import Variant
 

@@ -55,7 +55,6 @@ def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
     reg = compiler.registry
     known = _names_known(variant)
     comps = reg.components
-    order = set(variant.components)
     # base template names
     for name, line in _unknown_names(variant.template, known, variant.components, set()):
         if name in comps:
@@ -88,7 +87,7 @@ def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
         if override is not None:
             templates.append(override)
         elif comp is not None and comp.template is not None:
-            from ._plan import _compiled
+            from ._steps import _compiled
             templates.append(_compiled(comp.template, comp.path or comp.origin or cid))
         for tpl in templates:
             for name, line in _unknown_names(tpl, known, provided, set()):

@@ -8,33 +8,30 @@ they read), then the base layout for the pattern of present sections is looked u
 
 from __future__ import annotations
 
-import datetime
-import operator
+from collections.abc import Hashable, Mapping
 from itertools import accumulate
-
-import attrs
-from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
-from ._cleanup import clean, clean_pieces
-from ._component import Component
-from ._context import FIELD_CLASSES, PromptContext
+import attrs
+
+from ._cleanup import clean
+from ._context import PromptContext
 from ._errors import (ComponentError, InputError, MatcherError, PlaceholderError, PluginError,
                       PromptcError, StrictModeError, ToolSpecError)
 from ._frozen import EMPTY
 from ._inputs import resolve_inputs
+from ._layout import Slot, flat_scope, flat_values, join, layout_of
 from ._memo import Memo
 from ._placeholders import STANDARD, tool_mode_of
 from ._provider import ProviderInfo
 from ._result import Diagnostic, Reporter, Section
-from ._template import Template, Value, compile_template, render
+from ._steps import Step, bind_step
+from ._template import Template, render
 from ._tools import enabled_tools, mcp_bindings
 from ._toolset import ToolSet
 from ._variant import Variant
 
 __all__ = ["Plan", "Step", "ERRORS"]
-
-_RANK = {"static": 0, "session": 1, "request": 2}
 
 # Which typed error strict mode raises for a diagnostic code.
 ERRORS: dict[str, type[PromptcError]] = {
@@ -46,74 +43,6 @@ ERRORS: dict[str, type[PromptcError]] = {
     "mcp-renamed": ToolSpecError, "input-missing": InputError, "input-invalid": InputError,
     "input-undeclared": InputError, "file-ignored": StrictModeError,
 }
-
-
-def _date_key(ctx: PromptContext) -> str:
-    return ctx.date if ctx.date is not None else datetime.date.today().isoformat()
-
-
-def _getter(read: str) -> Callable[[PromptContext], Any]:
-    root, _, sub = read.partition(".")
-    if root == "date":
-        return _date_key
-    if sub and root in ("features", "runtime"):
-        return lambda c: getattr(c, root).get(sub)
-    return operator.attrgetter(root)
-
-
-def _key_function(reads: frozenset[str], custom: Callable[[PromptContext], Hashable] | None
-                  ) -> Callable[[PromptContext], Hashable] | None:
-    """A key over exactly the values read; None when nothing per-request is read (static)."""
-    if custom is not None:
-        return custom
-    dynamic = sorted(r for r in reads if r.split(".")[0] != "provider")
-    if not dynamic:
-        return None
-    plain = [r for r in dynamic if "." not in r and r != "date"]
-    others = [_getter(r) for r in dynamic if "." in r or r == "date"]
-    if not others:
-        if len(plain) == 1:
-            get = operator.attrgetter(plain[0])
-            return lambda c: (get(c),)
-        return operator.attrgetter(*plain)
-    getters = [_getter(r) for r in dynamic]
-    return lambda c: tuple(g(c) for g in getters)
-
-
-def class_of(reads: frozenset[str] | None) -> str:
-    if reads is None:
-        return "request"
-    rank = 0
-    for r in reads:
-        rank = max(rank, _RANK[FIELD_CLASSES.get(r.split(".")[0], "request")])
-    return ("static", "session", "request")[rank]
-
-
-class Step:
-    """One component of the variant, bound to this plan."""
-
-    __slots__ = ("cid", "index", "component", "template", "short", "origin", "short_origin",
-                 "cache", "priority", "required", "key", "runtime_names", "std_names",
-                 "static", "static_short", "content_key")
-
-    def __init__(self, cid: str, index: int) -> None:
-        self.cid = cid
-        self.index = index
-        self.component: Component | None = None
-        self.template: Template | None = None
-        self.short: Template | None = None
-        self.origin = ""
-        self.short_origin = ""
-        self.cache = "static"
-        self.priority = 50
-        self.required = False
-        self.key: Callable[[PromptContext], Hashable] | None = None
-        self.runtime_names: frozenset[str] = frozenset()
-        self.std_names: tuple[str, ...] = ()
-        # (Section | None, diagnostics) for static steps, computed once
-        self.static: tuple[Section | None, tuple[Diagnostic, ...]] | None = None
-        self.static_short: tuple[Section | None, tuple[Diagnostic, ...]] | None = None
-        self.content_key: Callable[[PromptContext], Hashable] | None = None
 
 
 class Plan:
@@ -139,7 +68,7 @@ class Plan:
         diags: list[Diagnostic] = []
         self.steps: list[Step] = []
         for index, cid in enumerate(variant.components):
-            step = self._bind(cid, index, components, diags)
+            step = bind_step(variant, cid, index, components, diags)
             if step is not None:
                 self.steps.append(step)
         self.by_id = {s.cid: s for s in self.steps}
@@ -157,86 +86,6 @@ class Plan:
                     step.static_short = self._produce(step, empty, self.default_inputs, "short")
 
     # --- plan-time ---------------------------------------------------------------------------
-
-    def _bind(self, cid: str, index: int, components: Mapping[str, Any],
-              diags: list[Diagnostic]) -> Step | None:
-        v = self.variant
-        comp: Component | None = components.get(cid)
-        override = v.component_templates.get(cid)
-        if comp is None and override is None:
-            from ._suggest import did_you_mean
-            diags.append(Diagnostic("error", "component-missing",
-                                    f"variant {v.id!r} lists component {cid!r}, which is not "
-                                    "registered; its section is skipped" +
-                                    did_you_mean(cid, components), cid))
-            return None
-        step = Step(cid, index)
-        step.component = comp
-        if override is not None:
-            step.template = override
-            step.origin = v.origins.get(f"component:{cid}", override.source)
-        elif comp is not None and comp.template is not None:
-            step.template = _compiled(comp.template, comp.path or comp.origin or cid)
-            step.origin = comp.origin
-        else:
-            step.origin = f"{comp.source}: function {getattr(comp.function, '__qualname__', cid)}"
-        short_override = v.component_templates.get(cid + ".short")
-        if short_override is not None:
-            step.short = short_override
-            step.short_origin = short_override.source
-        elif comp is not None and comp.short_template is not None and override is None:
-            step.short = _compiled(comp.short_template,
-                                   comp.short_path or comp.short_origin or f"{cid}.short")
-            step.short_origin = comp.short_origin
-        settings = v.component_settings.get(cid)
-        step.priority = comp.priority if comp else 50
-        step.required = comp.required if comp else False
-        if settings is not None:
-            if settings.priority is not None:
-                step.priority = settings.priority
-            if settings.required is not None:
-                step.required = settings.required
-        # What the step reads: the data function's fields, plus the standard placeholders and
-        # runtime-overridable names its template uses.
-        reads: set[str] | None = set(comp.reads) if comp and comp.reads is not None else None
-        custom = comp.key if comp is not None else None
-        declared = set(comp.reads or ()) if comp is not None else set()
-        if comp is not None and comp.key_factory is not None:
-            custom, extra = comp.key_factory(v)
-            reads = (reads or set()) | set(extra)
-            declared = declared | set(extra)
-        if comp is not None and comp.function is not None and step.template is None:
-            if reads is None:
-                step.cache = "request"
-                step.key = None
-                return step
-        if reads is None:
-            reads = set()
-        provided = set(comp.provides) if comp else set()
-        names: set[str] = set()
-        for tpl in (step.template, step.short):
-            if tpl is not None:
-                names.update(tpl.top_names)
-        names -= provided
-        step.std_names = tuple(sorted(n for n in names if n in STANDARD))
-        for n in step.std_names:
-            field = STANDARD[n][0]
-            if field:
-                reads.add(field)
-        step.runtime_names = frozenset(names)
-        step.cache = class_of(frozenset(reads))
-        if comp is not None and comp.cache is not None and _RANK[comp.cache] > _RANK[step.cache]:
-            step.cache = comp.cache
-        if comp is not None and comp.content_key_factory is not None and \
-                not (frozenset(reads) - declared):
-            step.content_key = comp.content_key_factory(v)
-        if custom is not None and not (frozenset(reads) - declared):
-            step.key = custom
-        else:
-            step.key = _key_function(frozenset(reads), None)
-        if step.cache == "request" and step.key is None:
-            step.key = lambda c: ()
-        return step
 
     def _classify_base(self, components: Mapping[str, Any], diags: list[Diagnostic]) -> None:
         """Sort every name the base template uses into section / standard / default / input."""
@@ -366,54 +215,17 @@ class Plan:
 
     def _render_flat(self, index: int, form: str, template: Template,
                      scopes: list[Any]) -> str | None:
-        """Render a template whose values are all scalars through a memoized layout.
-
-        With no lists or tables in play, the rendered structure, and so what cleanup keeps,
-        depends only on which values are present: the cleaned layout is computed once per
-        pattern and later renders only join. Returns None when the fast path does not apply.
-        """
-        names = template.all_names
-        values: list[Any] = []
-        presence: list[bool] = []
-        for name in names:
-            if "." in name:
-                return None
-            value = None
-            for scope in reversed(scopes):
-                if name in scope:
-                    value = scope[name]
-                    break
-            cls = value.__class__
-            if cls is str:
-                presence.append(not value.isspace() and value != "")
-            elif value is None:
-                presence.append(False)
-            elif cls is bool:
-                if name in template.variables:
-                    return None  # the full render reports a boolean used as text
-                presence.append(value)
-            elif cls is int or cls is float:
-                value = str(value)
-                presence.append(True)
-            else:
-                return None
-            values.append(value)
-        key = (index, form, tuple(presence))
+        """Render through a memoized layout when every value is plain text (see _layout)."""
+        flat = flat_values(template, scopes)
+        if flat is None:
+            return None
+        values, presence = flat
+        key = (index, form, presence)
         layout = self.flat_layouts.get(key)
         if layout is None:
-            scope = {n: (v if v is None or v.__class__ is bool else _Slot(v, i))
-                     for i, (n, v) in enumerate(zip(names, values))}
-            ops: list[Any] = []
-            for piece in clean_pieces(render(template, [scope], [])):
-                if piece.__class__ is str:
-                    if ops and ops[-1].__class__ is str:
-                        ops[-1] += piece
-                    else:
-                        ops.append(piece)
-                else:
-                    ops.append(piece.index)
-            layout = self.flat_layouts.put(key, tuple(ops))
-        return "".join(op if op.__class__ is str else values[op] for op in layout)
+            layout = self.flat_layouts.put(key, layout_of(template, flat_scope(template,
+                                                                               values)))
+        return join(layout, values)
 
     def sections(self, ctx: PromptContext, runtime_values: Mapping[str, str],
                  report: Reporter) -> list[Section | None]:
@@ -569,44 +381,13 @@ class Plan:
 
     def _layout(self, values: list[str | None]) -> tuple[tuple[str | int, ...],
                                                         tuple[tuple[int, int], ...]]:
-        """Render and clean the base template once per pattern of present slots: the parts to
-        join (literal text, or the index of a slot) and where the sections sit among them."""
-        scope: dict[str, Any] = {}
-        for i, (name, _kind, _idx) in enumerate(self.base_slots):
-            v = values[i]
-            scope[name] = _Slot(v if v is not None else "", i)
-        pieces = clean_pieces(render(self.variant.template, [scope], []))
-        layout: list[str | int] = []
-        for p in pieces:
-            if p.__class__ is str:
-                if layout and layout[-1].__class__ is str:
-                    layout[-1] += p  # type: ignore[operator]
-                else:
-                    layout.append(p)
-            else:
-                layout.append(p.index)
+        """The base template's layout for this pattern of present slots, and where the sections
+        sit among its parts."""
+        scope = {name: Slot(values[i] or "", i) for i, (name, _k, _x) in
+                 enumerate(self.base_slots)}
+        layout = layout_of(self.variant.template, scope)
         section_parts = tuple((i, self.base_slots[op][2]) for i, op in enumerate(layout)
                               if op.__class__ is not str and self.base_slots[op][1] == "section")
-        return tuple(layout), section_parts
+        return layout, section_parts
 
 
-class _Slot(Value):
-    """A base-template atom that remembers which slot it stands for."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, text: str, index: int) -> None:
-        super().__init__(text)
-        self.index = index
-
-
-_template_cache = Memo(4096)
-
-
-def _compiled(text: str, source: str) -> Template:
-    """Parse a component template once per (text, file), bounded for long-lived processes."""
-    key = (text, source)
-    t = _template_cache.get(key)
-    if t is None:
-        t = _template_cache.put(key, compile_template(text, source))
-    return t

@@ -98,7 +98,7 @@ class PluginVariant:
 
 
 def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Component:
-    from ._plan import _compiled
+    from ._steps import _compiled
     _compiled(text.text, text.path)  # parse now: a bad template fails the load, not a request
     if short is not None:
         _compiled(short.text, short.path)
@@ -123,7 +123,7 @@ def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Compone
 
 def _short_over(cid: str, short: TextFile, base: Component | None) -> Component:
     """A folder's `<cid>.short.md` without `<cid>.md`: a new shorter form for the earlier text."""
-    from ._plan import _compiled
+    from ._steps import _compiled
     _compiled(short.text, short.path)
     if base is None or base.template is None:
         raise VariantConfigError(f"shorter form of component {cid!r}, which no earlier source "

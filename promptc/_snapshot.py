@@ -28,7 +28,6 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 import attrs
 
