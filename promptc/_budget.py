@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ._context import PromptContext
     from ._plan import Plan
 
-__all__ = ["with_token_counts", "fit_budget"]
+__all__ = ["with_token_counts", "token_report", "fit_budget"]
 
 
 def with_token_counts(prompt: CompiledPrompt) -> CompiledPrompt:
@@ -30,6 +30,19 @@ def with_token_counts(prompt: CompiledPrompt) -> CompiledPrompt:
     total = count_total(prompt.text, [a for a, _b in prompt.spans], encoding)
     return attrs.evolve(prompt, sections=sections,
                         tokens=TokenReport(total, encoding, estimated))
+
+
+def token_report(prompt: CompiledPrompt) -> TokenReport:
+    """The token counts of a prompt already counted (by `with_token_counts`, `count_tokens=True`
+    or a budget): callers that made sure of that read them without a None check."""
+    tokens = prompt.tokens
+    if tokens is None:
+        raise RuntimeError("internal error: the prompt's tokens were never counted")
+    return tokens
+
+
+def _total(prompt: CompiledPrompt) -> int:
+    return token_report(prompt).total
 
 
 def _rebuild(plan: Plan, prompt: CompiledPrompt, ctx: PromptContext,
@@ -55,7 +68,7 @@ def fit_budget(compiler: Compiler, plan: Plan, prompt: CompiledPrompt, ctx: Prom
     if budget < 0:
         raise BudgetExceededError(f"budget must be ≥ 0, got {budget}", field="budget")
     current = with_token_counts(prompt)
-    if current.tokens.total <= budget:
+    if _total(current) <= budget:
         return attrs.evolve(current, budget=budget)
     forms: dict[str, str] = {}
     dropped: set[str] = set()
@@ -72,36 +85,36 @@ def fit_budget(compiler: Compiler, plan: Plan, prompt: CompiledPrompt, ctx: Prom
         step = steps[section.id]
         if step.short is None:
             continue
-        before = current.tokens.total
+        before = _total(current)
         forms[section.id] = "short"
         current = attempt()
-        saved = before - current.tokens.total
+        saved = before - _total(current)
         log.append(Dropped(section.id, section.priority, saved,
                            f"over budget ({before} > {budget}): used the shorter form",
                            "shortened"))
-        if current.tokens.total <= budget:
+        if _total(current) <= budget:
             break
     # 2. drop optional sections, least important first
-    if current.tokens.total > budget:
+    if _total(current) > budget:
         for section in sorted(current.sections, key=lambda s: (s.priority, -order[s.id])):
             if section.required:
                 continue
-            before = current.tokens.total
+            before = _total(current)
             dropped.add(section.id)
             current = attempt()
-            log.append(Dropped(section.id, section.priority, before - current.tokens.total,
+            log.append(Dropped(section.id, section.priority, before - _total(current),
                                f"over budget ({before} > {budget}): optional, priority "
                                f"{section.priority}"))
-            if current.tokens.total <= budget:
+            if _total(current) <= budget:
                 break
-    if current.tokens.total > budget:
+    if _total(current) > budget:
         rows = [{"id": s.id, "tokens": s.tokens, "required": s.required,
                  "priority": s.priority, "form": s.form} for s in current.sections]
         required = sum(s.tokens or 0 for s in current.sections if s.required)
         raise BudgetExceededError(
-            f"required sections need {current.tokens.total} tokens (required sections alone: "
+            f"required sections need {_total(current)} tokens (required sections alone: "
             f"{required}); the budget is {budget}", report={"sections": rows,
-                                                          "total": current.tokens.total,
+                                                          "total": _total(current),
                                                           "budget": budget,
                                                           "dropped": [d.to_dict() for d in log]},
             field="budget")

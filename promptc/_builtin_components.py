@@ -12,34 +12,51 @@ from typing import Any
 
 import attrs
 
+from ._component import DataFunction
 from ._context import PromptContext
 from ._frozen import dumps_json, thaw
 from ._memo import Memo
 from ._placeholders import tool_mode_of
+from ._provider import ProviderInfo
 from ._tools import catalogue_data, enabled_tools
 from ._variant import Variant
 
 __all__ = ["BUILTIN_DATA", "DataDef", "tool_specs_for"]
 
 
+KeyFunction = Callable[[PromptContext], Hashable]
+
+
 @attrs.frozen
 class DataDef:
-    data: Any = None
+    data: DataFunction | None = None
     provides: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
-    key: Any = None
-    key_factory: Any = None  # (variant) -> (key function, fields read), when they depend on it
-    content_key_factory: Any = None  # (variant) -> key by output-determining value (2nd level)
+    key: KeyFunction | None = None
+    # (variant) -> (key function, fields read), when they depend on it
+    key_factory: Callable[[Variant], tuple[KeyFunction | None, frozenset[str]]] | None = None
+    # (variant) -> key by output-determining value (2nd level)
+    content_key_factory: Callable[[Variant], KeyFunction] | None = None
     priority: int = 50
     required: bool = False
 
 
+def _provider(ctx: PromptContext) -> ProviderInfo:
+    """The plan's resolved provider: `Plan.canonical` sets it in every context a plan uses."""
+    provider = ctx.provider
+    if provider is None:
+        raise RuntimeError("internal error: built-in component data computed for a context "
+                           "without a provider (contexts must pass through Plan.canonical)")
+    return provider
+
+
 def _text_mode(variant: Variant, ctx: PromptContext) -> bool:
-    return tool_mode_of(variant, ctx.provider) == "text"
+    return tool_mode_of(variant, _provider(ctx)) == "text"
 
 
 def tool_specs_for(variant: Variant, ctx: PromptContext, on_error: Any = None) -> tuple[Any, ...]:
-    return enabled_tools(variant.tool_specs, ctx, ctx.provider, tool_mode_of(variant, ctx.provider),
+    provider = _provider(ctx)
+    return enabled_tools(variant.tool_specs, ctx, provider, tool_mode_of(variant, provider),
                          on_error)
 
 
@@ -94,7 +111,7 @@ def tool_vector_for(variant: Variant) -> Callable[[PromptContext], Hashable]:
             return False
 
     def vector(ctx: PromptContext) -> Hashable:
-        mode = tool_mode_of(variant, ctx.provider)
+        mode = tool_mode_of(variant, _provider(ctx))
         bits = tuple(holds(spec, ctx, mode) for spec in specs)
         if enums:
             return bits, tuple((s.name, s.references) for s in ctx.skills)
@@ -167,7 +184,7 @@ def _capabilities(variant: Variant, ctx: PromptContext) -> Mapping[str, Any]:
     return {"browser": bool(ctx.features.get("browser")),
             "web_fetch": bool(ctx.features.get("web_fetch")),
             "mcp": bool(ctx.mcp_servers),
-            "images": bool(ctx.provider.images)}
+            "images": bool(_provider(ctx).images)}
 
 
 def _system_info(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
@@ -204,7 +221,7 @@ def _task_progress(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | 
 
 def _notices(variant: Variant, ctx: PromptContext) -> Mapping[str, Any] | None:
     images = [a.name for a in ctx.attachments if a.type.lower().startswith("image/")]
-    if not images or ctx.provider.images:
+    if not images or _provider(ctx).images:
         return None
     return {"unreadable_images": [{"name": n} for n in images]}
 

@@ -170,13 +170,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
     resolution = compiler.resolve(resolved, full_trace=True)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True)
     v = prompt.variant
+    chosen_by = "id" if args.variant else resolution.by
     data = {
         "provider": {k: getattr(resolved, k) for k in (
             "provider", "model", "family", "context_window", "native_tools", "images",
             "prompt_caching", "cache_min_tokens", "encoding")},
         "normalized_model": resolved.normalized_model,
         "variant": {"id": v.id, "family": v.family, "source": v.source, "path": v.path,
-                    "extends": v.extends, "chosen_by": "id" if args.variant else resolution.by,
+                    "extends": v.extends, "chosen_by": chosen_by,
                     "tool_mode": prompt.tools.mode},
         "trace": [t.to_dict() for t in resolution.trace],
         "sections": [s.to_dict() for s in prompt.sections],
@@ -190,7 +191,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     out.write(f"{paint('provider', 'bold')}  {info.provider} / {info.model} "
               f"(normalized: {resolved.normalized_model}, family: {resolved.family})\n")
     out.write(f"{paint('variant', 'bold')}   {v.id} ({v.source}; chosen by "
-              f"{data['variant']['chosen_by']}; tools: {prompt.tools.mode})\n\n")
+              f"{chosen_by}; tools: {prompt.tools.mode})\n\n")
     rows = []
     for t in resolution.trace:
         mark = {True: paint("matched", "green"), False: "no", None: paint("raised", "red")}
@@ -264,11 +265,12 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_tokens(args: argparse.Namespace) -> int:
+    from ._budget import token_report
     compiler = _compiler(args)
     info, ctx = _context(args)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True,
                               budget=args.budget)
-    rep = prompt.tokens
+    rep = token_report(prompt)  # counted: count_tokens=True
     if args.json:
         _print_json({"variant": prompt.variant.id, "tokens": rep.to_dict(),
                      "sections": [{"id": s.id, "tokens": s.tokens, "chars": len(s.text),

@@ -13,8 +13,8 @@ declared is never memoized and counts as request-class.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Iterable
+from typing import TYPE_CHECKING, Any  # noqa: F401 - Any: in the string annotations below
 
 import attrs
 
@@ -32,7 +32,11 @@ DataFunction = Callable[["Variant", "PromptContext"], "Mapping[str, Any] | None"
 RenderFunction = Callable[["Variant", "PromptContext"], "str | None"]
 
 
-def _reads(value: Any) -> frozenset[str] | None:
+def _provides(value: Iterable[str]) -> frozenset[str]:
+    return frozenset(value)
+
+
+def _reads(value: Iterable[str] | None) -> frozenset[str] | None:
     return None if value is None else frozenset(value)
 
 
@@ -42,7 +46,7 @@ class Component:
     function: RenderFunction | None = attrs.field(default=None, eq=False)
     template: str | None = None
     data: DataFunction | None = attrs.field(default=None, eq=False)
-    provides: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+    provides: frozenset[str] = attrs.field(default=frozenset(), converter=_provides)
     reads: frozenset[str] | None = attrs.field(default=None, converter=_reads)
     key: Callable[[PromptContext], Hashable] | None = attrs.field(default=None, eq=False)
     # (variant) -> (key function or None, fields read): for outputs whose dependencies are

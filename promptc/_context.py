@@ -12,11 +12,11 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, NoReturn, TypeVar
 
 import attrs
 
-from ._errors import ContextError
+from ._errors import ContextError, PromptcError
 from ._frozen import EMPTY, FrozenDict, freeze
 from ._provider import ProviderInfo
 from ._schema import build_record
@@ -26,15 +26,49 @@ __all__ = ["PromptContext", "Rule", "McpServer", "McpTool", "McpResource", "McpR
 
 MAX_CONTEXT_FILE_BYTES = 64 * 1024 * 1024
 
+R = TypeVar("R")
 
-def _records(cls: type) -> Any:
-    def convert(items: Iterable[Any] | None) -> tuple[Any, ...]:
-        if items is None:
-            return ()
-        return tuple(item if isinstance(item, cls) else
-                     build_record(cls, item, path=cls.__name__, error=ContextError)
-                     for item in items)
-    return convert
+
+def _records(cls: type[R], items: Iterable[Any] | None) -> tuple[R, ...]:
+    """`items` as records of `cls`, each plain table built into one."""
+    if items is None:
+        return ()
+    return tuple(item if isinstance(item, cls) else
+                 build_record(cls, item, path=cls.__name__, error=ContextError)
+                 for item in items)
+
+
+# Named converters, one per record type (mypy's attrs plugin reads a converter's signature).
+def _mcp_tools(items: Iterable[Any] | None) -> tuple[McpTool, ...]:
+    return _records(McpTool, items)
+
+
+def _mcp_resources(items: Iterable[Any] | None) -> tuple[McpResource, ...]:
+    return _records(McpResource, items)
+
+
+def _mcp_resource_templates(items: Iterable[Any] | None) -> tuple[McpResourceTemplate, ...]:
+    return _records(McpResourceTemplate, items)
+
+
+def _mcp_servers(items: Iterable[Any] | None) -> tuple[McpServer, ...]:
+    return _records(McpServer, items)
+
+
+def _workspace_roots(items: Iterable[Any] | None) -> tuple[WorkspaceRoot, ...]:
+    return _records(WorkspaceRoot, items)
+
+
+def _rules(items: Iterable[Any] | None) -> tuple[Rule, ...]:
+    return _records(Rule, items)
+
+
+def _skills(items: Iterable[Any] | None) -> tuple[Skill, ...]:
+    return _records(Skill, items)
+
+
+def _attachments(items: Iterable[Any] | None) -> tuple[Attachment, ...]:
+    return _records(Attachment, items)
 
 
 def _frozen_map(value: Mapping[str, Any] | None) -> FrozenDict:
@@ -58,10 +92,13 @@ class _Keyed:
     """
 
     __slots__ = ("_key", "_h")  # filled by __attrs_post_init__; not attrs fields
+    __key_fields__: ClassVar[tuple[str, ...]]  # set by @_keyed: the attrs fields, in order
+    _key: tuple[Any, ...]
+    _h: int | None
 
     def __attrs_post_init__(self) -> None:
         parts = []
-        for name in type(self).__key_fields__:  # type: ignore[attr-defined]
+        for name in type(self).__key_fields__:
             value = getattr(self, name)
             if value.__class__ is tuple and value and isinstance(value[0], _Keyed):
                 value = tuple(item._key for item in value)
@@ -76,7 +113,7 @@ class _Keyed:
             return True
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._key == other._key  # type: ignore[attr-defined]
+        return self._key == other._key
 
     def __ne__(self, other: object) -> bool:
         eq = self.__eq__(other)
@@ -142,10 +179,10 @@ class McpServer(_Keyed):
     name: str
     command: str = ""
     url: str = ""
-    tools: tuple[McpTool, ...] = attrs.field(default=(), converter=_records(McpTool))
-    resources: tuple[McpResource, ...] = attrs.field(default=(), converter=_records(McpResource))
+    tools: tuple[McpTool, ...] = attrs.field(default=(), converter=_mcp_tools)
+    resources: tuple[McpResource, ...] = attrs.field(default=(), converter=_mcp_resources)
     resource_templates: tuple[McpResourceTemplate, ...] = attrs.field(
-        default=(), converter=_records(McpResourceTemplate))
+        default=(), converter=_mcp_resource_templates)
 
 
 @_keyed
@@ -207,12 +244,12 @@ class PromptContext(_Keyed):
         default="act", validator=attrs.validators.in_(("act", "plan")))
     date: str | None = attrs.field(default=None, validator=_check_date)
     workspace_roots: tuple[WorkspaceRoot, ...] = attrs.field(
-        default=(), converter=_records(WorkspaceRoot))
-    rules: tuple[Rule, ...] = attrs.field(default=(), converter=_records(Rule))
-    mcp_servers: tuple[McpServer, ...] = attrs.field(default=(), converter=_records(McpServer))
-    skills: tuple[Skill, ...] = attrs.field(default=(), converter=_records(Skill))
+        default=(), converter=_workspace_roots)
+    rules: tuple[Rule, ...] = attrs.field(default=(), converter=_rules)
+    mcp_servers: tuple[McpServer, ...] = attrs.field(default=(), converter=_mcp_servers)
+    skills: tuple[Skill, ...] = attrs.field(default=(), converter=_skills)
     features: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
-    attachments: tuple[Attachment, ...] = attrs.field(default=(), converter=_records(Attachment))
+    attachments: tuple[Attachment, ...] = attrs.field(default=(), converter=_attachments)
     runtime: FrozenDict = attrs.field(default=EMPTY, converter=_frozen_map)
 
     @classmethod
@@ -264,7 +301,7 @@ def _normalized(ctx: PromptContext) -> PromptContext:
     return attrs.evolve(ctx, rules=rules, skills=skills)
 
 
-def _read_data_file(path: Path, error: type[Exception], limit: int) -> Any:
+def _read_data_file(path: Path, error: type[PromptcError], limit: int) -> Any:
     """Read a JSON or TOML file into plain data, with errors that name the file and line."""
     from ._files import read_text_file
     suffix = path.suffix.lower()
@@ -317,7 +354,7 @@ def _lone_surrogate(text: str) -> tuple[int, int] | None:
     return (high[0], high[2]) if high is not None else None
 
 
-def _check_surrogates(data: Any, text: str, path: Path, error: type[Exception]) -> None:
+def _check_surrogates(data: Any, text: str, path: Path, error: type[PromptcError]) -> None:
     if "\\u" not in text:
         return
     lone = _lone_surrogate(text)
@@ -329,8 +366,8 @@ def _check_surrogates(data: Any, text: str, path: Path, error: type[Exception]) 
                     f"(column {column})", source=str(path), line=line)
 
 
-def _raise_toml(error: type[Exception], exc: Exception, path: Path, text: str | None = None
-                ) -> Any:
+def _raise_toml(error: type[PromptcError], exc: Exception, path: Path, text: str | None = None
+                ) -> NoReturn:
     import re
     msg = str(exc)
     m = re.search(r"\(at line (\d+), column (\d+)\)", msg)

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._budget import with_token_counts
+from ._budget import token_report, with_token_counts
 from ._tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ def _side(p: CompiledPrompt) -> dict[str, Any]:
 def diff_prompts(a: CompiledPrompt, b: CompiledPrompt) -> dict[str, Any]:
     """Per-section status with char and token deltas, the static prefix, and totals."""
     a, b = with_token_counts(a), with_token_counts(b)
+    tokens_a, tokens_b = token_report(a), token_report(b)
     before = {s.id: s for s in a.sections}
     after = {s.id: s for s in b.sections}
     order = [s.id for s in a.sections] + [s.id for s in b.sections if s.id not in before]
@@ -43,25 +44,24 @@ def diff_prompts(a: CompiledPrompt, b: CompiledPrompt) -> dict[str, Any]:
                      "chars_before": len(x.text) if x else 0,
                      "chars_after": len(y.text) if y else 0,
                      "tokens_before": tb, "tokens_after": ta, "tokens_delta": ta - tb})
-    glue_before = a.tokens.total - sum(s.tokens or 0 for s in a.sections)
-    glue_after = b.tokens.total - sum(s.tokens or 0 for s in b.sections)
+    glue_before = tokens_a.total - sum(s.tokens or 0 for s in a.sections)
+    glue_after = tokens_b.total - sum(s.tokens or 0 for s in b.sections)
     rows.append({"id": "(template)", "status": "same" if glue_before == glue_after else
                  "changed", "chars_before": len(a.text) - sum(len(s.text) for s in a.sections),
                  "chars_after": len(b.text) - sum(len(s.text) for s in b.sections),
                  "tokens_before": glue_before, "tokens_after": glue_after,
                  "tokens_delta": glue_after - glue_before})
-    enc = a.tokens.encoding
     return {
         "from": _side(a), "to": _side(b), "sections": rows,
         "chars_before": len(a.text), "chars_after": len(b.text),
-        "tokens_before": a.tokens.total, "tokens_after": b.tokens.total,
-        "tokens_delta": b.tokens.total - a.tokens.total,
+        "tokens_before": tokens_a.total, "tokens_after": tokens_b.total,
+        "tokens_delta": tokens_b.total - tokens_a.total,
         "static_prefix": {
             "changed": a.fingerprints["static"] != b.fingerprints["static"],
             "fingerprint_before": a.fingerprints["static"],
             "fingerprint_after": b.fingerprints["static"],
-            "tokens_before": count_tokens(a.static_prefix, enc),
-            "tokens_after": count_tokens(b.static_prefix, enc),
+            "tokens_before": count_tokens(a.static_prefix, tokens_a.encoding),
+            "tokens_after": count_tokens(b.static_prefix, tokens_b.encoding),
         },
     }
 
@@ -120,9 +120,8 @@ def sessions_differ(compiler: Compiler, provider: Any, first: Any, second: Any,
     sa = {s.id: s for s in a.sections}
     sb = {s.id: s for s in b.sections}
     differ = sorted(i for i in sa.keys() | sb.keys()
-                    if (sa.get(i).text if i in sa else None) != (sb.get(i).text if i in sb
-                                                                 else None))
+                    if (sa[i].text if i in sa else None) != (sb[i].text if i in sb else None))
     return {"differ": differ,
-            "classes": {i: (sa.get(i) or sb.get(i)).cache for i in differ},
+            "classes": {i: (sa[i] if i in sa else sb[i]).cache for i in differ},
             "static_prefix_equal": a.static_prefix == b.static_prefix,
             "fingerprints": (a.fingerprints, b.fingerprints)}

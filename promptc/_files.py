@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ._errors import PromptcError
+
 __all__ = ["read_text_file"]
 
 
-def read_text_file(path: Path, error: type[Exception], limit: int,
+def read_text_file(path: Path, error: type[PromptcError], limit: int,
                    allow_nul: bool = False) -> str:
     """The file's text; every problem raises `error` naming the file (and the line, if any)."""
     try:

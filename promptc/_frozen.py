@@ -239,7 +239,7 @@ def dumps_json(value: Any, indent: int | None = 2) -> str:
 
 def _dumps_iterative(value: Any, indent: int | None) -> str:
     import json
-    from json.encoder import encode_basestring  # type: ignore[attr-defined]
+    from json.encoder import encode_basestring
     out: list[str] = []
     nl = "\n" if indent is not None else ""
     pad = " " * (indent or 0)

@@ -28,7 +28,11 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 class PromptcSpec:
-    """The hooks a promptc plugin may implement."""
+    """The hooks a promptc plugin may implement.
+
+    pluggy reads only the names and signatures here and never runs the bodies (those whose
+    return type excludes None raise NotImplementedError, so a type checker accepts them).
+    """
 
     @hookspec
     def promptc_template_folders(self) -> Sequence[str | Path]:
@@ -36,21 +40,25 @@ class PromptcSpec:
 
         The simplest plugin: ship a folder of data inside the package and return its path.
         """
+        raise NotImplementedError
 
     @hookspec
     def promptc_variants(self) -> Sequence[Mapping[str, Any]]:
         """Variants defined in Python: a variant.toml-like table plus `template_text`,
         optional `component_texts` ({component id: text}) and an optional `matcher` callable
         `(ProviderInfo) -> bool | (bool, reason)` used instead of a `match` table."""
+        raise NotImplementedError
 
     @hookspec
     def promptc_components(self) -> Sequence[Component]:
         """Components (a `promptc.Component` with a template or a function)."""
+        raise NotImplementedError
 
     @hookspec
     def promptc_tools(self) -> Sequence[Mapping[str, Any]]:
         """Tool specs, as tables shaped like `components/tools/<name>.toml`. A name taken by a
         built-in tool is rejected unless the table says `override = true`."""
+        raise NotImplementedError
 
     @hookspec
     def promptc_contribute_context(self, context: PromptContext, provider: ProviderInfo

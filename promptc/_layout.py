@@ -53,7 +53,7 @@ def flat_values(template: Template, scopes: Sequence[Mapping[str, Any]]
     for name in template.all_names:
         if "." in name:
             return None
-        value = None
+        value: Any = None  # whatever the scope holds: checked by class below
         for scope in reversed(scopes):
             if name in scope:
                 value = scope[name]

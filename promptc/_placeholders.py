@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ._context import PromptContext
     from ._provider import ProviderInfo
-    from ._variant import Variant
+    from ._variant import ActiveToolMode, Variant
 
 __all__ = ["STANDARD", "standard_value", "tool_mode_of", "LAYERS"]
 
@@ -27,7 +27,7 @@ def _date(v: Variant, c: PromptContext, p: ProviderInfo) -> str:
     return c.date if c.date is not None else datetime.date.today().isoformat()
 
 
-def tool_mode_of(variant: Variant, provider: ProviderInfo) -> str:
+def tool_mode_of(variant: Variant, provider: ProviderInfo) -> ActiveToolMode:
     """The variant's choice, else the model's capability, else text."""
     if variant.tool_mode != "auto":
         return variant.tool_mode

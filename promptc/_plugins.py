@@ -60,8 +60,11 @@ def _fail(code: str, name: str, message: str) -> Diagnostic:
 
 
 def load_plugins(entry_points: Iterable[Any] | None = None,
-                 validate: Callable[[Layer], None] | None = None) -> PluginSet:
-    """Import and query every plugin; return their layers (sorted by plugin name)."""
+                 validate: Callable[[Layer], object] | None = None) -> PluginSet:
+    """Import and query every plugin; return their layers (sorted by plugin name).
+
+    `validate` raises for a layer promptc cannot use; its return value is ignored.
+    """
     eps = _entry_points() if entry_points is None else list(entry_points)
     diags: list[Diagnostic] = []
     layers: list[Layer] = []

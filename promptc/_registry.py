@@ -102,7 +102,7 @@ def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Compone
     _compiled(text.text, text.path)  # parse now: a bad template fails the load, not a request
     if short is not None:
         _compiled(short.text, short.path)
-    paths = {"path": text.path, "short_path": short.path if short else ""}
+    short_path = short.path if short else ""
     d = BUILTIN_DATA.get(cid)
     if d is not None and d.data is not None:
         return Component(id=cid, template=text.text, data=d.data, provides=d.provides,
@@ -112,13 +112,14 @@ def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Compone
                          short_template=short.text if short else None, source=text.source,
                          origin=text.origin or text.path,
                          short_origin=(short.origin or short.path) if short else "",
-                         **paths)
+                         path=text.path, short_path=short_path)
     prio = d.priority if d else 50
     req = d.required if d else False
     return Component(id=cid, template=text.text, reads=(), priority=prio, required=req,
                      short_template=short.text if short else None, source=text.source,
                      origin=text.origin or text.path,
-                     short_origin=(short.origin or short.path) if short else "", **paths)
+                     short_origin=(short.origin or short.path) if short else "",
+                     path=text.path, short_path=short_path)
 
 
 def _short_over(cid: str, short: TextFile, base: Component | None) -> Component:

@@ -133,8 +133,8 @@ def build_record(cls: type, data: Any, *, path: str = "", source: str | None = N
         return cls(**kwargs)
     except PromptcError as exc:
         if exc.source is None and source is not None:
-            sub = ".".join(p for p in (path, exc.field) if p) or None
-            raise error(exc.message, source=source, field=sub) from None
+            field = ".".join(p for p in (path, exc.field) if p) or None
+            raise error(exc.message, source=source, field=field) from None
         raise
     except (TypeError, ValueError) as exc:
         raise _fail(error, source, path, str(exc)) from None

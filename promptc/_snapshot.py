@@ -31,6 +31,7 @@ from pathlib import Path
 
 import attrs
 
+from ._budget import token_report
 from ._compiler import Compiler
 from ._context import PromptContext
 from ._errors import ConfigError
@@ -166,7 +167,7 @@ def render_case(compiler: Compiler, case: Case, strict: bool = True) -> str:
 def render_case_lines(compiler: Compiler, case: Case, strict: bool = True) -> Rendered:
     prompt = compiler.compile(case.provider, case.context, strict=strict, variant=case.variant,
                               count_tokens=True)
-    tokens = prompt.tokens
+    tokens = token_report(prompt)  # count_tokens=True: always counted
     estimate = ", estimated" if tokens.estimated else ""
     sections = " ".join(f"{s.id}={s.tokens}" for s in prompt.sections)
     header = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 __all__ = ["builtin_root", "user_folder", "find_project_folder"]
@@ -17,7 +18,7 @@ def builtin_root() -> Path:
     return here.parent
 
 
-def user_folder(env: dict[str, str] | None = None) -> Path:
+def user_folder(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CONFIG_HOME/promptc`, else `~/.config/promptc` (read at load, never per request)."""
     env = os.environ if env is None else env
     base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")

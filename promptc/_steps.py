@@ -114,7 +114,7 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Any],
     elif comp is not None and comp.template is not None:
         step.template = _compiled(comp.template, comp.path or comp.origin or cid)
         step.origin = comp.origin
-    else:
+    elif comp is not None:  # always: with no override, a missing component returned above
         step.origin = f"{comp.source}: function {getattr(comp.function, '__qualname__', cid)}"
     short_override = v.component_templates.get(cid + ".short")
     if short_override is not None:

@@ -10,6 +10,7 @@ from ._context import Skill
 from ._frozen import thaw
 from ._tools import (FunctionList, McpBinding, ToolSpec, functions_for, to_anthropic, to_gemini,
                      to_openai, to_openai_responses)
+from ._variant import ActiveToolMode
 
 __all__ = ["ToolSet"]
 
@@ -18,7 +19,7 @@ __all__ = ["ToolSet"]
 class ToolSet:
     """Enabled tool specs (+ natively offered MCP tools). JSON is built on first use, then kept."""
 
-    mode: Literal["text", "native"]
+    mode: ActiveToolMode
     specs: tuple[ToolSpec, ...]
     mcp: tuple[McpBinding, ...] = ()
     skills: tuple[Skill, ...] = attrs.field(default=(), repr=False)

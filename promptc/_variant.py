@@ -25,6 +25,7 @@ import re
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 INPUT_TYPES = ("string", "number", "boolean", "select", "date")
 ToolMode = Literal["text", "native", "auto"]
+ActiveToolMode = Literal["text", "native"]  # what "auto" comes to for one provider
 
 
 @attrs.frozen
@@ -105,7 +106,7 @@ def check_variant_table(data: Mapping[str, Any], source: str) -> None:
         if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
             raise VariantConfigError(f"must be {_type_name(tp)}, got {type(value).__name__}",
                                      source=source, field=key)
-        if tp is list:
+        if isinstance(value, list):  # tp is list: no other key type admits a list
             for i, item in enumerate(value):
                 if not isinstance(item, str):
                     raise VariantConfigError("must be a list of strings", source=source,
