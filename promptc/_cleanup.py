@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ._template import Value
 
 __all__ = ["clean", "clean_pieces", "clean_text", "is_separator"]
 
@@ -169,7 +168,3 @@ def clean(pieces: Iterable[Any]) -> str:
 def clean_text(text: str) -> str:
     """Clean plain template text (no atoms): used for static text and by tests."""
     return clean([text])
-
-
-def atoms(values: Iterable[str]) -> list[Value]:
-    return [Value(v) for v in values]

@@ -75,7 +75,3 @@ class Component:
         if self.cache is not None and self.cache not in ("static", "session", "request"):
             raise ComponentError(f"cache must be static, session or request, got {self.cache!r}",
                                  source=self.id)
-
-    @property
-    def is_template(self) -> bool:
-        return self.template is not None

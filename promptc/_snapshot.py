@@ -26,7 +26,7 @@ import difflib
 import json
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
@@ -277,8 +277,3 @@ def update_dir(folder: Path, expected: Mapping[str, Rendered]) -> SnapshotDiff:
     for name in (*diff.added, *(c[0] for c in diff.changed)):
         (folder / name).write_text(expected[name].text, encoding="utf-8", newline="\n")
     return diff
-
-
-def iter_ids(matrix: Matrix) -> Iterable[str]:
-    yield from (c.id for c in matrix.cases)
-    yield from (t.id for t in matrix.tool_cases)

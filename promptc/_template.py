@@ -72,13 +72,6 @@ class Template:
     sections: frozenset[str] = frozenset()  # names used as {{#x}} / {{^x}} anywhere
     all_names: tuple[str, ...] = ()  # every name, in order of first use ("." excluded)
 
-    @property
-    def is_static_text(self) -> bool:
-        return all(isinstance(n, str) for n in self.nodes)
-
-
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
 
 
 def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
