@@ -181,6 +181,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     "tool_mode": prompt.tools.mode},
         "trace": [t.to_dict() for t in resolution.trace],
         "sections": [s.to_dict() for s in prompt.sections],
+        "tools": [{"name": t.name, "source": t.source, "origin": t.origin}
+                  for t in prompt.tools.specs] +
+                 [{"name": b.native_name, "source": f"mcp:{b.server}", "origin": b.tool}
+                  for b in prompt.tools.mcp],
         "placeholders": dict(sorted(prompt.placeholders.items())),
         "diagnostics": [d.to_dict() for d in prompt.diagnostics],
     }
@@ -198,7 +202,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
         rows.append([t.variant, t.priority, mark[t.matched], t.reason])
     out.write(table(["variant", "priority", "matched", "why"], rows, "lrll") + "\n\n")
     rows = [[s.id, s.cache, s.tokens, len(s.text), s.origin] for s in prompt.sections]
-    out.write(table(["section", "cache", "tokens", "chars", "from"], rows, "llrrl") + "\n")
+    out.write(table(["section", "cache", "tokens", "chars", "from"], rows, "llrrl") + "\n\n")
+    by_source: dict[str, list[str]] = {}
+    for tool in data["tools"]:
+        by_source.setdefault(tool["source"], []).append(tool["name"])
+    for source, names in by_source.items():
+        out.write(f"tools from {source}: {', '.join(names)}\n")
     _print_diagnostics(prompt.diagnostics)
     return 0
 

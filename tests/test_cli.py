@@ -123,3 +123,14 @@ def test_python_dash_m_is_the_same_command() -> None:
     out = subprocess.run([sys.executable, "-m", "promptc", "variants", "--builtins-only"],
                          capture_output=True, text=True)
     assert out.returncode == 0 and "generic" in out.stdout
+
+
+def test_explain_names_where_each_tool_came_from(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "explain", "--builtins-only", "--provider", "anthropic",
+                       "--model", "claude-sonnet-4-5", "--context", str(CONTEXTS / "full.json"),
+                       "--json")
+    tools = {t["name"]: t for t in json.loads(out)["tools"]}
+    assert code == 0
+    assert tools["read_file"]["source"] == "builtin"
+    assert tools["read_file"]["origin"].endswith("components/tools/read_file.toml")
+    assert tools["create_issue"]["source"] == "mcp:github"
