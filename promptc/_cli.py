@@ -171,6 +171,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True)
     v = prompt.variant
     chosen_by = "id" if args.variant else resolution.by
+    tools = [{"name": t.name, "source": t.source, "origin": t.origin}
+             for t in prompt.tools.specs] + \
+        [{"name": b.native_name, "source": f"mcp:{b.server}", "origin": b.tool}
+         for b in prompt.tools.mcp]
     data = {
         "provider": {k: getattr(resolved, k) for k in (
             "provider", "model", "family", "context_window", "native_tools", "images",
@@ -181,10 +185,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     "tool_mode": prompt.tools.mode},
         "trace": [t.to_dict() for t in resolution.trace],
         "sections": [s.to_dict() for s in prompt.sections],
-        "tools": [{"name": t.name, "source": t.source, "origin": t.origin}
-                  for t in prompt.tools.specs] +
-                 [{"name": b.native_name, "source": f"mcp:{b.server}", "origin": b.tool}
-                  for b in prompt.tools.mcp],
+        "tools": tools,
         "placeholders": dict(sorted(prompt.placeholders.items())),
         "diagnostics": [d.to_dict() for d in prompt.diagnostics],
     }
@@ -204,7 +205,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     rows = [[s.id, s.cache, s.tokens, len(s.text), s.origin] for s in prompt.sections]
     out.write(table(["section", "cache", "tokens", "chars", "from"], rows, "llrrl") + "\n\n")
     by_source: dict[str, list[str]] = {}
-    for tool in data["tools"]:
+    for tool in tools:
         by_source.setdefault(tool["source"], []).append(tool["name"])
     for source, names in by_source.items():
         out.write(f"tools from {source}: {', '.join(names)}\n")
