@@ -253,29 +253,24 @@ def _dumps_iterative(value: Any, indent: int | None) -> str:
             out.append(item[1])
             continue
         _, obj, depth = item
-        if isinstance(obj, (dict, FrozenDict)):
+        if isinstance(obj, (dict, FrozenDict, list, tuple)):
+            table = isinstance(obj, (dict, FrozenDict))
+            entries = list(obj.items()) if isinstance(obj, (dict, FrozenDict)) else \
+                [(None, v) for v in obj]
+            opening, closing = ("{", "}") if table else ("[", "]")
             if not obj:
-                out.append("{}")
+                out.append(opening + closing)
                 continue
             inner = nl + pad * (depth + 1)
-            out.append("{")
-            entries = list(obj.items())
-            work.append(("text", nl + pad * depth + "}"))
+            out.append(opening)
+            work.append(("text", nl + pad * depth + closing))
             for i in range(len(entries) - 1, -1, -1):
                 k, v = entries[i]
                 work.append(("value", v, depth + 1))
                 lead = inner if i == 0 else item_sep + inner
-                work.append(("text", lead + encode_basestring(str(k)) + key_sep))
-        elif isinstance(obj, (list, tuple)):
-            if not obj:
-                out.append("[]")
-                continue
-            inner = nl + pad * (depth + 1)
-            out.append("[")
-            work.append(("text", nl + pad * depth + "]"))
-            for i in range(len(obj) - 1, -1, -1):
-                work.append(("value", obj[i], depth + 1))
-                work.append(("text", inner if i == 0 else item_sep + inner))
+                if table:
+                    lead += encode_basestring(str(k)) + key_sep
+                work.append(("text", lead))
         else:
             out.append(json.dumps(obj, ensure_ascii=False))
     return "".join(out)

@@ -279,7 +279,7 @@ class Plan:
                 return result[0]
             base = step.key(ctx) if step.key is not None else ()
             if overridden:
-                base = (base, tuple(runtime_values.get(n) for n in sorted(step.runtime_names)))
+                base = (base, tuple(runtime_values.get(n) for n in step.runtime_order))
             key = (step.index, form, base)
             result = self.memo.get(key)
             if result is None:

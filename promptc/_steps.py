@@ -71,7 +71,7 @@ class Step:
     """One component of the variant, bound to this plan."""
 
     __slots__ = ("cid", "index", "component", "template", "short", "origin", "short_origin",
-                 "cache", "priority", "required", "key", "runtime_names", "std_names",
+                 "cache", "priority", "required", "key", "runtime_names", "runtime_order", "std_names",
                  "static", "static_short", "content_key")
 
     def __init__(self, cid: str, index: int) -> None:
@@ -87,6 +87,7 @@ class Step:
         self.required = False
         self.key: Callable[[PromptContext], Hashable] | None = None
         self.runtime_names: frozenset[str] = frozenset()
+        self.runtime_order: tuple[str, ...] = ()  # the same names, sorted once for memo keys
         self.std_names: tuple[str, ...] = ()
         # (Section | None, diagnostics) for static steps, computed once
         self.static: tuple[Section | None, tuple[Diagnostic, ...]] | None = None
@@ -160,6 +161,7 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Any],
         if field:
             reads.add(field)
     step.runtime_names = frozenset(names)
+    step.runtime_order = tuple(sorted(names))
     step.cache = class_of(frozenset(reads))
     if comp is not None and comp.cache is not None and _RANK[comp.cache] > _RANK[step.cache]:
         step.cache = comp.cache

@@ -14,6 +14,7 @@ import attrs
 from ._errors import VariantConfigError
 from ._frozen import EMPTY, FrozenDict
 from ._matchers import NEVER, Matcher
+from ._schema import _describe
 from ._suggest import did_you_mean
 from ._template import Template
 
@@ -104,7 +105,7 @@ def check_variant_table(data: Mapping[str, Any], source: str) -> None:
                                      source=source, field=key)
         tp = VARIANT_KEYS[key]
         if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
-            raise VariantConfigError(f"must be {_type_name(tp)}, got {type(value).__name__}",
+            raise VariantConfigError(f"must be {_type_name(tp)}, got {_describe(value)}",
                                      source=source, field=key)
         if isinstance(value, list):  # tp is list: no other key type admits a list
             for i, item in enumerate(value):
