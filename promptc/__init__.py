@@ -5,28 +5,41 @@
     prompt = compiler.compile(ProviderInfo(provider="anthropic", model="claude-sonnet-4-5"),
                               PromptContext.load("context.json"))
     prompt.text, prompt.variant.id, prompt.sections, prompt.diagnostics
+
+The engine is grouped by pipeline stage, imports running one way only (checked in CI):
+`_base` (errors, files, frozen data) → `_text` (templates, clean-up, layouts, tokens) → `_model`
+(the typed records) → `_load` (folders, plugins, registry) → `_emit` (cache blocks, native tools,
+payloads) → `_compile` (the request pipeline) → `_review` (lint, snapshots, diff) → `_cli`.
 """
 
-from ._compiler import Compiler
-from ._component import Component
-from ._context import (Attachment, McpResource, McpResourceTemplate, McpServer, McpTool,
-                       PromptContext, Rule, Skill, WorkspaceRoot)
-from ._errors import (BudgetExceededError, ComponentError, ConfigError, ContextError,
-                      InputError, MatcherError, NoVariantError, PlaceholderError, PluginError,
-                      PromptcError, StrictModeError, TemplateError, ToolSpecError,
-                      VariantConfigError)
-from ._hookspecs import hookimpl, hookspec
-from ._matchers import Matcher
-from ._provider import ProviderInfo, normalize_model_id
-from ._registry import Registry
-from ._result import (Block, CompiledPrompt, Diagnostic, Dropped, Resolution, Section,
-                      TraceEntry)
-from ._tokens import TokenReport, count_tokens
-from ._tools import ToolParameter, ToolSpec
-from ._toolset import ToolSet
-from ._variant import InputSpec, Variant
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ._base.errors import (BudgetExceededError, ComponentError, ConfigError, ContextError,
+                           InputError, MatcherError, NoVariantError, OfflineDataError,
+                           PlaceholderError, PluginError, PromptcError, StrictModeError,
+                           TemplateError, ToolSpecError, VariantConfigError)
+from ._compile.compiler import Compiler
+from ._compile.result import CompiledPrompt, Dropped, Section
+from ._emit.blocks import Block
+from ._emit.toolset import ToolSet
+from ._load.registry import Registry, Resolution, TraceEntry
+from ._model.component import Component
+from ._model.context import (Attachment, McpResource, McpResourceTemplate, McpServer, McpTool,
+                             PromptContext, Rule, Skill, WorkspaceRoot)
+from ._model.diagnostics import Diagnostic
+from ._model.inputs import InputSpec
+from ._model.matchers import Matcher
+from ._model.provider import ProviderInfo, normalize_model_id
+from ._model.tools import ToolParameter, ToolSpec
+from ._model.variant import Variant
+from ._text.tokens import TokenReport, count_tokens
+
+if TYPE_CHECKING:
+    from pluggy import HookimplMarker, HookspecMarker
+
+    hookimpl: HookimplMarker
+    hookspec: HookspecMarker
+    __version__: str
 
 __all__ = [
     "Attachment",
@@ -49,6 +62,7 @@ __all__ = [
     "McpServer",
     "McpTool",
     "NoVariantError",
+    "OfflineDataError",
     "PlaceholderError",
     "PluginError",
     "PromptContext",
@@ -70,8 +84,24 @@ __all__ = [
     "Variant",
     "VariantConfigError",
     "WorkspaceRoot",
+    "__version__",
     "count_tokens",
     "hookimpl",
     "hookspec",
     "normalize_model_id",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Names that cost an import are loaded on first use: pluggy's markers (a plugin needs
+    them, a client rendering prompts does not) and the version (from package metadata)."""
+    if name in ("hookimpl", "hookspec"):
+        from ._load import hookspecs
+        return getattr(hookspecs, name)
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            return version("promptc")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            return "0+unknown"
+    raise AttributeError(f"module 'promptc' has no attribute {name!r}")

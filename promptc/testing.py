@@ -26,12 +26,12 @@ from typing import Any
 
 import pytest
 
-from ._cleanup import is_separator
-from ._compiler import Compiler
-from ._context import PromptContext
-from ._provider import ProviderInfo
-from ._diff import sessions_differ
-from ._result import CompiledPrompt
+from ._compile.compiler import Compiler
+from ._compile.result import CompiledPrompt
+from ._model.context import PromptContext
+from ._model.provider import ProviderInfo
+from ._review.diff import sessions_differ
+from ._text.cleanup import is_separator
 
 __all__ = ["assert_renders_cleanly", "context_matrix", "make_context", "problems_in",
            "sessions_differ",

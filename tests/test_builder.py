@@ -10,7 +10,7 @@ import pytest
 
 from promptc import (Compiler, Component, ComponentError, PlaceholderError, PromptContext,
                      ProviderInfo, StrictModeError)
-from promptc._loader import Layer, read_layer
+from promptc._load.folders import Layer, read_layer
 
 from .conftest import MINI
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptc._cleanup import clean, clean_text, is_separator
-from promptc._template import Value
+from promptc._text.cleanup import clean, clean_text, is_separator
+from promptc._text.template import Value
 
 
 def test_dangling_headers_and_separators_are_removed() -> None:

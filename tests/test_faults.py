@@ -24,11 +24,11 @@ from promptc import (Compiler, Component, ComponentError, MatcherError, Placehol
                      PluginError, PromptContext, PromptcError, ProviderInfo, ToolSpec,
                      ToolSpecError)
 from promptc._cli import main
-from promptc._conditions import Condition
-from promptc._loader import Layer, read_layer
-from promptc._plugins import PluginSet
-from promptc._registry import PluginVariant, build_registry, plugin_raw_variant
-from promptc._sources import builtin_root
+from promptc._model.conditions import Condition
+from promptc._load.folders import Layer, read_layer
+from promptc._load.plugins import PluginSet
+from promptc._load.registry import PluginVariant, build_registry, plugin_raw_variant
+from promptc._load.sources import builtin_root
 
 CLAUDE = ProviderInfo("anthropic", "claude-sonnet-4-5")
 GPT = ProviderInfo("openai", "gpt-4o")  # -> the generic (text tools) variant
@@ -192,7 +192,7 @@ def names(message: str, source: str) -> bool:
 def cli(fault: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
         *extra: str) -> tuple[int, str, str]:
     c = fault["build"]()
-    monkeypatch.setattr("promptc._cli._compiler", lambda args: c)
+    monkeypatch.setattr("promptc._cli.commands.compiler_from", lambda args: c)
     p = fault["provider"]
     rc = main(["render", "--provider", p.provider, "--model", p.model, "--date", "2026-01-01",
                "--cwd", "/w", *extra])
@@ -291,7 +291,7 @@ def test_faults_from_an_entry_point_plugin(mode: str, tmp_path: Path,
     monkeypatch.syspath_prepend(str(root))
     monkeypatch.delitem(sys.modules, "acme_faulty", raising=False)
     [ep] = [ep for ep in importlib.metadata.entry_points(group="promptc") if ep.name == "acme"]
-    monkeypatch.setattr("promptc._plugins._entry_points", lambda: [ep])
+    monkeypatch.setattr("promptc._load.plugins._entry_points", lambda: [ep])
     args = ["render", "--provider", "openai", "--model", "gpt-4o", "--no-user", "--no-project",
             "--date", "2026-01-01"]
     assert main(args) == 0
@@ -380,7 +380,7 @@ def test_other_commands_survive_every_fault(command: list[str], monkeypatch: pyt
     for name in sorted(FAULTS):
         fault = FAULTS[name]
         c = fault["build"]()
-        monkeypatch.setattr("promptc._cli._compiler", lambda args, c=c: c)
+        monkeypatch.setattr("promptc._cli.commands.compiler_from", lambda args, c=c: c)
         p = fault["provider"]
         rc = main([*command, "--provider", p.provider, "--model", p.model, "--cwd", "/w",
                    "--date", "2026-01-01"])

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc import McpTool, PromptContext
-from promptc._frozen import FrozenDict, freeze, thaw
+from promptc._base.frozen import FrozenDict, freeze, thaw
 
 json_values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2),
@@ -40,10 +40,12 @@ def _json_equal(a: object, b: object) -> bool:
     return a == b
 
 
-def test_key_order_matters_for_flat_keys_but_not_for_dict_equality() -> None:
+def test_key_order_and_types_make_different_keys() -> None:
     a, b = freeze({"x": 1, "y": 2}), freeze({"y": 2, "x": 1})
-    assert a == b  # as mappings
-    assert a.flat != b.flat  # but they render differently, so they are different keys
+    assert dict(a) == dict(b)  # as plain mappings they are equal
+    assert a != b and a.flat != b.flat  # but they render differently, so they are other keys
+    assert freeze({"x": 1}) != freeze({"x": True}) != freeze({"x": 1.0})
+    assert len({freeze({"x": 1}), freeze({"x": True}), freeze({"x": 1.0})}) == 3
 
 
 def test_contexts_with_equal_content_are_one_key() -> None:

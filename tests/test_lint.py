@@ -8,7 +8,7 @@ import pytest
 
 from promptc import Compiler
 from promptc._cli import main
-from promptc._lint import lint
+from promptc._review.lint import lint
 
 
 def codes(c: Compiler) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ import pytest
 
 from promptc import (Compiler, NoVariantError, PromptContext, ProviderInfo, TemplateError,
                      ToolSpecError, VariantConfigError)
-from promptc._loader import read_layer
+from promptc._load.folders import read_layer
 
 from .conftest import MINI
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from promptc import ProviderInfo, VariantConfigError
-from promptc._matchers import compile_matcher
+from promptc._model.matchers import compile_matcher
 
 
 def match(spec: dict, provider: str, model: str, **caps: object) -> tuple[bool, str]:

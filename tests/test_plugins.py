@@ -453,10 +453,10 @@ def plugin_module(**hooks: Any) -> Any:
 
 def compiler_with(**plugins: Any) -> Any:
     from promptc import Compiler
-    from promptc._loader import read_layer
-    from promptc._plugins import load_plugins
-    from promptc._registry import build_registry
-    from promptc._sources import builtin_root
+    from promptc._load.folders import read_layer
+    from promptc._load.plugins import load_plugins
+    from promptc._load.registry import build_registry
+    from promptc._load.sources import builtin_root
     builtin = read_layer(builtin_root(), "builtin")
     found = load_plugins([StandInEntryPoint(n, p) for n, p in plugins.items()],
                          validate=lambda layer: build_registry([builtin, layer]))

@@ -11,7 +11,7 @@ import pytest
 from promptc import Compiler, ProviderInfo
 from promptc._cli import main
 from promptc.testing import sessions_differ
-from promptc._sources import builtin_root
+from promptc._load.sources import builtin_root
 
 from .conftest import load_context
 

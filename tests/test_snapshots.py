@@ -1,7 +1,7 @@
 """Every built-in variant × the standard contexts, snapshotted as plain .md files in snapshots/.
 
 The files are the same bytes `promptc snapshot --update --builtins-only` writes (both render
-through promptc._snapshot). A changed, missing or unused snapshot fails the run; accept a change
+through promptc._review.snapshot). A changed, missing or unused snapshot fails the run; accept a change
 on purpose with `pytest --snapshot-update` (or `promptc snapshot --update --builtins-only`).
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from promptc import Compiler
-from promptc._snapshot import load_matrix, render_case, render_tools
+from promptc._review.snapshot import load_matrix, render_case, render_tools
 
 MATRIX = load_matrix()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from promptc import TemplateError
-from promptc._template import Value, compile_template, render
+from promptc._text.template import Value, compile_template, render
 
 
 def pieces(text: str, **data: object) -> list[object]:

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc import Compiler, ProviderInfo, count_tokens
-from promptc._tokens import count_total, encoding_for, get_encoding
+from promptc._model.provider import encoding_for
+from promptc._text.tokens import TokenCounter, get_encoding
 
 from .conftest import load_context
 
@@ -19,7 +20,7 @@ def test_counting_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -> 
         raise AssertionError("tiktoken tried to fetch its BPE file")
     monkeypatch.setattr(tiktoken.load, "read_file", no_network)
     monkeypatch.setattr(tiktoken.load, "read_file_cached", no_network)
-    import promptc._tokens as tokens
+    import promptc._text.tokens as tokens
     monkeypatch.setattr(tokens, "_encodings", {})  # force a fresh build under the guard
     assert count_tokens("hello world, this is promptc", "cl100k_base") > 0
     assert count_tokens("hello world, this is promptc", "o200k_base") > 0
@@ -86,7 +87,7 @@ pieces = st.sampled_from(["\n", "\n\n", " ", "word", "Word", "/", "//x", ":", ":
 @given(st.lists(pieces, max_size=40).map("".join), st.lists(st.integers(0, 400), max_size=6),
        st.sampled_from(["o200k_base", "cl100k_base"]))
 def test_counts_add_up_across_safe_cuts(text: str, cuts: list[int], encoding: str) -> None:
-    assert count_total(text, cuts, encoding) == len(
+    assert TokenCounter().total(text, cuts, encoding) == len(
         get_encoding(encoding).encode_ordinary(text))
 
 

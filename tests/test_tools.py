@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from promptc import Compiler, McpServer, McpTool, PromptContext, ProviderInfo
-from promptc._tools import mcp_bindings, sanitize_tool_name
+from promptc._model.tools import mcp_bindings, sanitize_tool_name
 
 from .conftest import load_context
 

@@ -1,0 +1,1 @@
+"""Leaf utilities every stage may use: errors, file reading, frozen data, memos, suggestions."""

@@ -1,0 +1,147 @@
+"""Reading data files the same way everywhere: UTF-8, BOM dropped, CRLF folded, size bounded.
+
+Every problem (missing file, not a regular file, too large, bad encoding, bad JSON or TOML) raises
+the caller's error class naming the file and, where there is one, the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import tomllib
+from pathlib import Path
+from typing import Any, NoReturn
+
+from .errors import PromptcError
+
+__all__ = ["read_text_file", "read_toml", "read_data_file", "MAX_DATA_FILE"]
+
+MAX_DATA_FILE = 4 * 1024 * 1024  # prompt data: templates, variant.toml, tool specs
+
+
+def read_text_file(path: Path, error: type[PromptcError], limit: int = MAX_DATA_FILE,
+                   allow_nul: bool = False) -> str:
+    """The file's text. Only regular files are read, and never more than `limit` bytes (a FIFO
+    or a link to a device would otherwise hang or read without end)."""
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise error("is a directory, not a file", source=str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise error("is not a regular file", source=str(path))
+        if info.st_size > limit:
+            raise error(f"file is {info.st_size} bytes, over the {limit}-byte limit",
+                        source=str(path))
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise error("file not found", source=str(path)) from None
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
+    except ValueError as exc:  # an embedded NUL in the path
+        raise error(f"cannot read: {exc}", source=repr(str(path))) from None
+    if len(raw) > limit:
+        raise error(f"file is over the {limit}-byte limit", source=str(path))
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise error(f"not valid UTF-8 (byte {exc.start})", source=str(path), line=line) from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not allow_nul and "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise error("contains a NUL byte", source=str(path), line=line)
+    return text
+
+
+def parse_toml(text: str, path: Path | str, error: type[PromptcError]) -> dict[str, Any]:
+    """TOML text as a table; a syntax error names the file, line and column."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        _raise_toml(error, exc, str(path), text)
+    except RecursionError:
+        raise error("invalid TOML: nested too deeply", source=str(path)) from None
+
+
+def read_toml(path: Path, error: type[PromptcError], limit: int = MAX_DATA_FILE
+              ) -> dict[str, Any]:
+    """Read and parse one TOML file: the one helper every loader uses."""
+    return parse_toml(read_text_file(path, error, limit), path, error)
+
+
+def read_data_file(path: Path, error: type[PromptcError], limit: int) -> Any:
+    """Read a `.json` or `.toml` file into plain data."""
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".toml"):
+        raise error(f"unsupported file type {suffix or '(none)'}: use .json or .toml",
+                    source=str(path))
+    text = read_text_file(path, error, limit, allow_nul=True)
+    if suffix == ".toml":
+        return parse_toml(text, path, error)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"invalid JSON: {exc.msg} (column {exc.colno})", source=str(path),
+                    line=exc.lineno) from None
+    except RecursionError:
+        raise error("invalid JSON: nested too deeply", source=str(path)) from None
+    _check_surrogates(text, path, error)
+    return data
+
+
+# A \uD800-\uDFFF escape (after an even run of backslashes it is plain text, not an escape).
+_SURROGATE_ESCAPE = re.compile(r"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def _lone_surrogate(text: str) -> tuple[int, int] | None:
+    """(offset, code) of the first surrogate escape in JSON text that is not half of a pair.
+
+    json.loads accepts `"\\ud800"` and returns a string no UTF-8 writer can encode, so such a
+    value would only fail later, far from the file that carried it.
+    """
+    high: tuple[int, int, int] | None = None  # (offset, end, code) of an unpaired high half
+    for m in _SURROGATE_ESCAPE.finditer(text):
+        if len(m.group(1)) % 2 == 0:
+            continue
+        start = m.end(1) - 1
+        code = int(m.group(2), 16)
+        if code >= 0xDC00:
+            if high is not None and high[1] == start:
+                high = None
+                continue
+            return (high[0], high[2]) if high is not None else (start, code)
+        if high is not None:
+            return high[0], high[2]
+        high = (start, m.end(), code)
+    return (high[0], high[2]) if high is not None else None
+
+
+def _check_surrogates(text: str, path: Path, error: type[PromptcError]) -> None:
+    if "\\u" not in text:
+        return
+    lone = _lone_surrogate(text)
+    if lone is not None:
+        offset, code = lone
+        line = text.count("\n", 0, offset) + 1
+        column = offset - text.rfind("\n", 0, offset)
+        raise error(f"invalid JSON: \\u{code:04x} is a lone surrogate, not a character "
+                    f"(column {column})", source=str(path), line=line)
+
+
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
+
+
+def _raise_toml(error: type[PromptcError], exc: Exception, path: str, text: str) -> NoReturn:
+    msg = str(exc)
+    m = _TOML_AT.search(msg)
+    line = int(m.group(1)) if m else None
+    if line is None and "end of document" in msg:
+        line = text.rstrip("\n").count("\n") + 1
+    msg = _TOML_AT.sub("", msg) + (f" (column {m.group(2)})" if m else "")
+    raise error(f"invalid TOML: {msg}", source=path, line=line) from None

@@ -1,0 +1,384 @@
+"""Immutable JSON-like data that compares by *typed* value, so it can be a cache key.
+
+A `FrozenDict` is equal to another exactly when their JSON would be: same keys in the same order,
+same values with the same types (`1`, `1.0` and `true` are three different values, as they render
+differently). Equality and hashing go through one flat tuple built without recursion, so a schema
+nested thousands of levels deep compares in C.
+
+A FrozenDict can also start *packed*, as canonical compact JSON text (`FrozenDict.packed`): that is
+how a context keeps an MCP tool's input schema. Making the text is one call into the C encoder (it
+also checks the value is JSON data), the text is the schema's identity, and the mapping itself is
+unpacked only if someone reads it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+__all__ = ["FrozenDict", "EMPTY", "freeze", "thaw", "dumps_json", "compact_json", "FreshCopies",
+           "typed_key"]
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":"))
+
+
+def compact_json(value: Any) -> str:
+    """Canonical compact JSON text of plain data; TypeError for anything that is not JSON."""
+    try:
+        return _COMPACT.encode(value)
+    except RecursionError:
+        return _dumps_iterative(value, None, (",", ":"))
+
+
+class FrozenDict(Mapping[str, Any]):
+    """A read-only mapping with typed, order-sensitive equality (see the module docstring)."""
+
+    __slots__ = ("_data", "_flat", "_hash", "_json")
+
+    def __init__(self, data: Mapping[str, Any] | None = None) -> None:
+        self._data: dict[str, Any] | None = dict(data) if data else {}
+        self._flat: tuple[Any, ...] | None = None
+        self._hash: int | None = None
+        self._json: str | None = None
+
+    @classmethod
+    def packed(cls, value: Mapping[str, Any]) -> FrozenDict:
+        """Freeze plain JSON data by its compact JSON text (raises TypeError if not JSON).
+
+        Data nested deeper than Python's JSON parser recurses is frozen right away instead
+        (the walk is iterative), keeping the text as its identity all the same.
+        """
+        plain = value if isinstance(value, dict) else thaw(value)
+        try:
+            text = _COMPACT.encode(plain)
+            fd = cls.__new__(cls)
+            fd._data = None
+        except RecursionError:
+            text = _dumps_iterative(plain, None, (",", ":"))
+            fd = freeze(plain)
+        fd._flat = None
+        fd._hash = None
+        fd._json = text
+        return fd
+
+    @property
+    def json_text(self) -> str:
+        """Canonical compact JSON text (the identity of a packed schema)."""
+        text = self._json
+        if text is None:
+            text = self._json = compact_json(thaw(self))
+        return text
+
+    def _items(self) -> dict[str, Any]:
+        data = self._data
+        if data is None:  # packed: unpack once, on first read as a mapping
+            data = self._data = freeze(json.loads(self._json or "{}"))._data or {}
+        return data
+
+    @property
+    def flat(self) -> tuple[Any, ...]:
+        """The whole structure as one flat, typed tuple: equal exactly when equal as JSON."""
+        flat = self._flat
+        if flat is None:
+            flat = self._flat = _flatten(self)
+        return flat
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __bool__(self) -> bool:
+        if self._data is None:  # packed: the text says whether it is empty, without unpacking
+            return self._json != "{}"
+        return bool(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._items().get(key, default)
+
+    def __hash__(self) -> int:
+        # Equal FrozenDicts have equal JSON text, so the text's hash is consistent with __eq__
+        # (and a packed one never needs unpacking to be hashed).
+        h = self._hash
+        if h is None:
+            try:
+                h = hash(self.json_text)
+            except (TypeError, ValueError):  # not JSON data (a registry table of records)
+                h = hash(self.flat)
+            self._hash = h
+        return h
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, FrozenDict):
+            if self._json is not None and other._json is not None:
+                return self._json == other._json
+            return self.flat == other.flat
+        if isinstance(other, Mapping):
+            return self.flat == _flatten(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({self._items()!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (self._items(),))
+
+
+EMPTY = FrozenDict()
+
+
+def typed_key(value: Any) -> Any:
+    """A hashable key for one frozen JSON value that keeps `1`, `1.0` and `true` apart."""
+    cls = value.__class__
+    if cls is str or value is None or cls is FrozenDict:
+        return value
+    if cls is tuple:
+        return _flatten(value)
+    return (cls.__name__, value)
+
+
+def freeze(value: Any) -> Any:
+    """Deep-freeze JSON-like data: dicts become FrozenDict, lists become tuples.
+
+    Iterative rather than recursive so a schema nested thousands deep cannot hit the recursion limit.
+    """
+    if not isinstance(value, (dict, list, tuple, FrozenDict)):
+        return value
+    if isinstance(value, FrozenDict):
+        return value
+    root_holder: list[Any] = [None]
+    stack: list[tuple[Any, list[Any], int]] = [(value, root_holder, 0)]
+    pending: list[tuple[list[str] | None, list[Any], list[Any], int]] = []
+    while stack:
+        node, parent, index = stack.pop()
+        if isinstance(node, FrozenDict):
+            parent[index] = node
+        elif isinstance(node, dict):
+            keys = list(node.keys())
+            slots: list[Any] = [None] * len(keys)
+            pending.append((keys, slots, parent, index))
+            for i, k in enumerate(keys):
+                stack.append((node[k], slots, i))
+        elif isinstance(node, (list, tuple)):
+            slots = [None] * len(node)
+            pending.append((None, slots, parent, index))
+            for i, item in enumerate(node):
+                stack.append((item, slots, i))
+        else:
+            parent[index] = node
+    for keys, slots, parent, index in reversed(pending):
+        if keys is not None:
+            fd = FrozenDict.__new__(FrozenDict)
+            fd._data = dict(zip(keys, slots))
+            fd._flat = fd._hash = fd._json = None
+            parent[index] = fd
+        else:
+            parent[index] = tuple(slots)
+    return root_holder[0]
+
+
+def thaw(value: Any) -> Any:
+    """Turn frozen data back into fresh plain dicts and lists (for JSON output), iteratively."""
+    if isinstance(value, FrozenDict) and value._data is None:
+        return json.loads(value._json or "{}")  # packed: the C parser makes the fresh copy
+    if not isinstance(value, (FrozenDict, tuple, dict, list)):
+        return value
+    root_holder: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, root_holder, 0)]
+    while stack:
+        node, parent, index = stack.pop()
+        if isinstance(node, FrozenDict) and node._data is None:
+            parent[index] = json.loads(node._json or "{}")
+        elif isinstance(node, (FrozenDict, dict)):
+            out: Any = {}
+            parent[index] = out
+            for k, v in node.items():
+                if isinstance(v, (FrozenDict, tuple, dict, list)):
+                    out[k] = None
+                    stack.append((v, out, k))
+                else:
+                    out[k] = v
+        elif isinstance(node, (tuple, list)):
+            out = [None] * len(node)
+            parent[index] = out
+            for i, v in enumerate(node):
+                if isinstance(v, (FrozenDict, tuple, dict, list)):
+                    stack.append((v, out, i))
+                else:
+                    out[i] = v
+    return root_holder[0]
+
+
+class _Marker:
+    """A structure marker in flat tuples: equal only to itself, never to data."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+OPEN_TABLE, CLOSE_TABLE = _Marker("OPEN_TABLE"), _Marker("CLOSE_TABLE")
+OPEN_LIST, CLOSE_LIST = _Marker("OPEN_LIST"), _Marker("CLOSE_LIST")
+
+
+class _Key:
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _flatten(value: Any) -> tuple[Any, ...]:
+    out: list[Any] = []
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is str:
+            out.append(node)
+        elif cls is _Marker:
+            out.append(node)
+        elif cls is _Key:
+            key = node.key
+            out.append(key if key.__class__ is str else (key.__class__.__name__, key))
+        elif isinstance(node, Mapping):
+            out.append(OPEN_TABLE)
+            stack.append(CLOSE_TABLE)
+            items = node._items() if cls is FrozenDict else node
+            for k in reversed(list(items)):
+                stack.append(items[k])
+                stack.append(_Key(k))
+        elif isinstance(node, (tuple, list)):
+            out.append(OPEN_LIST)
+            stack.append(CLOSE_LIST)
+            stack.extend(reversed(node))
+        else:
+            # type tags keep 1, 1.0 and true apart, as JSON does (text cannot equal a number)
+            out.append((cls.__name__, node))
+    return tuple(out)
+
+
+def dumps_json(value: Any, indent: int | None = 2) -> str:
+    """`json.dumps(value, indent=…, ensure_ascii=False)`, without a depth limit.
+
+    The C encoder recurses, so a schema nested a few hundred levels deep raises RecursionError;
+    this falls back to an iterative encoder that writes the same text.
+    """
+    try:
+        return json.dumps(value, indent=indent, ensure_ascii=False)
+    except RecursionError:
+        return _dumps_iterative(value, indent)
+
+
+def _dumps_iterative(value: Any, indent: int | None,
+                     separators: tuple[str, str] | None = None) -> str:
+    from json.encoder import encode_basestring
+    out: list[str] = []
+    nl = "\n" if indent is not None else ""
+    pad = " " * (indent or 0)
+    item_sep, key_sep = separators or (("," if indent is not None else ", "), ": ")
+    # work items: ("value", obj, depth) | ("text", str)
+    work: list[tuple[Any, ...]] = [("value", value, 0)]
+    while work:
+        item = work.pop()
+        if item[0] == "text":
+            out.append(item[1])
+            continue
+        _, obj, depth = item
+        if isinstance(obj, (dict, FrozenDict, list, tuple)):
+            table = isinstance(obj, (dict, FrozenDict))
+            entries = list(obj.items()) if isinstance(obj, (dict, FrozenDict)) else \
+                [(None, v) for v in obj]
+            opening, closing = ("{", "}") if table else ("[", "]")
+            if not entries:
+                out.append(opening + closing)
+                continue
+            inner = nl + pad * (depth + 1)
+            out.append(opening)
+            work.append(("text", nl + pad * depth + closing))
+            for i in range(len(entries) - 1, -1, -1):
+                k, v = entries[i]
+                work.append(("value", v, depth + 1))
+                lead = inner if i == 0 else item_sep + inner
+                if table:
+                    lead += encode_basestring(str(k)) + key_sep
+                work.append(("text", lead))
+        else:
+            out.append(json.dumps(obj, ensure_ascii=False))
+    return "".join(out)
+
+
+class FreshCopies:
+    """Hands out fresh, private deep copies of one JSON value, as fast as Python allows.
+
+    Callers may change what they get, so every call returns new dicts and lists (strings and
+    numbers are immutable and shared). The first call copies through `marshal`; from the second
+    on, the value is compiled once into a function that rebuilds it from literals, which is about
+    twice as fast again. Non-JSON values (a NaN, say) stay on `marshal`.
+    """
+
+    __slots__ = ("_packed", "_make", "_uses")
+
+    def __init__(self, value: Any) -> None:
+        import marshal
+        self._make: Any = None
+        self._uses = 0
+        try:
+            self._packed = marshal.dumps(value)
+        except ValueError:  # nested deeper than marshal goes: copy with the iterative walk
+            self._packed = b""
+            self._make = lambda: thaw(value)
+
+    def __call__(self) -> Any:
+        make = self._make
+        if make is not None:
+            return make()
+        import marshal
+        self._uses += 1
+        if self._uses >= 2:
+            self._make = _literal_builder(marshal.loads(self._packed)) or \
+                (lambda packed=self._packed: marshal.loads(packed))
+        return marshal.loads(self._packed)
+
+
+def _literal_builder(value: Any) -> Any:
+    """A function returning a fresh copy of `value`, compiled from its literal form, or None
+    when the value holds anything but JSON data with finite numbers (then repr is no literal)."""
+    import math
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is dict:
+            if any(k.__class__ is not str for k in node):
+                return None
+            stack.extend(node.values())
+        elif cls is list:
+            stack.extend(node)
+        elif cls is float:
+            if not math.isfinite(node):
+                return None
+        elif cls not in (str, int, bool) and node is not None:
+            return None
+    try:
+        code = compile("lambda: " + repr(value), "<promptc literal>", "eval")
+    except (RecursionError, MemoryError, SyntaxError, ValueError):
+        return None  # nested deeper than the compiler allows: marshal handles any depth
+    return eval(code, {"__builtins__": {}})  # noqa: S307 - only literals, from repr() above

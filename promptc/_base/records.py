@@ -1,0 +1,154 @@
+"""Build frozen attrs records from JSON/TOML data, rejecting unknown or mistyped fields by path.
+
+Records check their own field types when constructed (the validators below), so a record made in
+Python is as typed as one loaded from a file. This module adds what only data needs: unknown keys,
+missing required fields, nested records inside lists, and errors that name the file and the
+dotted path (`mcp_servers[0].tools[2].name`). What each class needs is worked out once per class.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from .errors import PromptcError
+from .suggest import did_you_mean
+
+__all__ = ["build_record", "field_names", "describe", "typed", "optional", "one_of"]
+
+Validator = Callable[[Any, Any, Any], None]
+
+
+def describe(value: Any) -> str:
+    """How an error message names a value's JSON type."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a table/object"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a number"}
+
+
+def typed(kind: type, error: type[PromptcError]) -> Validator:
+    """An attrs validator: the value has exactly this JSON type (a bool is not an integer)."""
+    def check(_instance: Any, attribute: Any, value: Any) -> None:
+        if value.__class__ is not kind and not (
+                kind is float and value.__class__ is int):
+            raise error(f"must be {_NAMES[kind]}, got {describe(value)}", field=attribute.name)
+    return check
+
+
+def optional(kind: type, error: type[PromptcError]) -> Validator:
+    inner = typed(kind, error)
+
+    def check(instance: Any, attribute: Any, value: Any) -> None:
+        if value is not None:
+            inner(instance, attribute, value)
+    return check
+
+
+def one_of(options: tuple[str, ...], error: type[PromptcError]) -> Validator:
+    def check(_instance: Any, attribute: Any, value: Any) -> None:
+        if value.__class__ is not str or value not in options:
+            raise error(f"must be one of {', '.join(repr(o) for o in options)}, got {value!r}",
+                        field=attribute.name)
+    return check
+
+
+def field_names(cls: type) -> list[str]:
+    return [f.name for f in attrs.fields(cls) if not f.name.startswith("_")]
+
+
+# What a field holding nested records needs: ("one", cls) | ("many", cls); other fields are
+# passed to the record as they are and its converters and validators check them.
+Nested = tuple[str, type]
+_plans: dict[type, tuple[dict[str, Nested | None], tuple[str, ...]]] = {}
+
+
+def _nested(tp: Any) -> Nested | None:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        found = [n for a in typing.get_args(tp) if (n := _nested(a)) is not None]
+        return found[0] if found else None
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if args and attrs.has(args[0]):
+            return ("many", args[0])
+        return None
+    if isinstance(tp, type) and attrs.has(tp):
+        return ("one", tp)
+    return None
+
+
+def _plan(cls: type) -> tuple[dict[str, Nested | None], tuple[str, ...]]:
+    plan = _plans.get(cls)
+    if plan is None:
+        hints = typing.get_type_hints(cls)
+        fields = {f.name: _nested(hints[f.name]) for f in attrs.fields(cls)
+                  if not f.name.startswith("_")}
+        required = tuple(f.name for f in attrs.fields(cls)
+                         if f.init and f.default is attrs.NOTHING and not f.name.startswith("_"))
+        plan = _plans[cls] = (fields, required)
+    return plan
+
+
+def _join(path: str, key: Any) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def build_record(cls: type, data: Any, *, path: str = "", source: str | None = None,
+                 error: type[PromptcError], aliases: Mapping[str, str] | None = None) -> Any:
+    """Build `cls` from a mapping; unknown keys and wrong types raise `error` naming the path."""
+    if data.__class__ is cls:
+        return data
+    if not isinstance(data, Mapping):
+        raise error(f"must be a table/object, got {describe(data)}", source=source,
+                    field=path or None)
+    fields, required = _plan(cls)
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        name = aliases.get(key, key) if aliases else key
+        if name not in fields:
+            raise error("unknown field" + did_you_mean(str(key), fields), source=source,
+                        field=_join(path, key))
+        nested = fields[name]
+        if nested is not None and value is not None:
+            kind, sub = nested
+            if kind == "one":
+                value = build_record(sub, value, path=_join(path, key), source=source,
+                                     error=error)
+            elif not isinstance(value, (list, tuple)):
+                raise error(f"must be a list, got {describe(value)}", source=source,
+                            field=_join(path, key))
+            else:
+                value = tuple(item if item.__class__ is sub else
+                              build_record(sub, item, path=f"{_join(path, key)}[{i}]",
+                                           source=source, error=error)
+                              for i, item in enumerate(value))
+        kwargs[name] = value
+    for name in required:
+        if name not in kwargs:
+            raise error(f"missing required field {name!r}", source=source, field=path or None)
+    try:
+        return cls(**kwargs)
+    except PromptcError as exc:
+        field = ".".join(p for p in (path, exc.field) if p) or None
+        raise error(exc.message, source=exc.source or source, field=field) from None
+    except (TypeError, ValueError) as exc:
+        raise error(str(exc), source=source, field=path or None) from None

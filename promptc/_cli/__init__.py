@@ -1,0 +1,5 @@
+"""The `promptc` command line: `main` is the console script's entry point."""
+
+from .commands import main
+
+__all__ = ["main"]

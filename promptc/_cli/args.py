@@ -1,0 +1,147 @@
+"""What every command shares: errors that set the exit code, the common options, and turning
+options into a Compiler, a provider and a context."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from .._base.errors import PromptcError
+from .._compile.compiler import Compiler
+from .._model.context import PromptContext
+from .._model.diagnostics import Diagnostic
+from .._model.provider import ProviderInfo
+from .format import format_diagnostic
+
+__all__ = ["UsageError", "Findings", "add_sources", "add_target", "compiler_from",
+           "target_from", "print_json", "print_diagnostics", "non_negative"]
+
+
+class UsageError(Exception):
+    """Bad input on the command line (exit 2)."""
+
+
+class Findings(Exception):
+    """The command ran and found problems (exit 1); output was already printed."""
+
+
+def add_sources(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("sources")
+    g.add_argument("--project", metavar="DIR",
+                   help="project folder (.promptc) to layer on top; default: found from the cwd")
+    g.add_argument("--no-project", action="store_true", help="ignore any project .promptc/")
+    g.add_argument("--no-user", action="store_true", help="ignore the user config folder")
+    g.add_argument("--no-plugins", action="store_true", help="do not load installed plugins")
+    g.add_argument("--builtins-only", action="store_true",
+                   help="only the built-in variants (same as the three --no-… flags)")
+
+
+def add_target(p: argparse.ArgumentParser, variant: bool = True) -> None:
+    p.add_argument("--provider", help="provider id, e.g. anthropic, openai, openrouter, ollama")
+    p.add_argument("--model", help="model id as the provider spells it")
+    p.add_argument("--context", metavar="FILE", help="context file (.json or .toml)")
+    p.add_argument("--date", help="date for the prompt (YYYY-MM-DD); default: the context's, "
+                                  "else today")
+    p.add_argument("--cwd", help="override the context's working directory")
+    p.add_argument("--mode", choices=("act", "plan"), help="override the context's mode")
+    p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
+                   help="a runtime input value (repeatable)")
+    caps = p.add_argument_group("model capabilities (default: inferred from the model id)")
+    caps.add_argument("--native-tools", choices=("yes", "no"),
+                      help="the client sends tools natively (function calling) or not")
+    caps.add_argument("--images", choices=("yes", "no"), help="the model reads images")
+    caps.add_argument("--context-window", type=non_negative, metavar="N")
+    caps.add_argument("--family", help="the model family, for deployments with custom names")
+    if variant:
+        p.add_argument("--variant", metavar="ID", help="use this variant instead of matching")
+    add_sources(p)
+
+
+def compiler_from(args: argparse.Namespace) -> Compiler:
+    if getattr(args, "builtins_only", False):
+        return Compiler.builtins()
+    project: Any = None
+    if getattr(args, "no_project", False):
+        project = False
+    elif getattr(args, "project", None):
+        project = args.project
+    return Compiler.default(project=project, user=not getattr(args, "no_user", False),
+                            plugins=not getattr(args, "no_plugins", False))
+
+
+def target_from(args: argparse.Namespace) -> tuple[ProviderInfo, PromptContext]:
+    ctx = PromptContext.load(args.context) if args.context else PromptContext()
+    info = ctx.provider
+    if args.provider or args.model:
+        base = info or ProviderInfo()
+        info = attrs.evolve(base, provider=args.provider or base.provider,
+                            model=args.model or base.model)
+        if info.model != base.model:  # capabilities given for another model no longer apply
+            info = ProviderInfo(provider=info.provider, model=info.model)
+    if info is None or not info.model:
+        raise UsageError("no model: give --provider and --model, or a context file with a "
+                         "`provider` table")
+    caps: dict[str, Any] = {}
+    if getattr(args, "native_tools", None):
+        caps["native_tools"] = args.native_tools == "yes"
+    if getattr(args, "images", None):
+        caps["images"] = args.images == "yes"
+    if getattr(args, "context_window", None) is not None:
+        caps["context_window"] = args.context_window
+    if getattr(args, "family", None):
+        caps["family"] = args.family
+    if caps:
+        info = attrs.evolve(info, **caps)
+    changes: dict[str, Any] = {"provider": info}
+    if args.date:
+        changes["date"] = args.date
+    if getattr(args, "cwd", None):
+        changes["cwd"] = args.cwd
+    if getattr(args, "mode", None):
+        changes["mode"] = args.mode
+    if args.set:
+        runtime = dict(ctx.runtime)
+        for item in args.set:
+            name, eq, value = item.partition("=")
+            if not eq or not name:
+                raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
+            runtime[name] = _parse_value(value)
+        changes["runtime"] = runtime
+    try:
+        ctx = attrs.evolve(ctx, **changes)
+    except PromptcError as exc:
+        raise UsageError(f"--{exc.field or 'option'}: {exc.message}") from None
+    return info, ctx
+
+
+def _parse_value(text: str) -> Any:
+    """`--set` values: JSON scalars (true, 3, "x") when they parse, else the text itself."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, (bool, int, float, str)) else text
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def print_diagnostics(diags: Sequence[Diagnostic]) -> None:
+    for d in diags:
+        sys.stderr.write("promptc: " + format_diagnostic(d) + "\n")
+
+
+def non_negative(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("must be ≥ 0")
+    return n

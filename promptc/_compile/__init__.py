@@ -1,0 +1,1 @@
+"""Compiling: the per-request pipeline (route, bind, sections, assemble, wrap) and its result."""

@@ -1,0 +1,93 @@
+"""Token budgets: shorten, then drop optional sections, lowest priority first, until it fits.
+
+A loop over stages 3–4 of the request path (sections, assemble), before anything is wrapped. Each
+attempt is counted through the compiler's token memo, cut at section boundaries where counts add
+up exactly, so text that did not change between attempts is not tokenized again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .._base.errors import BudgetExceededError
+from .._model.diagnostics import Reporter
+from .._model.provider import encoding_for
+from .._model.request import Request
+from .._text.tokens import TokenCounter
+from .plan import Plan
+from .result import Dropped, Section
+from .steps import Form
+
+__all__ = ["fit_budget"]
+
+Attempt = tuple[list[Section | None], str, list[tuple[int, int] | None], Mapping[str, str], int]
+
+
+def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
+               report: Reporter) -> tuple[list[Section | None], str,
+                                          list[tuple[int, int] | None], Mapping[str, str],
+                                          tuple[Dropped, ...]]:
+    """Sections that fit `budget` tokens (and the text they make), or BudgetExceededError."""
+    if budget < 0:
+        raise BudgetExceededError(f"budget must be ≥ 0, got {budget}", field="budget")
+    encoding, _ = encoding_for(plan.provider)
+    forms: dict[str, Form] = {}
+    dropped: set[str] = set()
+    quiet = Reporter(False)  # later attempts repeat what the first one reported
+
+    def attempt(into: Reporter) -> Attempt:
+        sections = plan.sections(request, into, forms, frozenset(dropped))
+        text, spans, layers = plan.assemble(sections, request)
+        cuts = [span[0] for span in spans if span is not None]
+        return sections, text, spans, layers, counter.total(text, cuts, encoding)
+
+    current = attempt(report)
+    if current[4] <= budget:
+        return (*current[:4], ())
+    order = {step.cid: step.index for step in plan.steps}
+    steps = {step.cid: step for step in plan.steps}
+    log: list[Dropped] = []
+
+    def candidates() -> list[Section]:
+        return sorted((s for s in current[0] if s is not None),
+                      key=lambda s: (s.priority, -order[s.id]))
+
+    for section in candidates():  # 1. shorter forms, least important first
+        if steps[section.id].short is None:
+            continue
+        before = current[4]
+        forms[section.id] = "short"
+        current = attempt(quiet)
+        log.append(Dropped(section.id, section.priority, before - current[4],
+                           f"over budget ({before} > {budget}): used the shorter form",
+                           "shortened"))
+        if current[4] <= budget:
+            break
+    if current[4] > budget:
+        for section in candidates():  # 2. drop optional sections, least important first
+            if section.required:
+                continue
+            before = current[4]
+            dropped.add(section.id)
+            current = attempt(quiet)
+            log.append(Dropped(section.id, section.priority, before - current[4],
+                               f"over budget ({before} > {budget}): optional, priority "
+                               f"{section.priority}"))
+            if current[4] <= budget:
+                break
+    if current[4] > budget:
+        present = [s for s in current[0] if s is not None]
+        counts = {s.id: counter.count(s.text, encoding) for s in present}
+        rows = [{"id": s.id, "tokens": counts[s.id], "required": s.required,
+                 "priority": s.priority, "form": s.form} for s in present]
+        required = sum(counts[s.id] for s in present if s.required)
+        raise BudgetExceededError(
+            f"required sections need {current[4]} tokens (required sections alone: "
+            f"{required}); the budget is {budget}",
+            report={"sections": rows, "total": current[4], "budget": budget,
+                    "dropped": [d.to_dict() for d in log]}, field="budget")
+    for d in log:
+        report("info", "budget-" + ("shortened" if d.action == "shortened" else "dropped"),
+               f"section {d.id!r} {d.action} (priority {d.priority}, saved {d.tokens} tokens): "
+               f"{d.reason}", d.id)
+    return (*current[:4], tuple(log))

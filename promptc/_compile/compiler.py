@@ -1,0 +1,332 @@
+"""The Compiler: a frozen registry plus per-(variant, provider) plans, serving many threads.
+
+`compile()` is the per-request path, five stages in one direction:
+
+1. route    provider (+ pinned variant) → variant, resolved provider, plan; memoized per provider
+2. bind     context + route → one `Request` record (inputs checked, tool conditions evaluated)
+3. sections each component's section, memoized by exactly the values it reads
+4. assemble the base template joined for the present sections; with a budget, steps 3–4 loop
+            (shorter forms, then optional sections dropped) before anything is wrapped
+5. wrap     the `CompiledPrompt`: text, sections, tools, trace, diagnostics (+ token counts)
+
+Every cache belongs to this Compiler (or one of its plans), is bounded, and is keyed by the
+complete, typed input of what it stores, so a shared Compiler gives byte-identical results to a
+fresh one, in any order of requests and on any thread.
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._base.errors import ConfigError, ContextError, NoVariantError
+from .._base.memo import Memo
+from .._load.folders import Layer, read_layer
+from .._load.plugins import PluginSet, load_plugins
+from .._load.registry import Registry, Resolution, build_registry
+from .._load.sources import builtin_root, find_project_folder, user_folder
+from .._model.context import PromptContext
+from .._model.diagnostics import Diagnostic, Reporter, first_failure
+from .._model.provider import ProviderInfo, encoding_for
+from .._model.variant import Variant
+from .._text.tokens import TokenCounter, TokenReport
+from .plan import Plan
+from .result import CompiledPrompt, Dropped, Section
+
+__all__ = ["Compiler", "Route"]
+
+
+@attrs.frozen
+class Route:
+    """Stage 1's result: the variant chosen for a provider, and its plan. Shared by requests."""
+
+    resolution: Resolution
+    plan: Plan
+    diagnostics: tuple[Diagnostic, ...]  # load + resolution + plan, merged once
+    failure: Diagnostic | None  # the first of them strict mode refuses
+
+
+class Compiler:
+    """Compiles prompts. Build one per process (`Compiler.default()`), share it across threads."""
+
+    def __init__(self, registry: Registry, *, plugins: PluginSet | None = None,
+                 sources: Sequence[tuple[str, str]] = (), memo_size: int = 512) -> None:
+        self.registry = registry
+        self.plugins = plugins
+        self.sources = tuple(sources)
+        self._memo_size = memo_size
+        diags = list(registry.diagnostics)
+        if plugins is not None:
+            diags.extend(plugins.diagnostics)
+        self.load_diagnostics: tuple[Diagnostic, ...] = tuple(diags)
+        self._routes = Memo(1024)  # (provider, pinned variant id) -> Route
+        self._plans: dict[tuple[str, ProviderInfo], Plan] = {}
+        self._plans_lock = threading.Lock()
+        self._contexts = Memo(memo_size)  # marshal bytes of plain context data -> PromptContext
+        self._results = Memo(memo_size)  # complete request key -> CompiledPrompt
+        self.tokens = TokenCounter()
+        self._context_hooks = plugins.context_hooks if plugins else ()
+        self._inspect_hooks = plugins.inspect_hooks if plugins else ()
+
+    # --- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def default(cls, *, project: str | Path | None | bool = None, user: bool = True,
+                plugins: bool = True, start: str | Path | None = None) -> Compiler:
+        """Built-ins + installed plugins + user folder + project folder, frozen.
+
+        `project`: a `.promptc` folder, or None to look for one from `start` (default: the
+        process's working directory, read once here), or False for none.
+        """
+        builtin = read_layer(builtin_root(), "builtin")
+        layers = [builtin]
+        sources = [("builtin", str(builtin_root()))]
+        plugin_set = None
+        if plugins:
+            plugin_set = load_plugins(validate=lambda layer: build_registry([builtin, layer]))
+            layers.extend(plugin_set.layers)
+            sources.extend((layer.source, layer.root) for layer in plugin_set.layers)
+        if user:
+            folder = user_folder()
+            if folder.is_dir():
+                layers.append(read_layer(folder, "user"))
+                sources.append(("user", str(folder)))
+        if project is not False:
+            if project is None or project is True:
+                found = find_project_folder(start if start is not None else Path.cwd())
+            else:
+                found = Path(project)
+                if not found.is_dir():
+                    raise ConfigError("project folder not found", source=str(found))
+            if found is not None:
+                layers.append(read_layer(found, "project"))
+                sources.append(("project", str(found)))
+        findings = plugin_set.findings if plugin_set is not None else ()
+        registry = build_registry(layers, findings=findings)
+        return cls(registry, plugins=plugin_set, sources=sources)
+
+    @classmethod
+    def builtins(cls) -> Compiler:
+        """Only the built-in variants: no plugins, no user or project folder (tests, snapshots)."""
+        return cls.default(project=False, user=False, plugins=False)
+
+    @classmethod
+    def from_layers(cls, layers: Iterable[Layer]) -> Compiler:
+        return cls(build_registry(layers))
+
+    @classmethod
+    def from_folders(cls, *folders: str | Path, builtins: bool = True) -> Compiler:
+        """Built-ins (optionally) plus the given folders, later ones overriding earlier ones."""
+        layers = [read_layer(builtin_root(), "builtin")] if builtins else []
+        for f in folders:
+            if not Path(f).is_dir():
+                raise ConfigError("prompt folder not found", source=str(f))
+            layers.append(read_layer(Path(f), f"folder:{f}"))
+        return cls.from_layers(layers)
+
+    # --- stage 1: route ------------------------------------------------------------------
+
+    def resolve(self, provider: ProviderInfo, *, strict: bool = False,
+                full_trace: bool = False) -> Resolution:
+        return self.registry.resolve(provider, strict=strict, full_trace=full_trace)
+
+    def route(self, provider: ProviderInfo, variant: str | None = None) -> Route:
+        """The variant and plan for a provider (memoized: one resolution per provider)."""
+        key = (provider, variant)
+        hit: Route | None = self._routes.get(key)
+        if hit is not None:
+            return hit
+        info = provider.resolved()
+        resolution = self.registry.variant_for(variant) if variant is not None else \
+            self.registry.resolve(info)
+        plan = self._plan(resolution.variant, info)
+        diags = (*self.load_diagnostics, *resolution.diagnostics, *plan.diagnostics)
+        route = Route(resolution, plan, diags, first_failure(diags))
+        return self._routes.put(key, route)  # type: ignore[no-any-return]
+
+    def _plan(self, variant: Variant, info: ProviderInfo) -> Plan:
+        key = (variant.id, info)
+        plan = self._plans.get(key)
+        if plan is None:
+            with self._plans_lock:
+                plan = self._plans.get(key)
+                if plan is None:
+                    plan = self._plans[key] = Plan(variant, info, self.registry.components,
+                                                   self.registry.reserved_tools,
+                                                   self._memo_size)
+        return plan
+
+    def plan(self, provider: ProviderInfo, variant: str | None = None) -> Plan:
+        return self.route(provider, variant).plan
+
+    # --- contexts from plain data -----------------------------------------------------------
+
+    def context(self, data: PromptContext | Mapping[str, Any] | None) -> PromptContext:
+        """A PromptContext from a context or its plain data (the context-file shape).
+
+        Equal data gives the same, already validated context: the memo is keyed by the data's
+        `marshal` bytes, which are typed (`1`, `1.0` and `true` differ) and complete.
+        """
+        if data is None:
+            return PromptContext()
+        if data.__class__ is PromptContext:
+            return data  # type: ignore[return-value]
+        if not isinstance(data, Mapping):
+            raise ContextError("the context must be a PromptContext or a table/object")
+        import marshal
+        try:
+            key = marshal.dumps(data)
+        except ValueError:  # not plain data (a date from TOML, a record): build it directly
+            return PromptContext.from_dict(data)
+        hit: PromptContext | None = self._contexts.get(key)
+        if hit is None:
+            hit = self._contexts.put(key, PromptContext.from_dict(data))
+        return hit
+
+    # --- the per-request path --------------------------------------------------------------
+
+    def compile(self, provider: ProviderInfo | None = None,
+                context: PromptContext | Mapping[str, Any] | None = None, *,
+                strict: bool = False, budget: int | None = None,
+                count_tokens: bool | None = None, variant: str | None = None) -> CompiledPrompt:
+        """Build the prompt for one request.
+
+        `context` is a PromptContext or its plain data. Lenient (default): failing matchers,
+        components, plugins and tool conditions are skipped and reported in `diagnostics`.
+        Strict: the first warning or error raises a typed error.
+        """
+        ctx = self.context(context)
+        if provider is None:
+            provider = ctx.provider
+            if provider is None:
+                raise NoVariantError("no provider: pass a ProviderInfo or set context.provider")
+        route = self.route(provider, variant)                                   # 1. route
+        if strict and route.failure is not None:
+            raise route.failure.error()
+        date = ctx.date if ctx.date is not None else datetime.date.today().isoformat()
+        counted = bool(count_tokens)
+        key: Hashable = None
+        if budget is None and route.plan.pure and not self._context_hooks and \
+                not self._inspect_hooks:
+            key = (provider, variant, ctx, date, counted)
+            done: CompiledPrompt | None = self._results.get(key)
+            if done is not None:
+                if strict and (failure := first_failure(done.diagnostics)) is not None:
+                    raise failure.error()
+                return done
+        plan = route.plan
+        report = Reporter(strict, route.diagnostics)
+        if self._context_hooks:
+            ctx = self._contribute(ctx, plan.provider, report)
+        request = plan.bind(ctx, date, report)                                  # 2. bind
+        forms: dict[str, Any] = {}
+        dropped: tuple[Dropped, ...] = ()
+        if budget is None:
+            sections = plan.sections(request, report)                           # 3. sections
+            text, spans, layers = plan.assemble(sections, request)              # 4. assemble
+        else:
+            from .budget import fit_budget
+            sections, text, spans, layers, dropped = fit_budget(
+                plan, request, self.tokens, budget, report)
+        tools = plan.toolset(request, report)
+        kept: list[Section] = []
+        kept_spans: list[tuple[int, int]] = []
+        for section, span in zip(sections, spans):
+            if section is not None and span is not None:
+                kept.append(section)
+                kept_spans.append(span)
+        tokens = None
+        if counted or budget is not None:
+            kept, tokens = self._count(kept, text, kept_spans, plan.provider)
+        prompt = CompiledPrompt(text=text, variant=plan.variant, provider=plan.provider,   # 5.
+                                sections=tuple(kept), spans=tuple(kept_spans), tools=tools,
+                                diagnostics=tuple(report.items),
+                                trace=route.resolution.trace, placeholders=layers,
+                                dropped=dropped, tokens=tokens, budget=budget,
+                                _counter=self.tokens)
+        if self._inspect_hooks:
+            prompt = self._inspect(prompt, report)
+        if key is not None:
+            self._results.put(key, prompt)
+        return prompt
+
+    def _count(self, sections: list[Section], text: str, spans: list[tuple[int, int]],
+               provider: ProviderInfo) -> tuple[list[Section], TokenReport]:
+        """Each section counted (memoized by text), and the whole, summed over pieces cut where
+        counts add up exactly."""
+        encoding, estimated = encoding_for(provider)
+        count = self.tokens.count
+        counted = [s if s.tokens is not None else
+                   Section(s.id, s.text, s.cache, s.origin, s.priority, s.required,
+                           count(s.text, encoding), s.form) for s in sections]
+        total = self.tokens.total(text, [a for a, _b in spans], encoding)
+        return counted, TokenReport(total, encoding, estimated)
+
+    def _contribute(self, ctx: PromptContext, provider: ProviderInfo, report: Reporter
+                    ) -> PromptContext:
+        """Plugins fill context fields the client left empty (plugin code sees the resolved
+        provider, in `provider` and in `context.provider`)."""
+        from .._base.records import field_names
+        allowed = set(field_names(PromptContext)) - {"provider"}
+        client_provider = ctx.provider
+        ctx = ctx.with_provider(provider)
+        for name, hook in self._context_hooks:
+            try:
+                extra = hook(context=ctx, provider=provider)
+                if not extra:
+                    continue
+                if not isinstance(extra, Mapping):
+                    raise TypeError(f"returned {type(extra).__name__}, not a table")
+                fill = {}
+                for field, value in extra.items():
+                    if field not in allowed:
+                        raise ContextError(f"unknown context field {field!r}")
+                    if not getattr(ctx, field):
+                        fill[field] = value
+                if fill:
+                    base = ctx.to_dict()
+                    base.pop("provider", None)
+                    base.update(fill)
+                    ctx = PromptContext.from_dict(base, source=f"plugin:{name}").with_provider(
+                        provider)
+            except Exception as exc:
+                report("error", "plugin-hook",
+                       f"plugin {name!r}: promptc_contribute_context raised "
+                       f"{type(exc).__name__}: {exc}; its contribution is skipped",
+                       f"plugin:{name}")
+        return ctx.with_provider(client_provider)
+
+    def _inspect(self, prompt: CompiledPrompt, report: Reporter) -> CompiledPrompt:
+        before = len(report)
+        for name, hook in self._inspect_hooks:
+            try:
+                result = hook(prompt=prompt) or ()
+                notes = [result] if isinstance(result, str) else list(result)
+            except Exception as exc:  # a PromptcError from the plugin's own code too
+                report("error", "plugin-hook",
+                       f"plugin {name!r}: promptc_inspect_prompt raised "
+                       f"{type(exc).__name__}: {exc}", f"plugin:{name}")
+                continue
+            for note in notes:
+                report("warning", "plugin-finding", f"plugin {name!r}: {note}",
+                       f"plugin:{name}")
+        if len(report) == before:
+            return prompt
+        return CompiledPrompt(text=prompt.text, variant=prompt.variant,
+                              provider=prompt.provider, sections=prompt.sections,
+                              spans=prompt.spans, tools=prompt.tools,
+                              diagnostics=tuple(report.items), trace=prompt.trace,
+                              placeholders=prompt.placeholders, dropped=prompt.dropped,
+                              tokens=prompt.tokens, budget=prompt.budget, _counter=self.tokens)
+
+    # --- introspection -----------------------------------------------------------------------
+
+    @property
+    def variants(self) -> Mapping[str, Variant]:
+        variants: Mapping[str, Variant] = self.registry.variants
+        return variants

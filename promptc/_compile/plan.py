@@ -1,0 +1,376 @@
+"""A variant prepared for one resolved provider: everything that does not depend on the request.
+
+Built once per (variant, provider): each component bound to its template, reads and cache class
+(see steps.py), static sections rendered and cleaned, the base template's slots sorted by kind.
+Per request the plan binds the request (inputs validated, tool conditions evaluated once), produces
+the session and request sections (memoized by exactly the values each reads), joins the base
+layout for that pattern of present sections, and names the tools. Every memo here is owned by the
+plan, hence by one Compiler, and keyed by the complete, typed input of what it stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from itertools import accumulate
+from typing import Any
+
+from .._base.frozen import EMPTY, FrozenDict
+from .._base.memo import Memo
+from .._base.suggest import did_you_mean
+from .._emit.toolset import NativeTools, ToolSet, native_key
+from .._load.builtin_data import DataCache
+from .._model.cache import CacheClass
+from .._model.component import Component
+from .._model.context import PromptContext
+from .._model.diagnostics import Diagnostic, Reporter
+from .._model.inputs import resolve_inputs
+from .._model.placeholders import STANDARD
+from .._model.provider import ProviderInfo
+from .._model.request import Request
+from .._model.tools import McpBinding, ToolSpec, enum_sources, mcp_bindings
+from .._model.variant import Variant, tool_mode_of
+from .._text.cleanup import clean
+from .._text.layout import collect, layout_of, render_clean
+from .._text.template import render
+from .result import Section
+from .steps import Form, Step, bind_step, class_of
+
+__all__ = ["Plan", "Produced"]
+
+Produced = tuple[Section | None, tuple[Diagnostic, ...]]  # a step's output and what it noticed
+
+
+class Plan:
+    """A variant bound to a resolved provider, ready to build prompts."""
+
+    def __init__(self, variant: Variant, provider: ProviderInfo,
+                 components: Mapping[str, Component], reserved: frozenset[str] = frozenset(),
+                 memo_size: int = 512) -> None:
+        self.variant = variant
+        self.provider = provider
+        self.reserved = reserved
+        self.tool_mode = tool_mode_of(variant, provider)
+        specs: tuple[ToolSpec, ...] = variant.tool_specs
+        tool_reads = {r for spec in specs for r in spec.when.reads}
+        if any(p.enum_from for spec in specs for p in spec.parameters):
+            tool_reads.add("skills")
+        self.tools_class: CacheClass = class_of(frozenset(tool_reads), "static")
+        self.data_cache = DataCache()
+        self._outputs = Memo(memo_size)  # (step, form, values read) -> Produced
+        self._layouts = Memo(4 * memo_size)  # (step or -1 for the base, form, shape) -> layout
+        self._inputs = Memo(memo_size)  # runtime's typed key -> (values, diagnostics)
+        self._bindings = Memo(memo_size)  # MCP servers' keys -> (bindings, diagnostics)
+        self._native = Memo(memo_size)  # native_key -> NativeTools
+        diags: list[Diagnostic] = []
+        self.steps: list[Step] = []
+        for index, cid in enumerate(variant.components):
+            step = bind_step(variant, cid, index, components, self.tools_class, diags)
+            if step is not None:
+                self.steps.append(step)
+        self._classify_base(components, diags)
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(diags)
+        # A whole result may be reused for an equal request only when every step says what it
+        # reads: code that does not may depend on anything, so it runs on every request.
+        self.pure = all(step.reads is not None for step in self.steps)
+        report = Reporter(False)
+        empty = self.bind(PromptContext(), "", report)
+        for step in self.steps:
+            if step.reads is not None and step.cache == "static":
+                step.static = self._produce(step, empty, "full")
+                if step.short is not None:
+                    step.static_short = self._produce(step, empty, "short")
+
+    # --- plan time -----------------------------------------------------------------------
+
+    def _classify_base(self, components: Mapping[str, Component],
+                       diags: list[Diagnostic]) -> None:
+        """Sort every name the base template uses into section / standard / default / input."""
+        v = self.variant
+        inputs = {i.name for i in v.inputs}
+        by_id = {s.cid: i for i, s in enumerate(self.steps)}
+        slots: list[tuple[str, str, int]] = []
+        used: set[str] = set()
+        for name in v.template.top_names:
+            if name in by_id:
+                slots.append((name, "section", by_id[name]))
+                used.add(name)
+            elif name in v.components:
+                slots.append((name, "missing", -1))  # listed but unregistered
+            elif name in components:
+                diags.append(Diagnostic(
+                    "error", "component-not-in-order",
+                    f"template of variant {v.id!r} uses component {name!r}, which is not in "
+                    "its component order; it renders empty", name))
+                slots.append((name, "missing", -1))
+            elif name in STANDARD:
+                slots.append((name, "standard", -1))
+            elif name in v.placeholders:
+                slots.append((name, "default", -1))
+            elif name in inputs:
+                slots.append((name, "input", -1))
+            else:
+                line = v.template.name_lines.get(name)
+                where = f"{v.template.source}:{line}" if line else v.template.source
+                diags.append(Diagnostic(
+                    "error", "placeholder-unknown",
+                    f"{where}: template names {{{{{name}}}}}, which is no component, standard "
+                    "placeholder, default or declared input; it renders empty" +
+                    did_you_mean(name, [*v.components, *STANDARD, *v.placeholders, *inputs]),
+                    name))
+                slots.append((name, "missing", -1))
+        for step in self.steps:
+            if step.cid not in used:
+                diags.append(Diagnostic(
+                    "error", "component-not-in-template",
+                    f"component {step.cid!r} is in the order of variant {v.id!r} but its "
+                    "template has no {{" + step.cid + "}}; the section is dropped", step.cid))
+        self.base_slots = tuple(slots)
+        self.slot_names = frozenset(n for n, _, _ in slots)
+        self.sections_only = all(kind == "section" for _, kind, _ in slots)
+        self.component_layers = FrozenDict({n: "component" for n, _, _ in slots})
+        self.overridable = frozenset(STANDARD) | frozenset(v.placeholders) | \
+            frozenset(s.cid for s in self.steps) | self.slot_names
+
+    # --- bind: the request record ----------------------------------------------------------
+
+    def bind(self, context: PromptContext, date: str, report: Reporter) -> Request:
+        """Bind a request: validate its runtime values, evaluate every tool condition once."""
+        inputs = self._runtime_inputs(context.runtime, report)
+        tools = self._enabled_tools(context, report)
+        return Request(context=context, provider=self.provider, variant=self.variant,
+                       tool_mode=self.tool_mode, date=date, tools=tools,
+                       enum_sources=enum_sources(tools, context.skills), inputs=inputs)
+
+    def _runtime_inputs(self, runtime: FrozenDict, report: Reporter) -> Mapping[str, str]:
+        key = runtime.flat  # typed: `true`, `1` and `1.0` are three keys
+        hit = self._inputs.get(key)
+        if hit is None:
+            local = Reporter(False)
+            values = resolve_inputs(self.variant.inputs, runtime, self.overridable, local)
+            hit = self._inputs.put(key, (FrozenDict(values), tuple(local.items)))
+        values, diags = hit
+        if diags:
+            report.extend(diags)
+        return values  # type: ignore[no-any-return]
+
+    def _enabled_tools(self, context: PromptContext, report: Reporter
+                       ) -> tuple[ToolSpec, ...]:
+        out = []
+        for spec in self.variant.tool_specs:
+            try:
+                ok = spec.when.test(context, self.provider, self.tool_mode)
+            except Exception as exc:  # a plugin's condition: it must not break the build
+                report("error", "tool-condition-raised",
+                       f"condition of tool {spec.name!r} raised {type(exc).__name__}: {exc}; "
+                       "the tool is not offered", spec.name)
+                continue
+            if ok:
+                out.append(spec)
+        return tuple(out)
+
+    # --- sections ----------------------------------------------------------------------------
+
+    def sections(self, request: Request, report: Reporter,
+                 forms: Mapping[str, Form] | None = None,
+                 dropped: frozenset[str] = frozenset()) -> list[Section | None]:
+        """Every step's section for this request (the per-request hot loop)."""
+        out: list[Section | None] = []
+        for step in self.steps:
+            if step.cid in dropped:
+                out.append(None)
+                continue
+            section, diags = self.section(step, request, forms.get(step.cid, "full")
+                                          if forms else "full")
+            if diags:
+                report.extend(diags)
+            out.append(section)
+        return out
+
+    def section(self, step: Step, request: Request, form: Form = "full") -> Produced:
+        """One step's section: static, memoized by the values it reads, or produced."""
+        inputs = request.inputs
+        overridden = bool(inputs) and bool(step.runtime_names) and \
+            not step.runtime_names.isdisjoint(inputs)
+        if not overridden:
+            static = step.static if form == "full" else step.static_short
+            if static is not None:
+                return static
+        if step.reads is None:
+            return self._produce(step, request, form)
+        read = request.read
+        key: Hashable = (step.index, form, tuple(read(r) for r in step.reads),
+                         tuple(inputs.get(n) for n in step.runtime_order) if overridden else None)
+        result: Produced | None = self._outputs.get(key)
+        if result is None:
+            result = self._outputs.put(key, self._produce(step, request, form))
+        return result
+
+    def _produce(self, step: Step, request: Request, form: Form) -> Produced:
+        """Run one component; a component's own failure is reported, never raised."""
+        report = Reporter(False)
+        comp = step.component
+        template = step.short if form == "short" else step.template
+        text: str | None = None
+        try:
+            if template is None:
+                if comp is not None and comp.function is not None:
+                    out = comp.function(self.variant, request.plugin_context())
+                    if out is not None and not isinstance(out, str):
+                        report("error", "component-not-text",
+                               f"component {step.cid!r} returned {type(out).__name__}, not "
+                               "text; its section is skipped", step.cid)
+                    elif out is not None:
+                        text = clean([out.replace("\r\n", "\n")])
+            else:
+                data = self._data(comp, request)
+                if data is not None:
+                    text = self._render(step, form, template, request, data, report)
+        except Exception as exc:  # a component's bug must not break the client's request
+            report("error", "component-raised",
+                   f"component {step.cid!r} raised {type(exc).__name__}: {exc}; its section "
+                   "is skipped", step.cid)
+            text = None
+        if not text or text.isspace():
+            return None, tuple(report.items)
+        cache = step.cache
+        if cache != "request" and step.runtime_names and \
+                not step.runtime_names.isdisjoint(request.context.runtime):
+            cache = "request"
+        return Section(step.cid, text, cache, step.origin if form == "full" else
+                       step.short_origin, step.priority, step.required, None,
+                       form), tuple(report.items)
+
+    def _data(self, comp: Component | None, request: Request) -> Mapping[str, Any] | None:
+        if comp is None:
+            return EMPTY
+        if comp.request_data is not None:
+            return comp.request_data(request, self.data_cache)  # type: ignore[call-arg]
+        if comp.data is not None:
+            data = comp.data(self.variant, request.plugin_context())
+            if data is not None and not isinstance(data, Mapping):
+                raise TypeError(f"data function returned {type(data).__name__}")
+            return data
+        return EMPTY
+
+    def _render(self, step: Step, form: Form, template: Any, request: Request,
+                data: Mapping[str, Any], report: Reporter) -> str:
+        std = {n: STANDARD[n][1](request) for n in step.std_names}
+        scopes: list[Any] = [self.variant.placeholders, std, request.inputs, data]
+
+        def problem(name: str, message: str, line: int) -> None:
+            report("error", "placeholder-not-text",
+                   f"{template.source}:{line}: {{{{{name}}}}} {message}; rendered empty",
+                   step.cid)
+        layouts = self._layouts
+        return render_clean(template, scopes,
+                            lambda shape: layouts.get((step.index, form, shape)),
+                            lambda shape, layout: layouts.put((step.index, form, shape), layout),
+                            problem)
+
+    # --- assemble: the base template -----------------------------------------------------
+
+    def assemble(self, sections: list[Section | None], request: Request
+                 ) -> tuple[str, list[tuple[int, int] | None], Mapping[str, str]]:
+        """Join the base template for these sections: the text, where each section sits, and
+        which layer supplied each placeholder."""
+        inputs = request.inputs
+        override = bool(inputs) and not self.slot_names.isdisjoint(inputs)
+        if self.sections_only and not override:
+            scope: dict[str, Any] = {}
+            for name, _kind, idx in self.base_slots:
+                s = sections[idx]
+                if s is not None:
+                    scope[name] = s.text
+            layers: Mapping[str, str] = self.component_layers
+        else:
+            scope, layers = self._slot_values(sections, request)
+        template = self.variant.template
+        collected = collect(template, [scope])
+        if collected is None:  # a runtime value that is not text: reported by its input check
+            text = clean(render(template, [scope], []))
+            return text, self._find_spans(text, sections), layers
+        texts, names, shape = collected
+        key = (-1, "base", shape)
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts.put(key, layout_of(template, [scope]))
+        parts = [op if op.__class__ is str else texts[op] for op in layout]
+        ends = list(accumulate(map(len, parts)))
+        spans: list[tuple[int, int] | None] = [None] * len(sections)
+        slot_of = {name: idx for name, kind, idx in self.base_slots if kind == "section"}
+        for i, op in enumerate(layout):
+            if op.__class__ is not str:
+                idx = slot_of.get(names[op], -1)
+                if idx >= 0 and spans[idx] is None and not (
+                        override and layers.get(names[op]) == "runtime"):
+                    spans[idx] = (ends[i - 1] if i else 0, ends[i])
+        return "".join(parts), spans, layers
+
+    def _slot_values(self, sections: list[Section | None], request: Request
+                     ) -> tuple[dict[str, Any], dict[str, str]]:
+        inputs = request.inputs
+        runtime = request.context.runtime
+        scope: dict[str, Any] = {}
+        layers: dict[str, str] = {}
+        for name, kind, idx in self.base_slots:
+            value: str | None
+            if kind == "section":
+                s = sections[idx]
+                value = s.text if s is not None else None
+                layer = "component"
+            elif kind == "standard":
+                value = STANDARD[name][1](request)
+                layer = "standard"
+            elif kind == "default":
+                value = self.variant.placeholders[name]
+                layer = "default"
+            else:
+                value = None
+                layer = "missing"
+            if name in inputs:
+                value = inputs[name]
+                layer = "runtime" if name in runtime else "default"
+            if value is not None:
+                scope[name] = value
+            layers[name] = layer
+        return scope, layers
+
+    @staticmethod
+    def _find_spans(text: str, sections: list[Section | None]) -> list[tuple[int, int] | None]:
+        spans: list[tuple[int, int] | None] = []
+        at = 0
+        for s in sections:
+            if s is None:
+                spans.append(None)
+                continue
+            start = text.find(s.text, at)
+            if start < 0:
+                spans.append(None)
+                continue
+            spans.append((start, start + len(s.text)))
+            at = start + len(s.text)
+        return spans
+
+    # --- tools ---------------------------------------------------------------------------
+
+    def toolset(self, request: Request, report: Reporter) -> ToolSet:
+        servers = request.context.mcp_servers
+        bindings: tuple[McpBinding, ...] = ()
+        if self.tool_mode == "native" and servers:
+            key = tuple(s.key for s in servers)
+            hit = self._bindings.get(key)
+            if hit is None:
+                local = Reporter(False)
+                taken = {s.name for s in self.variant.tool_specs} | set(self.reserved)
+                found = mcp_bindings(servers, taken,
+                                     lambda src, msg: local("warning", "mcp-renamed", msg, src))
+                hit = self._bindings.put(key, (found, tuple(local.items)))
+            bindings, diags = hit
+            if diags:
+                report.extend(diags)
+        nkey = native_key(request.tools, request.enum_sources, bindings)
+        native = self._native.get(nkey)
+        if native is None:
+            native = self._native.put(nkey, NativeTools(request.tools, request.enum_sources,
+                                                        bindings))
+        return ToolSet(self.tool_mode, request.tools, bindings, request.context.skills, native)

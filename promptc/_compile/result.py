@@ -1,0 +1,172 @@
+"""The records a build produces: sections, dropped sections, and the compiled prompt.
+
+Everything in a `CompiledPrompt` is plain, immutable data a test can assert on; the views that
+cost something (cache blocks, fingerprints, provider payloads) are computed on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import attrs
+
+from .._emit.blocks import Block, split_blocks
+from .._emit.toolset import ToolSet
+from .._load.registry import TraceEntry
+from .._model.cache import CacheClass
+from .._model.diagnostics import Diagnostic
+from .._model.provider import ProviderInfo
+from .._model.variant import Variant
+from .._text.tokens import TokenCounter, TokenReport
+
+__all__ = ["Section", "Dropped", "CompiledPrompt", "prompt_to_dict"]
+
+
+@attrs.frozen
+class Section:
+    """One component's output in the final prompt."""
+
+    id: str
+    text: str
+    cache: CacheClass
+    origin: str
+    priority: int = 50
+    required: bool = False
+    tokens: int | None = None
+    form: Literal["full", "short"] = "full"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "chars": len(self.text), "tokens": self.tokens,
+                "cache": self.cache, "origin": self.origin, "priority": self.priority,
+                "required": self.required, "form": self.form}
+
+
+@attrs.frozen
+class Dropped:
+    """A section removed (or shortened) to meet a token budget."""
+
+    id: str
+    priority: int
+    tokens: int
+    reason: str
+    action: Literal["dropped", "shortened"] = "dropped"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "priority": self.priority, "tokens": self.tokens,
+                "reason": self.reason, "action": self.action}
+
+
+def _sha(text: str) -> str:
+    import hashlib
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@attrs.frozen(weakref_slot=False)
+class CompiledPrompt:
+    """The result of one build: plain data, plus lazily computed views (blocks, fingerprints)."""
+
+    text: str
+    variant: Variant
+    provider: ProviderInfo
+    sections: tuple[Section, ...]
+    spans: tuple[tuple[int, int], ...]  # (start, end) of each section's text in `text`
+    tools: ToolSet
+    diagnostics: tuple[Diagnostic, ...]
+    trace: tuple[TraceEntry, ...] = ()
+    placeholders: Mapping[str, str] = attrs.field(factory=dict, eq=False)
+    dropped: tuple[Dropped, ...] = ()
+    tokens: TokenReport | None = None
+    budget: int | None = None
+    _memo: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False, alias="_memo")
+    _counter: TokenCounter | None = attrs.field(default=None, eq=False, repr=False,
+                                                alias="_counter")
+
+    def section(self, section_id: str) -> Section | None:
+        for s in self.sections:
+            if s.id == section_id:
+                return s
+        return None
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        """The text split where the cache class rises (static → session → request)."""
+        memo = self._memo.get("blocks")
+        if memo is None:
+            memo = self._memo["blocks"] = split_blocks(self.text, self.sections, self.spans)
+        return memo  # type: ignore[no-any-return]
+
+    @property
+    def request_text(self) -> str:
+        """The request-class tail (date, notices…), for clients that send it with the latest
+        user message instead (see the adapters' `include_request=False`), so that changing it
+        does not invalidate the cached conversation behind the system prompt."""
+        blocks = self.blocks
+        return blocks[-1].text if blocks and blocks[-1].cache == "request" else ""
+
+    @property
+    def static_prefix(self) -> str:
+        blocks = self.blocks
+        return blocks[0].text if blocks and blocks[0].cache == "static" else ""
+
+    @property
+    def fingerprints(self) -> dict[str, str]:
+        memo = self._memo.get("fingerprints")
+        if memo is None:
+            memo = self._memo["fingerprints"] = {"static": _sha(self.static_prefix),
+                                                 "full": _sha(self.text)}
+        return dict(memo)
+
+    @property
+    def encoding(self) -> tuple[str, bool]:
+        """(tiktoken encoding, estimated?) this prompt is counted with."""
+        from .._model.provider import encoding_for
+        return encoding_for(self.provider)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in `text` with this prompt's encoding (through the compiler's memo)."""
+        counter = self._counter
+        if counter is None:
+            counter = TokenCounter(64)
+            object.__setattr__(self, "_counter", counter)
+        return counter.count(text, self.encoding[0])
+
+    # client adapters live in promptc/_emit/payloads.py; thin methods keep them discoverable
+    def to_anthropic(self, breakpoints: int = 2, **kwargs: Any) -> dict[str, Any]:
+        from .._emit.payloads import to_anthropic
+        return to_anthropic(self, breakpoints=breakpoints, **kwargs)
+
+    def to_openai(self, api: Literal["chat", "responses"] = "chat", **kwargs: Any
+                  ) -> dict[str, Any]:
+        from .._emit.payloads import to_openai
+        return to_openai(self, api=api, **kwargs)
+
+    def to_gemini(self, **kwargs: Any) -> dict[str, Any]:
+        from .._emit.payloads import to_gemini
+        return to_gemini(self, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return prompt_to_dict(self)
+
+
+def prompt_to_dict(prompt: CompiledPrompt) -> dict[str, Any]:
+    """The prompt as plain JSON data (what `promptc render --format json` prints)."""
+    v = prompt.variant
+    tokens = prompt.tokens.to_dict() if prompt.tokens is not None else None
+    return {
+        "variant": {"id": v.id, "family": v.family, "source": v.source},
+        "provider": {"provider": prompt.provider.provider, "model": prompt.provider.model,
+                     "family": prompt.provider.family},
+        "text": prompt.text,
+        "sections": [s.to_dict() for s in prompt.sections],
+        "tokens": tokens,
+        "budget": prompt.budget,
+        "dropped": [d.to_dict() for d in prompt.dropped],
+        "blocks": [{"cache": b.cache, "chars": len(b.text), "sections": list(b.sections)}
+                   for b in prompt.blocks],
+        "fingerprints": prompt.fingerprints,
+        "tools": {"mode": prompt.tools.mode, "names": list(prompt.tools.names)},
+        "placeholders": dict(sorted(prompt.placeholders.items())),
+        "diagnostics": [d.to_dict() for d in prompt.diagnostics],
+        "trace": [t.to_dict() for t in prompt.trace],
+    }

@@ -1,0 +1,1 @@
+"""Emitting: cache blocks, native tool definitions and provider request payloads."""

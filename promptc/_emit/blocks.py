@@ -1,0 +1,49 @@
+"""Cache blocks: the prompt split where its cache class rises (static → session → request)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import attrs
+
+from .._model.cache import RANK, CacheClass
+
+if TYPE_CHECKING:
+    from .._compile.result import Section
+
+__all__ = ["Block", "split_blocks"]
+
+
+@attrs.frozen
+class Block:
+    """A run of the prompt with one cache class; blocks in order rebuild the text exactly."""
+
+    cache: CacheClass
+    text: str
+    sections: tuple[str, ...]
+
+
+def split_blocks(text: str, sections: Sequence[Section],
+                 spans: Sequence[tuple[int, int]]) -> tuple[Block, ...]:
+    """A section that comes after a more volatile one is cached with it: the class of a block is
+    the most volatile class seen so far. Each boundary sits at the end of the last section of
+    the run, so literal glue belongs to the block after it and the static prefix does not
+    depend on what follows."""
+    blocks: list[Block] = []
+    start = 0
+    current: CacheClass = "static"
+    members: list[str] = []
+    last_end = 0
+    for section, (_s_start, s_end) in zip(sections, spans):
+        cls = section.cache if RANK[section.cache] > RANK[current] else current
+        if cls != current:
+            if members:
+                blocks.append(Block(current, text[start:last_end], tuple(members)))
+                start = last_end
+            current = cls
+            members = []
+        members.append(section.id)
+        last_end = s_end
+    blocks.append(Block(current, text[start:], tuple(members)))
+    return tuple(b for b in blocks if b.text or b.sections)

@@ -1,0 +1,1 @@
+"""Loading: prompt data from folders and plugins, layered into one frozen registry."""

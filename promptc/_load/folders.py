@@ -1,0 +1,164 @@
+"""Read prompt data from folders laid out like the built-ins.
+
+A folder (the built-ins, a plugin's template folder, the user's config folder, a project's
+`.promptc/`) may hold:
+
+    variants/<id>/variant.toml          the variant (absent: the files below overlay an earlier one)
+    variants/<id>/template.md           its base template
+    variants/<id>/components/<cid>.md   this variant's text for one component (+ <cid>.short.md)
+    variants/<id>/tools/<name>.toml     this variant's spec for one tool
+    components/<cid>.md                 a component's text (+ <cid>.short.md, a shorter form)
+    components/tools/<name>.toml        a tool spec
+
+Reading is all-or-nothing per folder: any malformed file raises before anything is registered.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._base.errors import VariantConfigError
+from .._base.files import read_text_file, read_toml
+from .._model.diagnostics import Diagnostic
+from .._model.tools import ToolSpec, load_tool_file
+from .._model.variant import ID_PATTERN, check_variant_table
+
+__all__ = ["Layer", "RawVariant", "TextFile", "read_layer", "read_variant_folder"]
+
+
+@attrs.frozen
+class TextFile:
+    text: str
+    path: str
+    source: str
+    origin: str = ""  # "<source>:<path relative to the source's root>", stable across machines
+
+
+def _origin(path: Path, root: Path | None, source: str) -> str:
+    if root is not None:
+        try:
+            return f"{source}:{path.relative_to(root).as_posix()}"
+        except ValueError:
+            pass
+    return f"{source}:{path.as_posix()}"
+
+
+@attrs.frozen
+class RawVariant:
+    """One folder's contribution to a variant, before layering and `extends`."""
+
+    id: str
+    source: str
+    folder: str
+    table: dict[str, Any] | None = None  # variant.toml, when this folder defines the variant
+    toml_path: str = ""
+    template: TextFile | None = None
+    components: dict[str, TextFile] = attrs.field(factory=dict)  # cid or cid.short -> text
+    tools: dict[str, ToolSpec] = attrs.field(factory=dict)
+    matcher: Any = None  # a Python matcher from a plugin, instead of [match]
+
+
+@attrs.frozen
+class Layer:
+    """Everything one source contributes."""
+
+    source: str
+    root: str
+    variants: dict[str, RawVariant] = attrs.field(factory=dict)
+    components: dict[str, TextFile] = attrs.field(factory=dict)
+    tools: dict[str, ToolSpec] = attrs.field(factory=dict)
+    notes: tuple[Diagnostic, ...] = ()
+    functions: dict[str, Any] = attrs.field(factory=dict)  # cid -> Component (Python, plugins)
+
+
+def _sorted(folder: Path) -> list[Path]:
+    return sorted(folder.iterdir(), key=lambda p: p.name) if folder.is_dir() else []
+
+
+def _component_files(folder: Path, source: str, notes: list[Diagnostic],
+                     root: Path | None = None) -> dict[str, TextFile]:
+    out: dict[str, TextFile] = {}
+    for p in _sorted(folder):
+        if p.is_dir():
+            if p.name != "tools":
+                notes.append(Diagnostic("warning", "file-ignored",
+                                        "unexpected folder (ignored)", str(p)))
+            continue
+        if p.suffix != ".md":
+            notes.append(Diagnostic("warning", "file-ignored",
+                                    "not a component template (.md): ignored", str(p)))
+            continue
+        cid = p.name[:-3]
+        base = cid[:-6] if cid.endswith(".short") else cid
+        if not ID_PATTERN.match(base) or "." in base:
+            raise VariantConfigError(f"component id {base!r} must be lowercase letters, digits, "
+                                     "'_' or '-'", source=str(p))
+        out[cid] = TextFile(read_text_file(p, VariantConfigError), str(p), source,
+                            _origin(p, root, source))
+    return out
+
+
+def _tool_files(folder: Path, source: str, notes: list[Diagnostic]) -> dict[str, ToolSpec]:
+    out: dict[str, ToolSpec] = {}
+    for p in _sorted(folder):
+        if p.suffix != ".toml" or p.is_dir():
+            notes.append(Diagnostic("warning", "file-ignored", "not a tool spec (.toml): ignored",
+                                    str(p)))
+            continue
+        out[p.stem] = load_tool_file(p, source)
+    return out
+
+
+_VARIANT_ENTRIES = ("variant.toml", "template.md", "components", "tools")
+
+
+def read_variant_folder(folder: Path, source: str, notes: list[Diagnostic],
+                        root: Path | None = None) -> RawVariant:
+    vid = folder.name
+    if not ID_PATTERN.match(vid):
+        raise VariantConfigError(f"variant folder name {vid!r} must be a lowercase id "
+                                 "(letters, digits, '_', '-', '.')", source=str(folder))
+    table = None
+    toml_path = folder / "variant.toml"
+    if toml_path.is_file():
+        table = read_toml(toml_path, VariantConfigError)
+        check_variant_table(table, str(toml_path))
+        if table.get("id", vid) != vid:
+            raise VariantConfigError(f"id {table['id']!r} does not match the folder name {vid!r}",
+                                     source=str(toml_path), field="id")
+    template = None
+    template_name = (table or {}).get("template", "template.md")
+    tpath = folder / template_name
+    if tpath.is_file():
+        template = TextFile(read_text_file(tpath, VariantConfigError), str(tpath), source,
+                            _origin(tpath, root, source))
+    elif table is not None and "template" in table:
+        raise VariantConfigError(f"template file {template_name!r} not found", source=str(
+            toml_path), field="template")
+    for p in _sorted(folder):
+        if p.name not in _VARIANT_ENTRIES and p.name != template_name:
+            notes.append(Diagnostic("warning", "file-ignored",
+                                    "not part of a variant folder: ignored", str(p)))
+    return RawVariant(id=vid, source=source, folder=str(folder), table=table,
+                      toml_path=str(toml_path) if table is not None else "", template=template,
+                      components=_component_files(folder / "components", source, notes, root),
+                      tools=_tool_files(folder / "tools", source, notes))
+
+
+def read_layer(root: Path, source: str) -> Layer:
+    """Read one folder completely, or raise: nothing from it is registered half-way."""
+    notes: list[Diagnostic] = []
+    variants: dict[str, RawVariant] = {}
+    for folder in _sorted(root / "variants"):
+        if not folder.is_dir():
+            notes.append(Diagnostic("warning", "file-ignored", "not a variant folder: ignored",
+                                    str(folder)))
+            continue
+        variants[folder.name] = read_variant_folder(folder, source, notes, root)
+    components = _component_files(root / "components", source, notes, root)
+    tools = _tool_files(root / "components" / "tools", source, notes)
+    return Layer(source=source, root=str(root), variants=variants, components=components,
+                 tools=tools, notes=tuple(notes))

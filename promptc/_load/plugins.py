@@ -1,0 +1,227 @@
+"""Loading plugins through entry points, one at a time, so one bad plugin never breaks the rest.
+
+pluggy's own `load_setuptools_entrypoints` stops at the first import error and one raising hook
+implementation aborts the whole hook call, so promptc loads each entry point itself, sorted by name
+(never install order), calls each implementation on its own, and turns every failure into a
+diagnostic naming the plugin.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pluggy
+
+from .._base.errors import PromptcError
+from .._model.component import Component
+from .._model.diagnostics import Diagnostic
+from .._model.tools import parse_tool
+from .folders import Layer, read_layer
+from .hookspecs import PROJECT, PromptcSpec
+from .registry import PluginVariant, plugin_raw_variant
+
+__all__ = ["PluginSet", "load_plugins"]
+
+GROUP = "promptc"
+
+
+@attrs.frozen
+class PluginSet:
+    """What the installed plugins contributed, and what went wrong."""
+
+    layers: tuple[Layer, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    findings: tuple[Diagnostic, ...]
+    names: tuple[str, ...]
+    context_hooks: tuple[tuple[str, Callable[..., Any]], ...] = ()
+    inspect_hooks: tuple[tuple[str, Callable[..., Any]], ...] = ()
+
+
+def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    eps = importlib.metadata.entry_points(group=GROUP)
+    seen: dict[str, importlib.metadata.EntryPoint] = {}
+    for ep in eps:
+        seen.setdefault(f"{_dist_name(ep)}:{ep.name}", ep)  # a dist found twice on sys.path
+    return [seen[k] for k in sorted(seen)]
+
+
+def _dist_name(ep: importlib.metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return dist.metadata["Name"] if dist is not None else "?"
+
+
+def _fail(code: str, name: str, message: str) -> Diagnostic:
+    return Diagnostic("error", code, f"plugin {name!r}: {message}; the plugin is skipped",
+                      f"plugin:{name}")
+
+
+def load_plugins(entry_points: Iterable[Any] | None = None,
+                 validate: Callable[[Layer], object] | None = None) -> PluginSet:
+    """Import and query every plugin; return their layers (sorted by plugin name).
+
+    `validate` raises for a layer promptc cannot use; its return value is ignored.
+    """
+    eps = _entry_points() if entry_points is None else list(entry_points)
+    diags: list[Diagnostic] = []
+    layers: list[Layer] = []
+    names: list[str] = []
+    context_hooks: list[tuple[str, Callable[..., Any]]] = []
+    inspect_hooks: list[tuple[str, Callable[..., Any]]] = []
+    for ep in eps:
+        name = ep.name
+        try:
+            obj = ep.load()
+        except BaseException as exc:  # an import-time crash, SystemExit included
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            diags.append(_fail("plugin-import", name,
+                               f"failed to import ({type(exc).__name__}: {exc})"))
+            continue
+        pm = pluggy.PluginManager(PROJECT)
+        pm.add_hookspecs(PromptcSpec)
+        try:
+            pm.register(obj, name=name)
+            pm.check_pending()
+        except Exception as exc:
+            diags.append(_fail("plugin-invalid", name, f"invalid hook implementation ({exc})"))
+            continue
+        try:
+            layer = _layer_of(pm, name)
+            if validate is not None:
+                validate(layer)
+        except _HookFailed as exc:
+            diags.append(_fail("plugin-hook", name, str(exc)))
+            continue
+        except PromptcError as exc:
+            diags.append(_fail("plugin-invalid", name, f"registered something invalid: {exc}"))
+            continue
+        except Exception as exc:  # what it returned broke promptc's own code: still isolated
+            diags.append(_fail("plugin-invalid", name, "registered something promptc cannot "
+                               f"use ({type(exc).__name__}: {exc})"))
+            continue
+        layers.append(layer)
+        names.append(name)
+        for impl in pm.hook.promptc_contribute_context.get_hookimpls():
+            context_hooks.append((name, _by_keyword(impl)))
+        for impl in pm.hook.promptc_inspect_prompt.get_hookimpls():
+            inspect_hooks.append((name, _by_keyword(impl)))
+    layers, findings = _settle_conflicts(layers)
+    return PluginSet(tuple(layers), tuple(diags), tuple(findings), tuple(names),
+                     tuple(context_hooks), tuple(inspect_hooks))
+
+
+class _HookFailed(Exception):
+    pass
+
+
+def _by_keyword(impl: Any) -> Callable[..., Any]:
+    """pluggy lets an implementation take any subset of its hook's arguments, in any order:
+    call it with just the ones it declares."""
+    function = impl.function
+    wanted = tuple(impl.argnames) + tuple(getattr(impl, "kwargnames", ()) or ())
+
+    def call(**kwargs: Any) -> Any:
+        return function(**{k: v for k, v in kwargs.items() if k in wanted})
+
+    call.__qualname__ = getattr(function, "__qualname__", "hook")
+    return call
+
+
+def _call(pm: pluggy.PluginManager, hook: str) -> list[Any]:
+    out: list[Any] = []
+    for impl in getattr(pm.hook, hook).get_hookimpls():
+        try:
+            result = impl.function()
+        except Exception as exc:
+            raise _HookFailed(f"hook {hook} raised {type(exc).__name__}: {exc}") from None
+        if result is None:
+            continue
+        if isinstance(result, (str, bytes, Mapping)) or not isinstance(result, Iterable):
+            raise _HookFailed(f"hook {hook} must return a list, got {type(result).__name__}")
+        out.extend(result)
+    return out
+
+
+def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
+    source = f"plugin:{name}"
+    merged = Layer(source=source, root="")
+    for folder in _call(pm, "promptc_template_folders"):
+        if not isinstance(folder, (str, os.PathLike)) or not Path(folder).is_dir():
+            # e.g. a data folder left out of the wheel: say so rather than register nothing
+            raise _HookFailed(f"promptc_template_folders returned {folder!r}, which is not "
+                              "an existing folder")
+        layer = read_layer(Path(folder), source)
+        merged = attrs.evolve(merged, root=layer.root,
+                              variants={**merged.variants, **layer.variants},
+                              components={**merged.components, **layer.components},
+                              tools={**merged.tools, **layer.tools},
+                              notes=merged.notes + layer.notes)
+    variants = dict(merged.variants)
+    for spec in _call(pm, "promptc_variants"):
+        if not isinstance(spec, Mapping):
+            raise _HookFailed(f"promptc_variants returned {type(spec).__name__}, not a table")
+        table = dict(spec)
+        template = table.pop("template_text", None)
+        texts = table.pop("component_texts", {}) or {}
+        matcher = table.pop("matcher", None)
+        if matcher is not None and not callable(matcher):
+            raise _HookFailed(f"promptc_variants: `matcher` of {table.get('id')!r} is "
+                              f"{type(matcher).__name__}, not a callable")
+        if not isinstance(texts, Mapping):
+            raise _HookFailed(f"promptc_variants: `component_texts` of {table.get('id')!r} "
+                              "must be a table {component id: text}")
+        raw = plugin_raw_variant(PluginVariant(table, template, dict(texts), matcher), source)
+        variants[raw.id] = raw
+    functions: dict[str, Component] = {}
+    for comp in _call(pm, "promptc_components"):
+        if not isinstance(comp, Component):
+            raise _HookFailed(f"promptc_components returned {type(comp).__name__}, "
+                              "not a promptc.Component")
+        # a template component says where its text came from, as files and functions do
+        origin = comp.origin or (f"{source} component {comp.id}" if comp.template is not None
+                                 else "")
+        functions[comp.id] = attrs.evolve(comp, source=source, origin=origin)
+    tools = dict(merged.tools)
+    for i, table in enumerate(_call(pm, "promptc_tools")):
+        if not isinstance(table, Mapping):
+            raise _HookFailed(f"promptc_tools returned {type(table).__name__}, not a table")
+        spec = parse_tool(table, origin=f"{source} tool #{i}", source=source)
+        tools[spec.name] = spec
+    return attrs.evolve(merged, variants=variants, functions=functions, tools=tools)
+
+
+def _settle_conflicts(layers: list[Layer]) -> tuple[list[Layer], list[Diagnostic]]:
+    """Two plugins claiming one variant id: the lower (priority, plugin name) wins, reported."""
+    claims: dict[str, list[tuple[int, str, int]]] = {}
+    for i, layer in enumerate(layers):
+        for vid, raw in layer.variants.items():
+            if raw.table is None:
+                continue  # an overlay of a few files adds to a variant, it does not claim it
+            prio = raw.table.get("priority", 100)
+            claims.setdefault(vid, []).append((prio, layer.source, i))
+    findings: list[Diagnostic] = []
+    losers: dict[int, set[str]] = {}
+    for vid, claimants in sorted(claims.items()):
+        if len(claimants) < 2:
+            continue
+        claimants.sort()
+        winner = claimants[0]
+        for _prio, src, idx in claimants[1:]:
+            losers.setdefault(idx, set()).add(vid)
+        findings.append(Diagnostic(
+            "warning", "variant-conflict",
+            f"variant {vid!r} is registered by {', '.join(c[1] for c in claimants)}; "
+            f"{winner[1]} wins by (priority, name)", winner[1]))
+    out = []
+    for i, layer in enumerate(layers):
+        drop = losers.get(i)
+        if drop:
+            layer = attrs.evolve(layer, variants={k: v for k, v in layer.variants.items()
+                                                  if k not in drop})
+        out.append(layer)
+    return out, findings

@@ -1,0 +1,378 @@
+"""PromptContext: everything about one request that a prompt may depend on.
+
+Records are frozen, typed when constructed, and hashable, so a component's output can be memoized
+by the fields it reads and one context can be shared by many threads. Each record carries one
+prebuilt, typed key (`_key`): equality and hashing compare it in C, and `1`, `1.0` and `true` in a
+feature or schema are different keys, as they render differently. Text fields are normalized
+(CRLF → LF) when a record is made, so output never depends on line endings.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar, Literal, TypeVar
+
+import attrs
+
+from .._base.errors import ContextError
+from .._base.files import read_data_file
+from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
+from .._base.records import build_record, describe, one_of, optional, typed
+from .cache import CacheClass
+from .provider import ProviderInfo
+
+__all__ = ["PromptContext", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
+           "Skill", "Attachment", "WorkspaceRoot", "FIELD_CLASSES", "MAX_CONTEXT_FILE_BYTES"]
+
+MAX_CONTEXT_FILE_BYTES = 64 * 1024 * 1024
+
+R = TypeVar("R")
+_STR = typed(str, ContextError)
+
+
+def _lf(value: Any) -> Any:
+    """CRLF and CR → LF in a text field (other types pass to the validator, which names them)."""
+    if value.__class__ is str and "\r" in value:
+        return value.replace("\r\n", "\n").replace("\r", "\n")
+    return value
+
+
+def _records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, ...]:
+    """`items` as records of `cls`, each plain table built into one."""
+    if items is None:
+        return ()
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise ContextError(f"must be a list, got {describe(items)}", field=field)
+    return tuple(item if item.__class__ is cls else
+                 build_record(cls, item, path=f"{field}[{i}]", error=ContextError)
+                 for i, item in enumerate(items))
+
+
+# Named converters, one per record type (mypy's attrs plugin reads a converter's signature).
+def _mcp_tools(items: Iterable[Any] | None) -> tuple[McpTool, ...]:
+    return _records(McpTool, items, "tools")
+
+
+def _mcp_resources(items: Iterable[Any] | None) -> tuple[McpResource, ...]:
+    return _records(McpResource, items, "resources")
+
+
+def _mcp_resource_templates(items: Iterable[Any] | None) -> tuple[McpResourceTemplate, ...]:
+    return _records(McpResourceTemplate, items, "resource_templates")
+
+
+def _mcp_servers(items: Iterable[Any] | None) -> tuple[McpServer, ...]:
+    return _records(McpServer, items, "mcp_servers")
+
+
+def _workspace_roots(items: Iterable[Any] | None) -> tuple[WorkspaceRoot, ...]:
+    return _records(WorkspaceRoot, items, "workspace_roots")
+
+
+def _rules(items: Iterable[Any] | None) -> tuple[Rule, ...]:
+    return _records(Rule, items, "rules")
+
+
+def _skills(items: Iterable[Any] | None) -> tuple[Skill, ...]:
+    return _records(Skill, items, "skills")
+
+
+def _attachments(items: Iterable[Any] | None) -> tuple[Attachment, ...]:
+    return _records(Attachment, items, "attachments")
+
+
+def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
+    """A table of JSON values, frozen (features, runtime)."""
+    if value is None:
+        return EMPTY
+    if value.__class__ is FrozenDict:
+        return value  # type: ignore[return-value]
+    if not isinstance(value, Mapping):
+        raise ContextError(f"must be a table/object, got {describe(value)}", field=field)
+    plain = dict(value)
+    try:
+        compact_json(thaw(plain))
+    except (TypeError, ValueError) as exc:
+        raise ContextError(f"must hold JSON values only ({exc})", field=field) from None
+    frozen: FrozenDict = freeze(plain)
+    return frozen
+
+
+def _features(value: Mapping[str, Any] | None) -> FrozenDict:
+    return _json_map(value, "features")
+
+
+def _runtime(value: Mapping[str, Any] | None) -> FrozenDict:
+    return _json_map(value, "runtime")
+
+
+def _schema(value: Mapping[str, Any] | None) -> FrozenDict:
+    """An input schema, kept as its canonical JSON text (see FrozenDict.packed)."""
+    if value is None:
+        return EMPTY
+    if value.__class__ is FrozenDict and value._json is not None:  # type: ignore[union-attr]
+        return value  # type: ignore[return-value]
+    if not isinstance(value, Mapping):
+        raise ContextError(f"must be a table/object, got {describe(value)}",
+                           field="input_schema")
+    try:
+        return FrozenDict.packed(value)
+    except (TypeError, ValueError) as exc:
+        raise ContextError(f"must be JSON data ({exc})", field="input_schema") from None
+
+
+def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
+    if not value:
+        return ()
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ContextError(f"must be a list of strings, got {describe(value)}",
+                           field="references")
+    items = tuple(value)
+    for i, item in enumerate(items):
+        if item.__class__ is not str:
+            raise ContextError(f"must be a string, got {describe(item)}",
+                               field=f"references[{i}]")
+    return items
+
+
+class _Keyed:
+    """Equality and hashing through one nested, typed tuple built at construction.
+
+    Clients build a new, equal context for every request, and promptc's first step is to find the
+    equal context it already knows. Comparing attrs records field by field runs Python code for
+    every nested record; comparing one prebuilt tuple of tuples runs in C.
+    """
+
+    __slots__ = ("_key", "_h")  # filled by __attrs_post_init__; not attrs fields
+    __key_fields__: ClassVar[tuple[str, ...]]  # set by @_keyed: the attrs fields, in order
+    _key: tuple[Any, ...]
+    _h: int | None
+
+    def __attrs_post_init__(self) -> None:
+        parts = []
+        for name in type(self).__key_fields__:
+            value = getattr(self, name)
+            cls = value.__class__
+            if cls is tuple and value and isinstance(value[0], _Keyed):
+                value = tuple(item._key for item in value)
+            elif cls is FrozenDict:
+                value = value._json if value._json is not None else value.flat
+            parts.append(value)
+        object.__setattr__(self, "_key", tuple(parts))
+        object.__setattr__(self, "_h", None)
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key == other._key  # type: ignore[attr-defined, no-any-return]
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        h = self._h
+        if h is None:
+            h = hash((self.__class__.__name__, self._key))
+            object.__setattr__(self, "_h", h)
+        return h
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """The record's complete, typed identity (what caches key on)."""
+        return self._key
+
+
+def _keyed(cls: type) -> type:
+    cls.__key_fields__ = tuple(f.name for f in attrs.fields(cls)  # type: ignore[attr-defined]
+                               if not f.name.startswith("_"))
+    return cls
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class Rule(_Keyed):
+    """One source of user instructions (a rules file, a setting), inserted verbatim."""
+
+    name: str = attrs.field(validator=_STR)
+    text: str = attrs.field(converter=_lf, validator=_STR)
+    origin: str = attrs.field(default="", validator=_STR)
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class McpTool(_Keyed):
+    name: str = attrs.field(validator=_STR)
+    description: str = attrs.field(default="", converter=_lf, validator=_STR)
+    input_schema: FrozenDict = attrs.field(default=EMPTY, converter=_schema)
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class McpResource(_Keyed):
+    uri: str = attrs.field(validator=_STR)
+    name: str = attrs.field(default="", validator=_STR)
+    description: str = attrs.field(default="", converter=_lf, validator=_STR)
+    mime_type: str = attrs.field(default="", validator=_STR)
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class McpResourceTemplate(_Keyed):
+    uri_template: str = attrs.field(validator=_STR)
+    name: str = attrs.field(default="", validator=_STR)
+    description: str = attrs.field(default="", converter=_lf, validator=_STR)
+    mime_type: str = attrs.field(default="", validator=_STR)
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class McpServer(_Keyed):
+    """A connected MCP server, with what it offers."""
+
+    name: str = attrs.field(validator=_STR)
+    command: str = attrs.field(default="", validator=_STR)
+    url: str = attrs.field(default="", validator=_STR)
+    tools: tuple[McpTool, ...] = attrs.field(default=(), converter=_mcp_tools)
+    resources: tuple[McpResource, ...] = attrs.field(default=(), converter=_mcp_resources)
+    resource_templates: tuple[McpResourceTemplate, ...] = attrs.field(
+        default=(), converter=_mcp_resource_templates)
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class Skill(_Keyed):
+    """A skill: only name and description go in the prompt; content is loaded on demand."""
+
+    name: str = attrs.field(validator=_STR)
+    description: str = attrs.field(default="", converter=_lf, validator=_STR)
+    content: str = attrs.field(default="", converter=_lf, validator=_STR)
+    references: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class Attachment(_Keyed):
+    """A file the user attached to this request (only its name and MIME type matter here)."""
+
+    name: str = attrs.field(validator=_STR)
+    type: str = attrs.field(default="", validator=_STR)
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class WorkspaceRoot(_Keyed):
+    """One folder of a multi-root workspace."""
+
+    path: str = attrs.field(validator=_STR)
+    name: str = attrs.field(default="", validator=_STR)
+    vcs: str = attrs.field(default="", validator=_STR)
+
+
+def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
+    if value is None:
+        return
+    if value.__class__ is not str:
+        raise ContextError(f"must be an ISO date (YYYY-MM-DD), got {describe(value)}",
+                           field=attribute.name)
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        raise ContextError(f"must be an ISO date (YYYY-MM-DD), got {value!r}",
+                           field=attribute.name) from None
+
+
+def _provider(value: Any) -> ProviderInfo | None:
+    if value is None or value.__class__ is ProviderInfo:
+        return value  # type: ignore[no-any-return]
+    return ProviderInfo.from_dict(value)
+
+
+@_keyed
+@attrs.frozen(eq=False)
+class PromptContext(_Keyed):
+    """The runtime context of one request. Every field is optional."""
+
+    provider: ProviderInfo | None = attrs.field(default=None, converter=_provider)
+    cwd: str = attrs.field(default="", validator=_STR)
+    os: str = attrs.field(default="", validator=_STR)
+    shell: str = attrs.field(default="", validator=_STR)
+    home: str = attrs.field(default="", validator=_STR)
+    ide: str = attrs.field(default="", validator=_STR)
+    mode: Literal["act", "plan"] = attrs.field(default="act",
+                                               validator=one_of(("act", "plan"), ContextError))
+    date: str | None = attrs.field(default=None, validator=_check_date)
+    workspace_roots: tuple[WorkspaceRoot, ...] = attrs.field(
+        default=(), converter=_workspace_roots)
+    rules: tuple[Rule, ...] = attrs.field(default=(), converter=_rules)
+    mcp_servers: tuple[McpServer, ...] = attrs.field(default=(), converter=_mcp_servers)
+    skills: tuple[Skill, ...] = attrs.field(default=(), converter=_skills)
+    features: FrozenDict = attrs.field(default=EMPTY, converter=_features)
+    attachments: tuple[Attachment, ...] = attrs.field(default=(), converter=_attachments)
+    runtime: FrozenDict = attrs.field(default=EMPTY, converter=_runtime)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> PromptContext:
+        """Build from JSON-like data; an unknown or mistyped field raises ContextError."""
+        if not isinstance(data, Mapping):
+            raise ContextError("the context must be a table/object", source=source)
+        provider = data.get("provider")
+        date = data.get("date")
+        if provider is not None or isinstance(date, datetime.date):
+            data = dict(data)
+            if provider is not None:
+                data["provider"] = ProviderInfo.from_dict(provider, source=source)
+            if isinstance(date, datetime.date):  # TOML's native `date = 2026-01-01`
+                data["date"] = date.isoformat()
+        context: PromptContext = build_record(cls, data, source=source, error=ContextError)
+        return context
+
+    @classmethod
+    def load(cls, path: str | Path) -> PromptContext:
+        """Read a context from a .json or .toml file."""
+        p = Path(path)
+        data = read_data_file(p, ContextError, MAX_CONTEXT_FILE_BYTES)
+        return cls.from_dict(data, source=str(p))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = attrs.asdict(
+            self, recurse=True, filter=lambda a, _v: not a.name.startswith("_"),
+            value_serializer=lambda _i, _a, v: thaw(v) if isinstance(v, FrozenDict) else v)
+        if self.provider is not None:
+            out["provider"] = {k: v for k, v in out["provider"].items() if v is not None}
+        return out
+
+    def feature(self, name: str, default: Any = False) -> Any:
+        return self.features.get(name, default)
+
+    def with_provider(self, provider: ProviderInfo | None) -> PromptContext:
+        """This context with another provider: a shallow copy of the validated fields, not a
+        rebuild (nothing is converted or checked again)."""
+        if provider is self.provider:
+            return self
+        if provider is not None and provider.__class__ is not ProviderInfo:
+            raise ContextError("must be a ProviderInfo", field="provider")
+        clone = object.__new__(PromptContext)
+        for name in PromptContext.__key_fields__:
+            object.__setattr__(clone, name, getattr(self, name))
+        object.__setattr__(clone, "provider", provider)
+        object.__setattr__(clone, "_key", (provider, *self._key[1:]))
+        object.__setattr__(clone, "_h", None)
+        return clone
+
+
+assert PromptContext.__key_fields__[0] == "provider"  # with_provider swaps the key's first part
+
+
+# Cache class of each context field: what a prompt section depending on it can be cached with.
+FIELD_CLASSES: dict[str, CacheClass] = {
+    "provider": "static",
+    "cwd": "session", "os": "session", "shell": "session", "home": "session", "ide": "session",
+    "mode": "session", "workspace_roots": "session", "rules": "session",
+    "mcp_servers": "session", "skills": "session", "features": "session",
+    "date": "request", "attachments": "request", "runtime": "request",
+}

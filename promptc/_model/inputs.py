@@ -1,0 +1,187 @@
+"""Declared runtime inputs: a variant's declarations, the values a request carries (validated,
+defaults filled), and the JSON Schema a client can render as a form."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .._base.errors import VariantConfigError
+from .._base.suggest import did_you_mean
+from .diagnostics import Reporter
+
+__all__ = ["InputSpec", "INPUT_TYPES", "parse_inputs", "check_value", "resolve_inputs",
+           "inputs_schema"]
+
+INPUT_TYPES = ("string", "number", "boolean", "select", "date")
+
+
+@attrs.frozen
+class InputSpec:
+    """A runtime value a variant accepts: validated at compile time, rendered as a form field."""
+
+    name: str
+    type: str = "string"
+    required: bool = False
+    default: Any = None
+    options: tuple[str, ...] = ()
+    label: str = ""
+    description: str = ""
+    origin: str = ""
+
+
+_INPUT_KEYS = ("type", "required", "default", "options", "label", "description")
+
+
+def parse_inputs(table: Mapping[str, Any], source: str) -> dict[str, InputSpec]:
+    out: dict[str, InputSpec] = {}
+    for name, spec in table.items():
+        field = f"inputs.{name}"
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
+            raise VariantConfigError("input names must be identifiers", source=source,
+                                     field=field)
+        if not isinstance(spec, Mapping):
+            raise VariantConfigError("must be a table", source=source, field=field)
+        for key in spec:
+            if key not in _INPUT_KEYS:
+                raise VariantConfigError("unknown key" + did_you_mean(key, _INPUT_KEYS),
+                                         source=source, field=f"{field}.{key}")
+        tp = spec.get("type", "string")
+        if tp not in INPUT_TYPES:
+            raise VariantConfigError(f"type must be one of {list(INPUT_TYPES)}" +
+                                     did_you_mean(str(tp), INPUT_TYPES), source=source,
+                                     field=f"{field}.type")
+        options = spec.get("options", [])
+        if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+            raise VariantConfigError("must be a list of strings", source=source,
+                                     field=f"{field}.options")
+        if tp == "select" and not options:
+            raise VariantConfigError("a select input needs options", source=source,
+                                     field=f"{field}.options")
+        if tp != "select" and options:
+            raise VariantConfigError("only select inputs take options", source=source,
+                                     field=f"{field}.options")
+        for key in ("required",):
+            if key in spec and not isinstance(spec[key], bool):
+                raise VariantConfigError("must be true or false", source=source,
+                                         field=f"{field}.{key}")
+        for key in ("label", "description"):
+            if key in spec and not isinstance(spec[key], str):
+                raise VariantConfigError("must be a string", source=source,
+                                         field=f"{field}.{key}")
+        default = spec.get("default")
+        if default is not None:
+            problem = check_value(tp, tuple(options), default)
+            if problem:
+                raise VariantConfigError(f"default {problem}", source=source,
+                                         field=f"{field}.default")
+        out[name] = InputSpec(name=name, type=tp, required=spec.get("required", False),
+                              default=default, options=tuple(options),
+                              label=spec.get("label", ""), description=spec.get("description", ""),
+                              origin=source)
+    return out
+
+
+
+
+def check_value(tp: str, options: Sequence[str], value: Any) -> str | None:
+    """A problem with `value` for an input of type `tp`, or None when it is fine."""
+    if tp == "string":
+        return None if isinstance(value, str) else f"must be a string, got {value!r}"
+    if tp == "number":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return None if ok else f"must be a number, got {value!r}"
+    if tp == "boolean":
+        return None if isinstance(value, bool) else f"must be true or false, got {value!r}"
+    if tp == "select":
+        if value in options:
+            return None
+        return f"must be one of {list(options)}, got {value!r}"
+    if tp == "date":
+        if isinstance(value, str):
+            try:
+                datetime.date.fromisoformat(value)
+                return None
+            except ValueError:
+                pass
+        return f"must be an ISO date (YYYY-MM-DD), got {value!r}"
+    return f"has unknown type {tp!r}"
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
+                   overridable: frozenset[str], report: Reporter) -> dict[str, str]:
+    """Validate runtime values against declarations; return the text value of every input.
+
+    `overridable` holds names a runtime value may set without a declaration (standard
+    placeholders, placeholder defaults, component sections).
+    """
+    values: dict[str, str] = {}
+    declared = {s.name: s for s in specs}
+    for spec in specs:
+        if spec.name in runtime:
+            value = runtime[spec.name]
+            problem = check_value(spec.type, spec.options, value)
+            if problem:
+                report("error", "input-invalid", f"input {spec.name!r} {problem}", spec.name)
+                if spec.default is not None:
+                    values[spec.name] = _as_text(spec.default)
+                continue
+            values[spec.name] = _as_text(value)
+        elif spec.default is not None:
+            values[spec.name] = _as_text(spec.default)
+        elif spec.required:
+            report("error", "input-missing", f"required input {spec.name!r} has no value",
+                   spec.name)
+    for name, value in runtime.items():
+        if name in declared:
+            continue
+        if name in overridable:
+            values[name] = value if isinstance(value, str) else _as_text(value)
+            continue
+        report("warning", "input-undeclared",
+               f"runtime value {name!r} is not a declared input of this variant" +
+               did_you_mean(name, list(declared) + sorted(overridable)), name)
+    return values
+
+
+def inputs_schema(variant_id: str, specs: Sequence[InputSpec]) -> dict[str, Any]:
+    """The inputs as a JSON Schema (draft 2020-12) a UI can render as a form."""
+    props: dict[str, Any] = {}
+    required = []
+    for s in specs:
+        prop: dict[str, Any] = {"title": s.label or s.name}
+        if s.description:
+            prop["description"] = s.description
+        if s.type == "select":
+            prop["type"] = "string"
+            prop["enum"] = list(s.options)
+        elif s.type == "date":
+            prop["type"] = "string"
+            prop["format"] = "date"
+        else:
+            prop["type"] = s.type
+        if s.default is not None:
+            prop["default"] = s.default
+        props[s.name] = prop
+        if s.required and s.default is None:
+            required.append(s.name)
+    schema: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"Runtime inputs of variant {variant_id}",
+        "type": "object",
+        "properties": props,
+        "additionalProperties": False,
+    }
+    if required:
+        schema["required"] = required
+    return schema

@@ -1,0 +1,225 @@
+"""Matchers: declarative predicates on a ProviderInfo, each able to say why it failed.
+
+A matcher returns (matched, reason). Reasons go into the resolution trace that `promptc explain`
+prints, so a person can see which condition sent a model elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from .._base.errors import VariantConfigError
+from .._base.suggest import did_you_mean
+from .provider import ProviderInfo, model_tokens, normalize_model_id, tokens_start_with
+
+__all__ = ["Matcher", "compile_matcher", "python_matcher", "NEVER", "MATCH_KEYS"]
+
+Result = tuple[bool, str]
+
+
+@attrs.frozen
+class Matcher:
+    """A predicate on a resolved ProviderInfo, with a description for lint and explain."""
+
+    test: Callable[[ProviderInfo], Result] = attrs.field(eq=False)
+    description: str
+    # For shadowing analysis: model patterns and provider sets this matcher requires, if simple.
+    models: tuple[tuple[str, ...], ...] | None = None
+    providers: frozenset[str] | None = None
+    unconditional: bool = False
+
+    def __call__(self, info: ProviderInfo) -> Result:
+        return self.test(info)
+
+
+def _never(_info: ProviderInfo) -> Result:
+    return False, "no matcher (reachable only as the fallback or by id)"
+
+
+NEVER = Matcher(_never, "never")
+
+
+def _as_list(value: Any, field: str, source: str, kind: type) -> list[Any]:
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if not isinstance(item, kind) or isinstance(item, bool) and kind is not bool:
+            raise VariantConfigError(f"must be {kind.__name__} or a list of them, got {item!r}",
+                                     source=source, field=field)
+    return items
+
+
+def _provider_in(names: list[str]) -> Matcher:
+    wanted = frozenset(n.strip().lower() for n in names)
+
+    def test(info: ProviderInfo) -> Result:
+        p = info.provider.strip().lower()
+        if p in wanted:
+            return True, f"provider {p!r} is in {sorted(wanted)}"
+        return False, f"provider {p!r} is not in {sorted(wanted)}"
+    return Matcher(test, f"provider in {sorted(wanted)}", providers=wanted)
+
+
+def _model_like(patterns: list[str]) -> Matcher:
+    compiled = tuple(tuple(normalize_model_id(p).split("-")) for p in patterns)
+
+    def test(info: ProviderInfo) -> Result:
+        tokens = model_tokens(info.model)
+        for pattern, raw in zip(compiled, patterns):
+            if tokens_start_with(tokens, pattern):
+                return True, f"model {'-'.join(tokens)!r} starts with {raw!r}"
+        return False, f"model {'-'.join(tokens)!r} matches none of {patterns}"
+    return Matcher(test, f"model like {patterns}", models=compiled)
+
+
+def _family_in(names: list[str]) -> Matcher:
+    wanted = frozenset(names)
+
+    def test(info: ProviderInfo) -> Result:
+        fam = info.family or "unknown"
+        if fam in wanted:
+            return True, f"model family {fam!r} is in {sorted(wanted)}"
+        return False, f"model family {fam!r} is not in {sorted(wanted)}"
+    return Matcher(test, f"family in {sorted(wanted)}")
+
+
+def _capability(name: str, wanted: bool) -> Matcher:
+    label = name.replace("_", " ")
+
+    def test(info: ProviderInfo) -> Result:
+        have = bool(getattr(info, name))
+        if have == wanted:
+            return True, f"{label} is {str(have).lower()}"
+        return False, f"{label} is {str(have).lower()}, wanted {str(wanted).lower()}"
+    return Matcher(test, f"{name} = {str(wanted).lower()}")
+
+
+def _local(wanted: bool) -> Matcher:
+    def test(info: ProviderInfo) -> Result:
+        if info.is_local == wanted:
+            return True, f"provider {info.provider!r} is {'' if wanted else 'not '}local"
+        return False, f"provider {info.provider!r} is {'not ' if wanted else ''}local"
+    return Matcher(test, f"local = {str(wanted).lower()}")
+
+
+def _context_bound(limit: int, at_least: bool) -> Matcher:
+    def test(info: ProviderInfo) -> Result:
+        window = info.context_window or 0
+        ok = window >= limit if at_least else window <= limit
+        op = "≥" if at_least else "≤"
+        return ok, f"context window {window} {'is' if ok else 'is not'} {op} {limit}"
+    return Matcher(test, f"context window {'>=' if at_least else '<='} {limit}")
+
+
+def _all(parts: list[Matcher]) -> Matcher:
+    if len(parts) == 1:
+        return parts[0]
+
+    def test(info: ProviderInfo) -> Result:
+        reasons = []
+        for part in parts:
+            ok, why = part.test(info)
+            if not ok:
+                return False, why
+            reasons.append(why)
+        return True, "; ".join(reasons)
+    models = next((p.models for p in parts if p.models is not None), None)
+    providers = next((p.providers for p in parts if p.providers is not None), None)
+    return Matcher(test, " and ".join(p.description for p in parts), models=models,
+                   providers=providers)
+
+
+def _any(parts: list[Matcher]) -> Matcher:
+    def test(info: ProviderInfo) -> Result:
+        reasons = []
+        for part in parts:
+            ok, why = part.test(info)
+            if ok:
+                return True, why
+            reasons.append(why)
+        return False, "none of: " + "; ".join(reasons)
+    # For lint's shadowing probes: the union of the alternatives' model patterns.
+    models = tuple(m for p in parts for m in (p.models or ()))
+    return Matcher(test, "any of (" + " | ".join(p.description for p in parts) + ")",
+                   models=models or None)
+
+
+def _not(part: Matcher) -> Matcher:
+    def test(info: ProviderInfo) -> Result:
+        ok, why = part.test(info)
+        return (not ok), (f"not ({why})")
+    return Matcher(test, f"not ({part.description})")
+
+
+def _always(_info: ProviderInfo) -> Result:
+    return True, "matches every model"
+
+
+MATCH_KEYS = ("provider", "model", "family", "native_tools", "images", "parallel_tools",
+              "prompt_caching", "local", "min_context", "max_context", "any", "all", "not",
+              "always")
+
+
+def compile_matcher(spec: Mapping[str, Any], source: str, field: str = "match") -> Matcher:
+    """Build a matcher from a TOML table; all keys must hold (AND)."""
+    if not isinstance(spec, Mapping):
+        raise VariantConfigError(f"must be a table, got {spec!r}", source=source, field=field)
+    parts: list[Matcher] = []
+    for key, value in spec.items():
+        sub = f"{field}.{key}"
+        if key == "provider":
+            parts.append(_provider_in(_as_list(value, sub, source, str)))
+        elif key == "model":
+            pats = _as_list(value, sub, source, str)
+            if any(not normalize_model_id(p) for p in pats):
+                raise VariantConfigError("empty model pattern", source=source, field=sub)
+            parts.append(_model_like(pats))
+        elif key == "family":
+            parts.append(_family_in(_as_list(value, sub, source, str)))
+        elif key in ("native_tools", "images", "parallel_tools", "prompt_caching"):
+            if not isinstance(value, bool):
+                raise VariantConfigError(f"must be true or false, got {value!r}", source=source,
+                                         field=sub)
+            parts.append(_capability(key, value))
+        elif key == "local":
+            if not isinstance(value, bool):
+                raise VariantConfigError(f"must be true or false, got {value!r}", source=source,
+                                         field=sub)
+            parts.append(_local(value))
+        elif key in ("min_context", "max_context"):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise VariantConfigError(f"must be a non-negative integer, got {value!r}",
+                                         source=source, field=sub)
+            parts.append(_context_bound(value, key == "min_context"))
+        elif key in ("any", "all"):
+            if not isinstance(value, list) or not value:
+                raise VariantConfigError("must be a non-empty list of tables", source=source,
+                                         field=sub)
+            subs = [compile_matcher(v, source, f"{sub}[{i}]") for i, v in enumerate(value)]
+            parts.append(_any(subs) if key == "any" else _all(subs))
+        elif key == "not":
+            parts.append(_not(compile_matcher(value, source, sub)))
+        elif key == "always":
+            if value is not True:
+                raise VariantConfigError("must be true", source=source, field=sub)
+            parts.append(Matcher(_always, "always", unconditional=True))
+        else:
+            raise VariantConfigError("unknown matcher key" + did_you_mean(key, MATCH_KEYS),
+                                     source=source, field=sub)
+    if not parts:
+        raise VariantConfigError("an empty matcher table matches nothing; use `always = true` "
+                                 "or remove it", source=source, field=field)
+    return _all(parts)
+
+
+def python_matcher(fn: Callable[[ProviderInfo], Any], description: str = "") -> Matcher:
+    """Wrap a plugin's function (returning bool, or (bool, reason)) as a Matcher."""
+    def test(info: ProviderInfo) -> Result:
+        result = fn(info)
+        if isinstance(result, tuple):
+            ok, why = result
+            return bool(ok), str(why)
+        return bool(result), ("matched" if result else "did not match") + f" ({description})"
+    return Matcher(test, description or getattr(fn, "__qualname__", "python matcher"))

@@ -1,0 +1,33 @@
+"""Standard placeholders: values every template may use, each tied to the context field it reads.
+
+Layering (later wins): variant defaults → standard values → component sections → missing standard
+keys as "" → runtime overrides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .request import Request
+
+__all__ = ["STANDARD"]
+
+Getter = Callable[["Request"], str]
+
+# name -> (context field read, or "" when the value is fixed for the variant and model; getter)
+STANDARD: dict[str, tuple[str, Getter]] = {
+    "CWD": ("cwd", lambda r: r.context.cwd),
+    "OS": ("os", lambda r: r.context.os),
+    "SHELL": ("shell", lambda r: r.context.shell),
+    "HOME": ("home", lambda r: r.context.home),
+    "IDE": ("ide", lambda r: r.context.ide),
+    "MODE": ("mode", lambda r: r.context.mode),
+    "CURRENT_DATE": ("date", lambda r: r.date),
+    "MODEL_ID": ("", lambda r: r.provider.model),
+    "PROVIDER": ("", lambda r: r.provider.provider),
+    "MODEL_FAMILY": ("", lambda r: r.variant.family),
+    "VARIANT_ID": ("", lambda r: r.variant.id),
+    "TOOL_MODE": ("", lambda r: r.tool_mode),
+}

@@ -1,0 +1,52 @@
+"""The request record: one request's context bound to its variant and resolved provider.
+
+Everything a section may depend on is here, decided once when the request is bound: the effective
+date (the client's, else today's, read once), the tool mode, the tools whose conditions hold
+(evaluated once, with one error policy), what their option lists come from, and the runtime values
+after validation against the variant's inputs. The stages after binding read only this record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from .._base.frozen import typed_key
+from .context import PromptContext
+from .provider import ProviderInfo
+from .tools import EnumSources, ToolSpec
+from .variant import ActiveToolMode, Variant
+
+__all__ = ["Request"]
+
+
+@attrs.frozen
+class Request:
+    context: PromptContext  # as the client gave it (its `provider` is the client's, if any)
+    provider: ProviderInfo  # resolved: every capability known
+    variant: Variant
+    tool_mode: ActiveToolMode
+    date: str
+    tools: tuple[ToolSpec, ...]  # the variant's tools whose conditions hold, in its order
+    enum_sources: EnumSources
+    inputs: Mapping[str, str]  # runtime values as text, validated; defaults filled
+
+    def plugin_context(self) -> PromptContext:
+        """The context as plugin code sees it: `context.provider` is the resolved provider."""
+        return self.context.with_provider(self.provider)
+
+    def read(self, path: str) -> Any:
+        """The value of one declared read (`rules`, `features.browser`, `tools`, `date`…)."""
+        root, _, sub = path.partition(".")
+        if root == "date":
+            return self.date
+        if root == "provider":
+            return self.provider
+        if root == "tools":
+            return (tuple(t.name for t in self.tools), self.enum_sources)
+        value = getattr(self.context, root)
+        if sub:
+            return typed_key(value.get(sub))
+        return value

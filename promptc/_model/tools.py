@@ -1,0 +1,310 @@
+"""Tool specs: loaded from data, filtered per request, rendered as prompt text or native JSON.
+
+A spec's prose (description, parameter instructions) lives in `components/tools/<name>.toml`;
+this module only shapes it: which tools and parameters apply to a request, and how each provider
+wants the JSON Schema wrapped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._base.errors import ToolSpecError
+from .._base.files import read_toml
+from .._base.frozen import EMPTY, FrozenDict, freeze, thaw
+from .._base.records import build_record, describe, typed
+from .._base.suggest import did_you_mean
+from .conditions import ALWAYS, Condition, compile_condition
+from .context import McpServer, PromptContext, Skill
+from .provider import ProviderInfo
+
+__all__ = ["ToolParameter", "ToolSpec", "McpBinding", "load_tool_file", "parse_tool",
+           "enabled_tools", "parameters_for", "json_schema", "mcp_bindings", "sanitize_tool_name",
+           "catalogue_data", "enum_sources", "EnumSources", "PARAM_TYPES", "NAME_PATTERN"]
+
+PARAM_TYPES = ("string", "integer", "number", "boolean", "array", "object")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+ENUM_SOURCES = ("skills", "skill_references")
+_STR = typed(str, ToolSpecError)
+_BOOL = typed(bool, ToolSpecError)
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    if not value:
+        return ()
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ToolSpecError(f"must be a list of strings, got {describe(value)}")
+    items = tuple(value)
+    if any(item.__class__ is not str for item in items):
+        raise ToolSpecError("must be a list of strings")
+    return items
+
+
+def _table(value: Any) -> FrozenDict:
+    if not value:
+        return EMPTY
+    if not isinstance(value, Mapping):
+        raise ToolSpecError(f"must be a table, got {describe(value)}", field="items")
+    frozen: FrozenDict = freeze(dict(value))
+    return frozen
+
+
+@attrs.frozen
+class ToolParameter:
+    """One parameter: its JSON type, whether required, the instruction the model reads."""
+
+    name: str = attrs.field(validator=_STR)
+    type: str = attrs.field(default="string", validator=_STR)
+    required: bool = attrs.field(default=False, validator=_BOOL)
+    instruction: str = attrs.field(default="", validator=_STR)
+    usage: str = attrs.field(default="", validator=_STR)
+    enum: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    items: FrozenDict = attrs.field(default=EMPTY, converter=_table)
+    depends_on: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    enum_from: str = attrs.field(default="", validator=_STR)
+
+
+@attrs.frozen
+class ToolSpec:
+    """A tool the model may call. `when` decides per request whether it is offered."""
+
+    name: str
+    description: str
+    parameters: tuple[ToolParameter, ...] = ()
+    when: Condition = ALWAYS
+    override: bool = False
+    source: str = "builtin"
+    origin: str = ""
+    example: str = ""  # a hand-written text usage example; default: built from `usage` values
+
+
+@attrs.frozen
+class _ToolFile:
+    name: str = attrs.field(validator=_STR)
+    description: str = attrs.field(validator=_STR)
+    parameters: tuple[ToolParameter, ...] = attrs.field(default=())
+    when: FrozenDict = attrs.field(default=EMPTY, converter=_table)
+    override: bool = attrs.field(default=False, validator=_BOOL)
+    example: str = attrs.field(default="", validator=_STR)
+
+
+def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
+               expected_name: str | None = None) -> ToolSpec:
+    """Validate one tool table (from TOML or a plugin) into a ToolSpec."""
+    raw = build_record(_ToolFile, data, source=origin, error=ToolSpecError)
+    if not NAME_PATTERN.match(raw.name):
+        raise ToolSpecError(f"tool name {raw.name!r} must be 1-64 characters of [A-Za-z0-9_-]",
+                            source=origin, field="name")
+    if expected_name is not None and raw.name != expected_name:
+        raise ToolSpecError(f"name {raw.name!r} does not match the file name {expected_name!r}",
+                            source=origin, field="name")
+    if not raw.description.strip():
+        raise ToolSpecError("description is empty", source=origin, field="description")
+    seen: set[str] = set()
+    for i, p in enumerate(raw.parameters):
+        field = f"parameters[{i}]"
+        if not NAME_PATTERN.match(p.name):
+            raise ToolSpecError(f"parameter name {p.name!r} must be [A-Za-z0-9_-]",
+                                source=origin, field=f"{field}.name")
+        if p.name in seen:
+            raise ToolSpecError(f"duplicate parameter {p.name!r}", source=origin,
+                                field=f"{field}.name")
+        seen.add(p.name)
+        if p.type not in PARAM_TYPES:
+            raise ToolSpecError(f"type must be one of {list(PARAM_TYPES)}" +
+                                did_you_mean(p.type, PARAM_TYPES), source=origin,
+                                field=f"{field}.type")
+        if not p.instruction.strip():
+            raise ToolSpecError("instruction is empty", source=origin,
+                                field=f"{field}.instruction")
+        if p.enum_from and p.enum_from not in ENUM_SOURCES:
+            raise ToolSpecError(f"enum_from must be one of {list(ENUM_SOURCES)}",
+                                source=origin, field=f"{field}.enum_from")
+        if p.enum and p.enum_from:
+            raise ToolSpecError("give either `enum` or `enum_from`, not both", source=origin,
+                                field=f"{field}.enum_from")
+        if p.items and p.type != "array":
+            raise ToolSpecError("`items` applies only to arrays", source=origin,
+                                field=f"{field}.items")
+        if p.name in p.depends_on or raw.name in p.depends_on:
+            raise ToolSpecError("a parameter cannot depend on its own tool", source=origin,
+                                field=f"{field}.depends_on")
+        if p.required and p.depends_on:
+            raise ToolSpecError("a required parameter cannot depend on other tools",
+                                source=origin, field=f"{field}.depends_on")
+    when = compile_condition(raw.when, origin, "when", ToolSpecError) if raw.when else ALWAYS
+    return ToolSpec(name=raw.name, description=raw.description.strip(),
+                    parameters=raw.parameters, when=when, override=raw.override, source=source,
+                    origin=origin, example=raw.example.strip("\n"))
+
+
+def load_tool_file(path: Path, source: str) -> ToolSpec:
+    return parse_tool(read_toml(path, ToolSpecError), origin=str(path), source=source,
+                      expected_name=path.stem)
+
+
+def enabled_tools(specs: Sequence[ToolSpec], context: PromptContext, provider: ProviderInfo,
+                  tool_mode: str,
+                  on_error: Callable[[ToolSpec, Exception], None] | None = None
+                  ) -> tuple[ToolSpec, ...]:
+    """The specs whose condition holds; a raising condition drops the tool and is reported."""
+    out = []
+    for spec in specs:
+        try:
+            ok = spec.when.test(context, provider, tool_mode)
+        except Exception as exc:  # a plugin's condition: never let it break the build
+            if on_error is None:
+                raise
+            on_error(spec, exc)
+            continue
+        if ok:
+            out.append(spec)
+    return tuple(out)
+
+
+EnumSources = tuple[tuple[str, tuple[str, ...]], ...]  # (skill name, its references) each
+
+
+def enum_sources(specs: Sequence[ToolSpec], skills: Sequence[Skill]) -> EnumSources:
+    """What the specs' option lists are taken from: skill names (and references, when a
+    parameter lists them), and nothing when no parameter takes its options from skills. This,
+    not the skill records, is what tool definitions depend on."""
+    wanted = {p.enum_from for spec in specs for p in spec.parameters if p.enum_from}
+    if not wanted:
+        return ()
+    refs = "skill_references" in wanted
+    return tuple((s.name, s.references if refs else ()) for s in skills)
+
+
+def _enum_values(param: ToolParameter, sources: EnumSources) -> tuple[str, ...]:
+    if param.enum_from == "skills":
+        return tuple(name for name, _refs in sources)
+    if param.enum_from == "skill_references":
+        seen: dict[str, None] = {}
+        for _name, refs in sources:
+            for ref in refs:
+                seen.setdefault(ref, None)
+        return tuple(seen)
+    return param.enum
+
+
+def parameters_for(spec: ToolSpec, enabled: frozenset[str], sources: EnumSources = ()
+                   ) -> list[tuple[ToolParameter, tuple[str, ...]]]:
+    """Parameters whose tool dependencies are all enabled, with their effective enum."""
+    return [(p, _enum_values(p, sources)) for p in spec.parameters
+            if all(d in enabled for d in p.depends_on)]
+
+
+def json_schema(spec: ToolSpec, enabled: frozenset[str],
+                sources: EnumSources = ()) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    for p, enum in parameters_for(spec, enabled, sources):
+        prop: dict[str, Any] = {"type": p.type, "description": p.instruction.strip()}
+        if enum:
+            prop["enum"] = list(enum)
+        if p.type == "array":
+            prop["items"] = thaw(p.items) if p.items else {"type": "string"}
+        props[p.name] = prop
+        if p.required:
+            required.append(p.name)
+    schema: dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    return schema
+
+
+# --- MCP tools as native functions -------------------------------------------------------------
+
+@attrs.frozen
+class McpBinding:
+    """An MCP tool offered natively: the function name the model sees, and where it goes."""
+
+    native_name: str
+    server: str
+    tool: str
+    description: str
+    input_schema: FrozenDict
+
+
+_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def sanitize_tool_name(name: str) -> str:
+    """Map any string to 1-64 characters of [A-Za-z0-9_-]; long names keep a hash suffix."""
+    clean = _BAD_CHARS.sub("_", name).strip("_") or "tool"
+    if len(clean) > 64:
+        import hashlib
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+        clean = clean[:55] + "_" + digest
+    return clean
+
+
+def mcp_bindings(servers: Sequence[McpServer], taken: Iterable[str],
+                 report: Callable[[str, str], None] | None = None) -> tuple[McpBinding, ...]:
+    """Name every MCP tool for native calling, deterministically and without collisions.
+
+    A tool keeps its own (sanitized) name when free; a name that is reserved by a built-in tool or
+    already taken becomes `<server>__<tool>`, then gets a hash suffix if that is taken too, then a
+    counter. Every rename is reported. Linear in the number of tools: each base name remembers
+    the next counter to try.
+    """
+    used = set(taken)
+    reserved = frozenset(used)
+    next_number: dict[str, int] = {}
+    out: list[McpBinding] = []
+    for server in servers:
+        for tool in server.tools:
+            name = sanitize_tool_name(tool.name)
+            if name in used:
+                why = ("is reserved by a built-in tool" if name in reserved else
+                       "is already taken by another MCP tool")
+                candidate = sanitize_tool_name(f"{server.name}__{tool.name}")
+                if candidate in used:
+                    import hashlib
+                    digest = hashlib.sha256(f"{server.name}\0{tool.name}".encode()).hexdigest()
+                    candidate = sanitize_tool_name(candidate[:55] + "_" + digest[:8])
+                    base = candidate[:60]
+                    n = next_number.get(base, 2)
+                    while candidate in used:
+                        candidate = sanitize_tool_name(f"{base}_{n}")
+                        n += 1
+                    next_number[base] = n
+                if report is not None:
+                    report(f"{server.name}/{tool.name}",
+                           f"MCP tool {tool.name!r} of server {server.name!r}: name {name!r} "
+                           f"{why}; offered natively as {candidate!r}")
+                name = candidate
+            elif name != tool.name and report is not None:
+                report(f"{server.name}/{tool.name}",
+                       f"MCP tool {tool.name!r} of server {server.name!r} is not a valid "
+                       f"function name; offered natively as {name!r}")
+            used.add(name)
+            out.append(McpBinding(name, server.name, tool.name, tool.description,
+                                  tool.input_schema))
+    return tuple(out)
+
+
+def catalogue_data(specs: Sequence[ToolSpec], sources: EnumSources) -> list[dict[str, Any]]:
+    """What the text-catalogue template iterates over: one entry per enabled tool."""
+    enabled = frozenset(s.name for s in specs)
+    tools = []
+    for spec in specs:
+        params = []
+        for p, enum in parameters_for(spec, enabled, sources):
+            params.append({
+                "name": p.name, "type": p.type, "required": p.required,
+                "optional": not p.required, "instruction": p.instruction.strip(),
+                "options": list(enum), "has_options": bool(enum),
+                "options_joined": ", ".join(enum), "usage": p.usage or p.name,
+            })
+        tools.append({"name": spec.name, "description": spec.description,
+                      "parameters": params, "has_parameters": bool(params),
+                      "example": spec.example, "has_example": bool(spec.example)})
+    return tools

@@ -1,0 +1,146 @@
+"""Variants: a prompt written for one model family, as data (variant.toml + template.md).
+
+A variant says when it applies (matcher, priority, fallback), which components run in which order,
+which tools it offers and how (text or native), and its placeholder defaults and runtime inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import attrs
+
+import re
+
+from .._base.errors import VariantConfigError
+from .._base.frozen import EMPTY, FrozenDict
+from .._base.records import describe
+from .._base.suggest import did_you_mean
+from .._text.template import Template
+from .inputs import InputSpec
+from .matchers import NEVER, Matcher
+from .provider import ProviderInfo
+
+__all__ = ["Variant", "ComponentSettings", "VARIANT_KEYS", "check_variant_table",
+           "parse_component_settings", "tool_mode_of", "ToolMode", "ActiveToolMode",
+           "ID_PATTERN"]
+
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+ToolMode = Literal["text", "native", "auto"]
+ActiveToolMode = Literal["text", "native"]  # what "auto" comes to for one provider
+
+
+@attrs.frozen
+class ComponentSettings:
+    """Per-variant budget settings for one component (override the component's own)."""
+
+    priority: int | None = None
+    required: bool | None = None
+
+
+@attrs.frozen
+class Variant:
+    """A fully resolved variant (its `extends` chain already applied)."""
+
+    id: str
+    template: Template
+    family: str = "generic"
+    description: str = ""
+    priority: int = 100
+    matcher: Matcher = NEVER
+    fallback: bool = False
+    extends: str | None = None
+    components: tuple[str, ...] = ()
+    component_templates: FrozenDict = EMPTY  # component id -> Template (this variant's overrides)
+    component_settings: FrozenDict = EMPTY  # component id -> ComponentSettings
+    placeholders: FrozenDict = EMPTY
+    tools: tuple[str, ...] = ()
+    tool_overrides: FrozenDict = EMPTY  # tool name -> ToolSpec (this variant's overrides)
+    labels: tuple[str, ...] = ()
+    tool_mode: ToolMode = "auto"
+    inputs: tuple[InputSpec, ...] = ()
+    source: str = "builtin"
+    path: str = ""
+    origins: FrozenDict = EMPTY  # "template" / "variant.toml" -> where it came from
+    tool_specs: tuple[Any, ...] = attrs.field(default=(), eq=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "family": self.family, "priority": self.priority,
+                "source": self.source, "extends": self.extends, "fallback": self.fallback,
+                "description": self.description, "labels": list(self.labels),
+                "tool_mode": self.tool_mode, "match": self.matcher.description,
+                "path": self.path}
+
+
+VARIANT_KEYS = {
+    "id": str, "family": str, "description": str, "priority": int, "fallback": bool,
+    "extends": str, "template": str, "tool_mode": str, "components": list, "tools": list,
+    "labels": list, "placeholders": dict, "match": dict, "component": dict, "inputs": dict,
+}
+
+
+def _type_name(tp: type) -> str:
+    return {str: "a string", int: "an integer", bool: "a boolean", list: "a list",
+            dict: "a table"}[tp]
+
+
+def check_variant_table(data: Mapping[str, Any], source: str) -> None:
+    """Reject unknown keys and wrong value types in a variant.toml, naming the key."""
+    for key, value in data.items():
+        if key not in VARIANT_KEYS:
+            raise VariantConfigError("unknown key" + did_you_mean(key, VARIANT_KEYS),
+                                     source=source, field=key)
+        tp = VARIANT_KEYS[key]
+        if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
+            raise VariantConfigError(f"must be {_type_name(tp)}, got {describe(value)}",
+                                     source=source, field=key)
+        if isinstance(value, list):  # tp is list: no other key type admits a list
+            for i, item in enumerate(value):
+                if not isinstance(item, str):
+                    raise VariantConfigError("must be a list of strings", source=source,
+                                             field=f"{key}[{i}]")
+            if len(set(value)) != len(value):
+                dup = next(v for i, v in enumerate(value) if v in value[:i])
+                raise VariantConfigError(f"lists {dup!r} twice", source=source, field=key)
+    if "tool_mode" in data and data["tool_mode"] not in ("text", "native", "auto"):
+        raise VariantConfigError("must be 'text', 'native' or 'auto'", source=source,
+                                 field="tool_mode")
+    for key in ("placeholders",):
+        for name, value in data.get(key, {}).items():
+            if not isinstance(value, str):
+                raise VariantConfigError("placeholder defaults must be strings", source=source,
+                                         field=f"{key}.{name}")
+    if "priority" in data and not -1_000_000 <= data["priority"] <= 1_000_000:
+        raise VariantConfigError("must be between -1000000 and 1000000", source=source,
+                                 field="priority")
+
+
+def parse_component_settings(table: Mapping[str, Any], source: str
+                             ) -> dict[str, ComponentSettings]:
+    out = {}
+    for cid, spec in table.items():
+        field = f"component.{cid}"
+        if not isinstance(spec, Mapping):
+            raise VariantConfigError("must be a table", source=source, field=field)
+        for key, value in spec.items():
+            if key == "priority":
+                if not isinstance(value, int) or isinstance(value, bool):
+                    raise VariantConfigError("must be an integer", source=source,
+                                             field=f"{field}.priority")
+            elif key == "required":
+                if not isinstance(value, bool):
+                    raise VariantConfigError("must be true or false", source=source,
+                                             field=f"{field}.required")
+            else:
+                raise VariantConfigError("unknown key" + did_you_mean(key, ("priority",
+                                         "required")), source=source, field=f"{field}.{key}")
+        out[cid] = ComponentSettings(priority=spec.get("priority"), required=spec.get("required"))
+    return out
+
+
+def tool_mode_of(variant: Variant, provider: ProviderInfo) -> ActiveToolMode:
+    """The variant's choice, else the model's capability, else text."""
+    if variant.tool_mode != "auto":
+        return variant.tool_mode
+    return "native" if provider.native_tools else "text"

@@ -1,0 +1,1 @@
+"""Review: lint, snapshots, section-aware diffs, scaffolding new variants."""

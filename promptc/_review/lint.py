@@ -1,0 +1,225 @@
+"""Lint: what can be known about the registered prompts before any request.
+
+Finds placeholders no layer can supply (with file:line and did-you-mean), components used in a
+template but not in the order (and the reverse), unregistered components, shadowed or duplicate
+matchers, sections placed out of cache order, and whatever loading noticed (ignored files, plugin
+conflicts, plugin failures).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .._base.suggest import did_you_mean
+from .._compile.compiler import Compiler
+from .._compile.plan import Plan
+from .._model.cache import RANK, most_volatile
+from .._model.context import FIELD_CLASSES
+from .._model.diagnostics import Diagnostic
+from .._model.placeholders import STANDARD
+from .._model.provider import ProviderInfo, model_table
+from .._model.variant import Variant
+from .._text.template import Template
+
+__all__ = ["lint"]
+
+
+def lint(compiler: Compiler) -> list[Diagnostic]:
+    reg = compiler.registry
+    out: list[Diagnostic] = list(compiler.load_diagnostics) + list(reg.findings)
+    for vid, variant in reg.variants.items():
+        out.extend(_variant_findings(compiler, variant))
+    out.extend(_matcher_findings(compiler))
+    seen: set[tuple[str, str, str]] = set()
+    unique = []
+    for d in out:
+        key = (d.code, d.message, d.source)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    return unique
+
+
+def _names_known(variant: Variant) -> set[str]:
+    return set(STANDARD) | set(variant.placeholders) | {i.name for i in variant.inputs}
+
+
+def _unknown_names(template: Template, known: set[str], provided: Iterable[str],
+                   where_ok: set[str]) -> list[tuple[str, int]]:
+    allowed = known | set(provided) | where_ok
+    return [(n, template.name_lines.get(n, 0)) for n in template.top_names if n not in allowed]
+
+
+def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    reg = compiler.registry
+    known = _names_known(variant)
+    comps = reg.components
+    # base template names
+    for name, line in _unknown_names(variant.template, known, variant.components, set()):
+        if name in comps:
+            out.append(Diagnostic("error", "component-not-in-order",
+                                  f"{variant.template.source}:{line}: template uses component "
+                                  f"{{{{{name}}}}} but variant {variant.id!r} does not list it "
+                                  "in `components`", variant.id))
+        else:
+            out.append(Diagnostic("error", "placeholder-unknown",
+                                  f"{variant.template.source}:{line}: unknown placeholder "
+                                  f"{{{{{name}}}}}" + did_you_mean(
+                                      name, [*known, *variant.components]), variant.id))
+    in_template = set(variant.template.top_names)
+    for cid in variant.components:
+        if cid not in comps and cid not in variant.component_templates:
+            out.append(Diagnostic("error", "component-missing",
+                                  f"variant {variant.id!r} lists unregistered component "
+                                  f"{cid!r}" + did_you_mean(cid, comps), variant.path))
+        if cid not in in_template:
+            out.append(Diagnostic("error", "component-not-in-template",
+                                  f"variant {variant.id!r} lists component {cid!r} but its "
+                                  f"template ({variant.template.source}) has no {{{{{cid}}}}}",
+                                  variant.path))
+    # component templates
+    for cid in variant.components:
+        comp = comps.get(cid)
+        provided = comp.provides if comp is not None else frozenset()
+        templates: list[Template] = []
+        override = variant.component_templates.get(cid)
+        if override is not None:
+            templates.append(override)
+        elif comp is not None and comp.parsed is not None:
+            templates.append(comp.parsed)
+        for tpl in templates:
+            for name, line in _unknown_names(tpl, known, provided, set()):
+                out.append(Diagnostic("error", "placeholder-unknown",
+                                      f"{tpl.source}:{line}: unknown placeholder {{{{{name}}}}} "
+                                      f"in component {cid!r}" +
+                                      did_you_mean(name, [*known, *provided]), variant.id))
+    # cache order: static → session → request (as built for a typical provider)
+    try:
+        plan = compiler.plan(ProviderInfo("lint", "lint"), variant.id)
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        out.append(Diagnostic("error", "plan-failed", f"variant {variant.id!r}: {exc}",
+                              variant.id))
+        return out
+    out.extend(d for d in plan.diagnostics if d.code not in
+               {"component-missing", "component-not-in-template", "placeholder-unknown",
+                "component-not-in-order"})
+    positions = {name: i for i, name in enumerate(variant.template.top_names)}
+    out.extend(_volatile_placeholders_before_static(variant, plan, positions))
+    highest = "static"
+    for step in sorted(plan.steps, key=lambda s: positions.get(s.cid, 1 << 30)):
+        if RANK[step.cache] < RANK[highest]:
+            out.append(Diagnostic("warning", "cache-order",
+                                  f"variant {variant.id!r}: {step.cache} section {step.cid!r} "
+                                  f"comes after a {highest} one, so it is cached as {highest}; "
+                                  "order static → session → request", variant.id))
+        elif RANK[step.cache] > RANK[highest]:
+            highest = step.cache
+        comp = reg.components.get(step.cid)
+        if comp is not None and comp.cache is not None and comp.reads is not None:
+            derived = most_volatile(*(FIELD_CLASSES.get(r.split(".")[0], "request")
+                                      for r in comp.reads))
+            if RANK[comp.cache] < RANK[derived]:
+                out.append(Diagnostic("warning", "cache-class",
+                                      f"component {step.cid!r} declares cache {comp.cache!r} "
+                                      f"but reads {derived}-class values "
+                                      f"({', '.join(sorted(comp.reads))})", step.cid))
+    return out
+
+
+def _volatile_placeholders_before_static(variant: Variant, plan: Plan,
+                                         positions: dict[str, int]) -> list[Diagnostic]:
+    """A session or request value placed in the base template ahead of a static section breaks
+    the cacheable prefix for every request."""
+    steps = plan.steps
+    static_at = [positions[s.cid] for s in steps if s.cache == "static" and s.cid in positions]
+    if not static_at:
+        return []
+    last_static = max(static_at)
+    out = []
+    inputs = {i.name for i in variant.inputs}
+    for name, pos in positions.items():
+        if pos >= last_static:
+            continue
+        if name in STANDARD and STANDARD[name][0]:
+            cls = FIELD_CLASSES.get(STANDARD[name][0], "request")
+        elif name in inputs:
+            cls = "request"
+        else:
+            continue
+        line = variant.template.name_lines.get(name, 0)
+        out.append(Diagnostic("warning", "cache-order",
+                              f"{variant.template.source}:{line}: {{{{{name}}}}} is a {cls} "
+                              "value placed before static sections: the cacheable prefix "
+                              "changes with it; move it after the static sections", variant.id))
+    return out
+
+
+def _probe_models(variant: Variant) -> list[str]:
+    models = variant.matcher.models
+    if not models:  # capability-only matchers: probe with every model family promptc knows
+        models = tuple(p for p, _fam in model_table()["families"]) + (("unknown", "model"),)
+    return ["-".join(p).replace("*", "x") for p in models]
+
+
+def _probes(variant: Variant) -> list[ProviderInfo]:
+    """Requests the variant is written for, with the capabilities a client may state."""
+    providers = sorted(variant.matcher.providers or {"probe", "ollama"})
+    out = []
+    for model in _probe_models(variant):
+        for provider in providers:
+            for native in (None, True, False):
+                for window in (None, 8192):
+                    out.append(ProviderInfo(provider, model, native_tools=native,
+                                            context_window=window).resolved())
+    return out
+
+
+def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
+    """A variant is shadowed when every model it is written for is taken by an earlier one."""
+    out: list[Diagnostic] = []
+    order = compiler.registry.order
+    by_description: dict[str, str] = {}
+    for i, v in enumerate(order):
+        desc = v.matcher.description
+        if desc in by_description:
+            out.append(Diagnostic("warning", "matcher-duplicate",
+                                  f"variant {v.id!r} has the same matcher as "
+                                  f"{by_description[desc]!r} ({desc}); only the first can match",
+                                  v.path))
+        by_description.setdefault(desc, v.id)
+        earlier = order[:i]
+        if any(e.matcher.unconditional for e in earlier):
+            first = next(e for e in earlier if e.matcher.unconditional)
+            out.append(Diagnostic("warning", "matcher-shadowed",
+                                  f"variant {v.id!r} can never match: {first.id!r} (earlier) "
+                                  "matches every model", v.path))
+            continue
+        matched_any = False
+        taken_by: set[str] = set()
+        all_taken = True
+        for info in _probes(v):
+            try:
+                ok, _ = v.matcher(info)
+            except Exception:  # noqa: BLE001 - matcher faults are reported elsewhere
+                ok = False
+            if not ok:
+                continue
+            matched_any = True
+            winner = None
+            for e in earlier:
+                try:
+                    if e.matcher(info)[0]:
+                        winner = e.id
+                        break
+                except Exception:  # noqa: BLE001
+                    continue
+            if winner is None:
+                all_taken = False
+                break
+            taken_by.add(winner)
+        if matched_any and all_taken:
+            out.append(Diagnostic("warning", "matcher-shadowed",
+                                  f"variant {v.id!r} is shadowed: every model it names is "
+                                  f"matched first by {sorted(taken_by)}", v.path))
+    return out

@@ -1,0 +1,74 @@
+"""`promptc new-variant`: write a variant folder that extends another and renders the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .._base.errors import ConfigError, NoVariantError
+from .._compile.compiler import Compiler
+from .._load.sources import find_project_folder
+from .._model.variant import ID_PATTERN
+
+__all__ = ["new_variant", "VARIANT_TOML"]
+
+# The commented variant.toml a new variant starts from. Everything but `extends` is commented
+# out, so the new variant inherits all of its base and renders exactly like it until edited.
+VARIANT_TOML = """\
+# Variant {id!r}: starts as an exact copy of {base!r} and changes only what you uncomment.
+# Reference: docs/authoring.md ("Variants") in the promptc repository.
+extends = "{base}"
+
+# What this variant is written for, shown by `promptc variants`.
+# family = "{family}"
+# description = "…"
+
+# When to use it. Without a [match] table the variant is used only when asked for by id
+# (`promptc render --variant {id}`). Variants are tried in ascending (priority, id) order and
+# the first match wins; the built-ins use 50–300, the fallback 1000.
+# priority = 150
+# [match]
+# provider = ["openrouter"]
+# model = ["my-model"]          # token-boundary prefix of the normalized model id
+# native_tools = true
+
+# Send tools natively (function calling) or describe them in the prompt text.
+# tool_mode = "auto"            # text | native | auto
+
+# Reorder, add or drop components (this replaces the inherited list), and choose the tools.
+# components = {components}
+# tools = {tools}
+
+# To change one section's wording, add components/<component id>.md next to this file;
+# to change the layout, add template.md.
+"""
+
+
+def new_variant(compiler: Compiler, variant_id: str, base: str, folder: Path | None = None,
+                force: bool = False) -> Path:
+    """Write `<folder>/variants/<id>/variant.toml`; return its path."""
+    if not ID_PATTERN.match(variant_id) or "/" in variant_id:
+        raise ConfigError(f"variant id {variant_id!r} must be lowercase letters, digits, '_', "
+                          "'-' or '.'", field="id")
+    try:
+        parent = compiler.registry.get(base)
+    except NoVariantError as exc:
+        raise ConfigError(exc.message, field="from") from None
+    if variant_id in compiler.registry.variants and not force:
+        raise ConfigError(f"a variant {variant_id!r} already exists "
+                          f"({compiler.registry.variants[variant_id].source}); pick another id "
+                          "or pass --force", field="id")
+    root = folder if folder is not None else (find_project_folder(Path.cwd()) or
+                                              Path.cwd() / ".promptc")
+    target = root / "variants" / variant_id / "variant.toml"
+    if target.exists() and not force:
+        raise ConfigError("already exists; pass --force to overwrite", source=str(target))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(VARIANT_TOML.format(
+        id=variant_id, base=base, family=parent.family,
+        components=_toml_list(parent.components), tools=_toml_list(parent.tools)),
+        encoding="utf-8")
+    return target
+
+
+def _toml_list(items: tuple[str, ...]) -> str:
+    return "[" + ", ".join(f'"{i}"' for i in items) + "]"

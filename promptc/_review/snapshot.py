@@ -1,0 +1,268 @@
+"""Snapshot matrices: which (provider/model × context) cases to render, and the files they make.
+
+One `.md` file per case (a short header, then the prompt) and one `.json` file per (variant,
+native format) for tool definitions. The `promptc snapshot` command and the pytest snapshot tests
+render through the same functions, so they agree on every byte.
+
+Matrix format (TOML; paths are relative to the matrix file):
+
+    [contexts]
+    full = "contexts/full.json"
+    plan = "contexts/plan.json"
+
+    [[case]]
+    provider = "anthropic"
+    model = "claude-sonnet-4-5"
+    variant = "native-next-gen"        # optional: pin the variant (default: resolve)
+    contexts = ["full", "plan"]        # optional: default all contexts
+    native_tools = false               # optional capability overrides (any ProviderInfo field)
+    name = "sonnet"                    # optional: the case's name (default: the variant id)
+    tools = ["openai", "anthropic"]    # optional: also snapshot native tool JSON (full context)
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+
+from .._base.errors import ConfigError
+from .._base.files import read_toml
+from .._compile.compiler import Compiler
+from .._model.context import PromptContext
+from .._model.provider import ProviderInfo
+
+__all__ = ["Matrix", "Case", "load_matrix", "default_matrix_path", "render_case",
+           "render_tools", "expected_files", "check_dir", "update_dir", "SnapshotDiff"]
+
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+TOOL_FORMATS = ("openai", "anthropic", "gemini")
+_CASE_KEYS = {"provider", "model", "variant", "contexts", "name", "tools"}
+_CAP_KEYS = {"context_window", "max_output", "native_tools", "parallel_tools", "images",
+             "prompt_caching", "cache_min_tokens"}
+
+
+def safe_id(text: str) -> str:
+    """A file- and pytest-id-safe name: no `/` or `:`."""
+    return _ID_UNSAFE.sub("_", text).strip("_")
+
+
+@attrs.frozen
+class Case:
+    id: str
+    provider: ProviderInfo
+    variant: str | None
+    context_name: str
+    context: PromptContext
+    name: str
+
+
+@attrs.frozen
+class ToolCase:
+    id: str
+    provider: ProviderInfo
+    variant: str | None
+    context: PromptContext
+    format: str
+
+
+@attrs.frozen
+class Matrix:
+    path: str
+    cases: tuple[Case, ...]
+    tool_cases: tuple[ToolCase, ...]
+
+
+def default_matrix_path() -> Path:
+    return Path(__file__).resolve().parent.parent / "_data" / "snapshot" / "matrix.toml"
+
+
+def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None) -> Matrix:
+    """Read a matrix file; errors name the file and the field."""
+    p = Path(path) if path is not None else default_matrix_path()
+    data = read_toml(p, ConfigError)
+    unknown = set(data) - {"contexts", "case"}
+    if unknown:
+        raise ConfigError("unknown key", source=str(p), field=sorted(unknown)[0])
+    contexts: dict[str, PromptContext] = {}
+    for name, rel in (data.get("contexts") or {}).items():
+        if not isinstance(rel, str):
+            raise ConfigError("must be a path", source=str(p), field=f"contexts.{name}")
+        contexts[name] = PromptContext.load(p.parent / rel)
+    if not contexts:
+        raise ConfigError("a matrix needs at least one context", source=str(p), field="contexts")
+    cases: list[Case] = []
+    tool_cases: list[ToolCase] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(data.get("case") or []):
+        field = f"case[{i}]"
+        if not isinstance(raw, Mapping):
+            raise ConfigError("must be a table", source=str(p), field=field)
+        bad = set(raw) - _CASE_KEYS - _CAP_KEYS
+        if bad:
+            raise ConfigError("unknown key", source=str(p), field=f"{field}.{sorted(bad)[0]}")
+        if not isinstance(raw.get("provider"), str) or not isinstance(raw.get("model"), str):
+            raise ConfigError("needs `provider` and `model` strings", source=str(p), field=field)
+        caps = {k: raw[k] for k in _CAP_KEYS if k in raw}
+        info = ProviderInfo.from_dict({"id": raw["provider"], "model": raw["model"], **caps},
+                                      source=str(p))
+        variant = raw.get("variant")
+        if compiler is not None:
+            resolved = variant or compiler.resolve(info).variant.id
+        else:
+            resolved = variant or "auto"
+        name = raw.get("name") or resolved
+        wanted = raw.get("contexts") or list(contexts)
+        for ctx_name in wanted:
+            if ctx_name not in contexts:
+                raise ConfigError(f"unknown context {ctx_name!r}", source=str(p),
+                                  field=f"{field}.contexts")
+            cid = safe_id(f"{name}__{raw['provider']}_{raw['model']}__{ctx_name}")
+            if cid in seen:
+                raise ConfigError(f"duplicate case {cid!r}", source=str(p), field=field)
+            seen.add(cid)
+            cases.append(Case(cid, info, variant, ctx_name, contexts[ctx_name], name))
+        for fmt in raw.get("tools") or []:
+            if fmt not in TOOL_FORMATS:
+                raise ConfigError(f"tool format must be one of {list(TOOL_FORMATS)}",
+                                  source=str(p), field=f"{field}.tools")
+            ctx_name = "full" if "full" in contexts else next(iter(contexts))
+            tid = safe_id(f"tools__{name}__{raw['provider']}_{raw['model']}__{fmt}")
+            tool_cases.append(ToolCase(tid, info, variant, contexts[ctx_name], fmt))
+    if not cases:
+        raise ConfigError("a matrix needs at least one [[case]]", source=str(p), field="case")
+    return Matrix(str(p), tuple(cases), tuple(tool_cases))
+
+
+@attrs.frozen
+class Rendered:
+    """A snapshot file's text, and which lines of it each section occupies (1-based, inclusive)."""
+
+    text: str
+    sections: tuple[tuple[str, int, int], ...] = ()
+
+
+def render_case(compiler: Compiler, case: Case, strict: bool = True) -> str:
+    """The snapshot file text for one case: a header, a blank line, the prompt."""
+    return render_case_lines(compiler, case, strict).text
+
+
+def render_case_lines(compiler: Compiler, case: Case, strict: bool = True) -> Rendered:
+    prompt = compiler.compile(case.provider, case.context, strict=strict, variant=case.variant,
+                              count_tokens=True)
+    tokens = prompt.tokens
+    if tokens is None:  # count_tokens=True above: never
+        raise RuntimeError("internal error: a snapshot prompt was not counted")
+    estimate = ", estimated" if tokens.estimated else ""
+    sections = " ".join(f"{s.id}={s.tokens}" for s in prompt.sections)
+    header = (
+        "<!-- promptc snapshot\n"
+        f"variant: {prompt.variant.id}\n"
+        f"model: {case.provider.provider}/{case.provider.model}\n"
+        f"context: {case.context_name}\n"
+        f"tokens: {tokens.total} ({tokens.encoding}{estimate})\n"
+        f"sections: {sections}\n"
+        "-->\n\n"
+    )
+    offset = header.count("\n")
+    spans = []
+    for section, (start, end) in zip(prompt.sections, prompt.spans):
+        first = offset + prompt.text.count("\n", 0, start) + 1
+        last = offset + prompt.text.count("\n", 0, end) + 1
+        spans.append((section.id, first, last))
+    return Rendered(header + prompt.text + "\n", tuple(spans))
+
+
+def render_tools(compiler: Compiler, case: ToolCase) -> str:
+    prompt = compiler.compile(case.provider, case.context, strict=True, variant=case.variant)
+    tools = prompt.tools
+    data = {"openai": tools.openai, "anthropic": tools.anthropic,
+            "gemini": tools.gemini}[case.format]()
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def expected_files(compiler: Compiler, matrix: Matrix, strict: bool = True
+                   ) -> dict[str, Rendered]:
+    """{file name: rendered file} for every case of the matrix."""
+    out = {f"{c.id}.md": render_case_lines(compiler, c, strict) for c in matrix.cases}
+    out.update({f"{t.id}.json": Rendered(render_tools(compiler, t)) for t in matrix.tool_cases})
+    return out
+
+
+@attrs.frozen
+class SnapshotDiff:
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    changed: tuple[tuple[str, str, tuple[str, ...]], ...]  # (name, unified diff, sections)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+
+def _touched_sections(old: list[str], new: Rendered, new_lines: list[str]) -> tuple[str, ...]:
+    """Sections of the new render whose lines a change touches (deletions count where they
+    would sit). Lines outside every section (headers, separators) are reported as `(layout)`."""
+    touched: list[str] = []
+    matcher = difflib.SequenceMatcher(None, old, new_lines, autojunk=False)
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        lo, hi = j1 + 1, max(j2, j1 + 1)  # 1-based inclusive range in the new file
+        hit = False
+        for sid, first, last in new.sections:
+            if first <= hi and lo <= last:
+                hit = True
+                if sid not in touched:
+                    touched.append(sid)
+        if not hit and "(layout)" not in touched:
+            touched.append("(layout)")
+    return tuple(touched)
+
+
+def check_dir(folder: Path, expected: Mapping[str, Rendered]) -> SnapshotDiff:
+    existing = {p.name for p in folder.glob("*") if p.suffix in (".md", ".json")} \
+        if folder.is_dir() else set()
+    added = tuple(sorted(set(expected) - existing))
+    removed = tuple(sorted(existing - set(expected)))
+    changed = []
+    for name in sorted(set(expected) & existing):
+        old = (folder / name).read_text(encoding="utf-8")
+        new = expected[name]
+        if old != new.text:
+            old_lines = old.splitlines(True)
+            new_lines = new.text.splitlines(True)
+            diff = "".join(difflib.unified_diff(old_lines, new_lines, f"a/{name}",
+                                                f"b/{name}"))
+            body_old = old_lines[_header_len(old_lines):]
+            body_new = new_lines[_header_len(new_lines):]
+            offset = _header_len(new_lines)
+            shifted = Rendered(new.text, tuple((sid, a - offset, b - offset)
+                                               for sid, a, b in new.sections))
+            sections = _touched_sections(body_old, shifted, body_new) if new.sections else ()
+            changed.append((name, diff, sections))
+    return SnapshotDiff(added, removed, tuple(changed))
+
+
+def _header_len(lines: list[str]) -> int:
+    """Lines of the `<!-- promptc snapshot … -->` header plus its blank line."""
+    if not lines or not lines[0].startswith("<!-- promptc snapshot"):
+        return 0
+    for i, line in enumerate(lines):
+        if line.startswith("-->"):
+            return i + 2
+    return 0
+
+
+def update_dir(folder: Path, expected: Mapping[str, Rendered]) -> SnapshotDiff:
+    diff = check_dir(folder, expected)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in diff.removed:
+        (folder / name).unlink()
+    for name in (*diff.added, *(c[0] for c in diff.changed)):
+        (folder / name).write_text(expected[name].text, encoding="utf-8", newline="\n")
+    return diff

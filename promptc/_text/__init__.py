@@ -1,0 +1,1 @@
+"""The text engine: mustache templates, the post-processor, layouts, token counting."""
