@@ -30,7 +30,7 @@ from .._load.folders import Layer, read_layer
 from .._load.plugins import PluginSet, load_plugins
 from .._load.registry import Registry, Resolution, build_registry
 from .._load.sources import builtin_root, find_project_folder, user_folder
-from .._model.context import PromptContext
+from .._model.context import ContextParts, PromptContext, context_from_data
 from .._model.diagnostics import Diagnostic, Reporter, first_failure
 from .._model.provider import ProviderInfo, encoding_for
 from .._model.variant import Variant
@@ -68,6 +68,7 @@ class Compiler:
         self._plans: dict[tuple[str, ProviderInfo], Plan] = {}
         self._plans_lock = threading.Lock()
         self._contexts = Memo(memo_size)  # marshal bytes of plain context data -> PromptContext
+        self._parts = ContextParts()  # the same for parts: an MCP server's tools, the skills
         self._results = Memo(memo_size)  # complete request key -> CompiledPrompt
         self.tokens = TokenCounter()
         self._context_hooks = plugins.context_hooks if plugins else ()
@@ -182,10 +183,10 @@ class Compiler:
         try:
             key = marshal.dumps(data)
         except ValueError:  # not plain data (a date from TOML, a record): build it directly
-            return PromptContext.from_dict(data)
+            return context_from_data(data, None, self._parts)
         hit: PromptContext | None = self._contexts.get(key)
         if hit is None:
-            hit = self._contexts.put(key, PromptContext.from_dict(data))
+            hit = self._contexts.put(key, context_from_data(data, None, self._parts))
         return hit
 
     # --- the per-request path --------------------------------------------------------------

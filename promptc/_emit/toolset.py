@@ -100,10 +100,10 @@ def _mcp_description(binding: McpBinding) -> str:
 
 def native_key(specs: Sequence[ToolSpec], sources: EnumSources,
                mcp: Sequence[McpBinding]) -> Hashable:
-    """The complete, typed input of a tool set's native JSON (all strings)."""
+    """The complete, typed input of a tool set's native JSON (all strings). A server's name is
+    in it only where the JSON says it, so sessions that differ in server names share it."""
     return (tuple(s.name for s in specs), sources,
-            tuple((b.native_name, b.server, b.tool, b.description, b.input_schema.json_text)
-                  for b in mcp))
+            tuple((b.native_name, _mcp_description(b), b.input_schema.json_text) for b in mcp))
 
 
 class NativeTools:

@@ -16,14 +16,14 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 import attrs
 
-from .._base.errors import ContextError
+from .._base.errors import ContextError, PromptcError
 from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
-from .._base.records import build_record, describe, one_of, optional, typed
+from .._base.records import build_record, describe, one_of, typed
 from .cache import CacheClass
 from .provider import ProviderInfo
 
-__all__ = ["PromptContext", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
+__all__ = ["PromptContext", "context_from_data", "ContextParts", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
            "Skill", "Attachment", "WorkspaceRoot", "FIELD_CLASSES", "MAX_CONTEXT_FILE_BYTES"]
 
 MAX_CONTEXT_FILE_BYTES = 64 * 1024 * 1024
@@ -40,14 +40,31 @@ def _lf(value: Any) -> Any:
 
 
 def _records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, ...]:
-    """`items` as records of `cls`, each plain table built into one."""
+    """`items` as records of `cls`, each plain table built into one.
+
+    The common case (a plain dict with known keys) goes straight to the record's constructor,
+    which checks every type; only a table that fails is rebuilt field by field, for an error
+    that names the exact path.
+    """
     if items is None:
         return ()
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+    if items.__class__ is not list and items.__class__ is not tuple and (
+            isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable)):
         raise ContextError(f"must be a list, got {describe(items)}", field=field)
-    return tuple(item if item.__class__ is cls else
-                 build_record(cls, item, path=f"{field}[{i}]", error=ContextError)
-                 for i, item in enumerate(items))
+    known: frozenset[str] = cls.__field_set__  # type: ignore[attr-defined]
+    out = []
+    for i, item in enumerate(items):
+        if item.__class__ is cls:
+            out.append(item)
+            continue
+        if item.__class__ is dict and item.keys() <= known:
+            try:
+                out.append(cls(**item))
+                continue
+            except (PromptcError, TypeError):
+                pass  # rebuilt below, for the message (a missing field is a TypeError here)
+        out.append(build_record(cls, item, path=f"{field}[{i}]", error=ContextError))
+    return tuple(out)
 
 
 # Named converters, one per record type (mypy's attrs plugin reads a converter's signature).
@@ -150,7 +167,7 @@ class _Keyed:
     _key: tuple[Any, ...]
     _h: int | None
 
-    def __attrs_post_init__(self) -> None:
+    def __attrs_post_init__(self) -> None:  # replaced per class by @_keyed (same result)
         parts = []
         for name in type(self).__key_fields__:
             value = getattr(self, name)
@@ -158,7 +175,7 @@ class _Keyed:
             if cls is tuple and value and isinstance(value[0], _Keyed):
                 value = tuple(item._key for item in value)
             elif cls is FrozenDict:
-                value = value._json if value._json is not None else value.flat
+                value = _frozen_key(value)
             parts.append(value)
         object.__setattr__(self, "_key", tuple(parts))
         object.__setattr__(self, "_h", None)
@@ -187,10 +204,38 @@ class _Keyed:
         return self._key
 
 
+def _frozen_key(value: FrozenDict) -> Any:
+    return value._json if value._json is not None else value.flat
+
+
+_RECORD_CONVERTERS: set[Any] = set()  # converters that make tuples of records (filled below)
+
+
 def _keyed(cls: type) -> type:
-    cls.__key_fields__ = tuple(f.name for f in attrs.fields(cls)  # type: ignore[attr-defined]
-                               if not f.name.startswith("_"))
+    """Give a record its field list and a key builder written out for its fields (a loop over
+    fields costs about twice as much, and records are built for every new request)."""
+    fields = [f for f in attrs.fields(cls) if not f.name.startswith("_")]  # type: ignore[misc]
+    cls.__key_fields__ = tuple(f.name for f in fields)  # type: ignore[attr-defined]
+    cls.__field_set__ = frozenset(cls.__key_fields__)  # type: ignore[attr-defined]
+    parts = []
+    for f in fields:
+        if f.converter in _RECORD_CONVERTERS:
+            parts.append(f"tuple([x._key for x in self.{f.name}])")
+        elif f.converter in (_schema, _features, _runtime):
+            parts.append(f"_frozen_key(self.{f.name})")
+        else:
+            parts.append(f"self.{f.name}")
+    source = ("def __attrs_post_init__(self):\n"
+              f"    _set(self, '_key', ({', '.join(parts)},))\n"
+              "    _set(self, '_h', None)\n")
+    namespace: dict[str, Any] = {"_set": object.__setattr__, "_frozen_key": _frozen_key}
+    exec(compile(source, f"<promptc record key {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    cls.__attrs_post_init__ = namespace["__attrs_post_init__"]  # type: ignore[attr-defined]
     return cls
+
+
+_RECORD_CONVERTERS.update((_mcp_tools, _mcp_resources, _mcp_resource_templates, _mcp_servers,
+                           _workspace_roots, _rules, _skills, _attachments))
 
 
 @_keyed
@@ -318,18 +363,7 @@ class PromptContext(_Keyed):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> PromptContext:
         """Build from JSON-like data; an unknown or mistyped field raises ContextError."""
-        if not isinstance(data, Mapping):
-            raise ContextError("the context must be a table/object", source=source)
-        provider = data.get("provider")
-        date = data.get("date")
-        if provider is not None or isinstance(date, datetime.date):
-            data = dict(data)
-            if provider is not None:
-                data["provider"] = ProviderInfo.from_dict(provider, source=source)
-            if isinstance(date, datetime.date):  # TOML's native `date = 2026-01-01`
-                data["date"] = date.isoformat()
-        context: PromptContext = build_record(cls, data, source=source, error=ContextError)
-        return context
+        return context_from_data(data, source)
 
     @classmethod
     def load(cls, path: str | Path) -> PromptContext:
@@ -366,6 +400,80 @@ class PromptContext(_Keyed):
 
 
 assert PromptContext.__key_fields__[0] == "provider"  # with_provider swaps the key's first part
+
+
+def context_from_data(data: Mapping[str, Any], source: str | None = None,
+                      parts: ContextParts | None = None) -> PromptContext:
+    """The context for plain data: straight to the constructors when every key is known (they
+    check every type), else field by field for an error naming the file and path. `parts` (a
+    Compiler's memo) hands back MCP tool lists and skill lists already built."""
+    if not isinstance(data, Mapping):
+        raise ContextError("the context must be a table/object", source=source)
+    provider = data.get("provider")
+    date = data.get("date")
+    if (provider is not None and provider.__class__ is not ProviderInfo) or \
+            isinstance(date, datetime.date):
+        data = dict(data)
+        if provider is not None and provider.__class__ is not ProviderInfo:
+            data["provider"] = ProviderInfo.from_dict(provider, source=source)
+        if isinstance(date, datetime.date):  # TOML's native `date = 2026-01-01`
+            data["date"] = date.isoformat()
+    if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:  # type: ignore
+        kwargs = data
+        if parts is not None:
+            kwargs = dict(data)
+            servers = kwargs.get("mcp_servers")
+            if servers.__class__ is list:
+                kwargs["mcp_servers"] = [parts.server(s) for s in servers]  # type: ignore
+            skills = kwargs.get("skills")
+            if skills.__class__ is list and skills:
+                kwargs["skills"] = parts.records(Skill, "skills", skills)
+        try:
+            return PromptContext(**kwargs)
+        except (PromptcError, TypeError):
+            pass  # rebuilt below, for the message
+    context: PromptContext = build_record(PromptContext, data, source=source, error=ContextError)
+    return context
+
+
+class ContextParts:
+    """A memo of the parts of contexts built from plain data, owned by one Compiler.
+
+    Sessions come and go, but an MCP server's tool list or the skills of a project repeat: a part
+    whose plain data was seen before (same `marshal` bytes: typed and complete) is handed back as
+    the records built the first time. A part that fails to build is left to the normal path.
+    """
+
+    __slots__ = ("_memo",)
+
+    def __init__(self, size: int = 1024) -> None:
+        from .._base.memo import Memo
+        self._memo = Memo(size)
+
+    def records(self, cls: type, field: str, items: Any) -> Any:
+        import marshal
+        try:
+            key = (field, marshal.dumps(items))
+        except ValueError:
+            return items
+        hit = self._memo.get(key)
+        if hit is None:
+            try:
+                hit = self._memo.put(key, _records(cls, items, field))
+            except (PromptcError, TypeError):
+                return items
+        return hit
+
+    def server(self, server: Any) -> Any:
+        if server.__class__ is not dict:
+            return server
+        tools = server.get("tools")
+        if tools.__class__ is not list or not tools:
+            return server
+        built = self.records(McpTool, "tools", tools)
+        if built is tools:
+            return server
+        return {**server, "tools": built}
 
 
 # Cache class of each context field: what a prompt section depending on it can be cached with.

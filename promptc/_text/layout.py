@@ -77,8 +77,8 @@ def _collect(nodes: tuple[Any, ...], scopes: list[Any], texts: list[str], names:
             continue
         value = _lookup(node.path, scopes)
         if cls is _Var:
-            text = _text_of(value)
-            if text is None or not text or text.isspace():
+            text = value if value.__class__ is str else _text_of(value)
+            if not text or text.isspace():
                 shape.append(0)
             else:
                 shape.append(1)
@@ -94,13 +94,14 @@ def _collect(nodes: tuple[Any, ...], scopes: list[Any], texts: list[str], names:
         if not truthy:
             shape.append(0)
             continue
-        if isinstance(value, (list, tuple)):
+        vcls = value.__class__
+        if vcls is list or vcls is tuple or (vcls is not dict and isinstance(value, (list, tuple))):
             shape.append(len(value))
             for item in value:
                 scopes.append(item)
                 _collect(node.children, scopes, texts, names, shape)
                 scopes.pop()
-        elif isinstance(value, Mapping):
+        elif vcls is dict or isinstance(value, Mapping):
             shape.append(1)
             scopes.append(value)
             _collect(node.children, scopes, texts, names, shape)

@@ -181,18 +181,24 @@ def _merge(nodes: list[Any]) -> list[Any]:
 _MISSING = object()
 
 
+def _is_table(value: Any) -> bool:
+    """A mapping (plain dicts first: the abstract-class check is slow on the hot path)."""
+    return value.__class__ is dict or isinstance(value, Mapping)
+
+
 def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
     if not path:
         return scopes[-1]
     head = path[0]
-    for scope in reversed(scopes):
-        if isinstance(scope, Mapping) and head in scope:
+    for i in range(len(scopes) - 1, -1, -1):
+        scope = scopes[i]
+        if (scope.__class__ is dict or isinstance(scope, Mapping)) and head in scope:
             value = scope[head]
             break
     else:
         return _MISSING
     for part in path[1:]:
-        if isinstance(value, Mapping) and part in value:
+        if _is_table(value) and part in value:
             value = value[part]
         else:
             return _MISSING
@@ -200,8 +206,15 @@ def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
 
 
 def _truthy(value: Any) -> bool:
-    if value is _MISSING or value is None or value is False:
+    cls = value.__class__
+    if cls is str:
+        return not value.isspace() and value != ""
+    if cls is bool:
+        return value  # type: ignore[no-any-return]
+    if value is _MISSING or value is None:
         return False
+    if cls is list or cls is tuple or cls is dict:
+        return len(value) > 0
     if isinstance(value, str):
         return bool(value.strip())
     if isinstance(value, Value):
