@@ -225,7 +225,6 @@ class Compiler:
         if self._context_hooks:
             ctx = self._contribute(ctx, plan.provider, report)
         request = plan.bind(ctx, date, report)                                  # 2. bind
-        forms: dict[str, Any] = {}
         dropped: tuple[Dropped, ...] = ()
         if budget is None:
             sections = plan.sections(request, report)                           # 3. sections

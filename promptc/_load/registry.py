@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
-from .._base.errors import MatcherError, NoVariantError, ToolSpecError, VariantConfigError
+from .._base.errors import NoVariantError, ToolSpecError, VariantConfigError
 from .._base.frozen import FrozenDict
 from .._base.suggest import did_you_mean
 from .._model.component import Component

@@ -17,11 +17,12 @@ None, and the caller renders in full, which reports them.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .cleanup import clean, clean_pieces
-from .template import _MISSING, Problem, Template, Value, _lookup, _Section, _truthy, _Var, render
+from .template import _MISSING, Problem, Template, Value, _truthy, _Var, render
 
 __all__ = ["Layout", "Collected", "collect", "layout_of", "join", "render_clean", "Slot"]
 
@@ -45,21 +46,14 @@ class _NotText(Exception):
 
 def collect(template: Template, scopes: list[Any]) -> Collected | None:
     """The present inserted texts in render order, their names, and the shape (or None)."""
-    texts: list[str] = []
-    names: list[str] = []
-    shape: list[int] = []
-    try:
-        _collect(template.nodes, scopes, texts, names, shape)
-    except _NotText:
-        return None
-    return texts, names, tuple(shape)
+    return collector(template, len(scopes))(scopes)
 
 
 def _text_of(value: Any) -> str | None:
     """The text a value inserts (None: nothing), exactly as `render` inserts it."""
     cls = value.__class__
     if cls is str:
-        return value
+        return value  # type: ignore[no-any-return]
     if value is _MISSING or value is None:
         return None
     if isinstance(value, Value):
@@ -69,46 +63,133 @@ def _text_of(value: Any) -> str | None:
     raise _NotText
 
 
-def _collect(nodes: tuple[Any, ...], scopes: list[Any], texts: list[str], names: list[str],
-             shape: list[int]) -> None:
-    for node in nodes:
-        cls = node.__class__
-        if cls is str:
-            continue
-        value = _lookup(node.path, scopes)
-        if cls is _Var:
-            text = value if value.__class__ is str else _text_of(value)
-            if not text or text.isspace():
-                shape.append(0)
-            else:
-                shape.append(1)
-                texts.append(text)
-                names.append(node.name)
-            continue
-        truthy = _truthy(value)
-        if node.inverted:
-            shape.append(0 if truthy else 1)
-            if not truthy:
-                _collect(node.children, scopes, texts, names, shape)
-            continue
-        if not truthy:
-            shape.append(0)
-            continue
-        vcls = value.__class__
-        if vcls is list or vcls is tuple or (vcls is not dict and isinstance(value, (list, tuple))):
-            shape.append(len(value))
-            for item in value:
-                scopes.append(item)
-                _collect(node.children, scopes, texts, names, shape)
-                scopes.pop()
-        elif vcls is dict or isinstance(value, Mapping):
-            shape.append(1)
-            scopes.append(value)
-            _collect(node.children, scopes, texts, names, shape)
-            scopes.pop()
-        else:
-            shape.append(1)
-            _collect(node.children, scopes, texts, names, shape)
+def _is_table(value: Any) -> bool:
+    return value.__class__ is dict or isinstance(value, Mapping)
+
+
+def _is_list(value: Any) -> bool:
+    cls = value.__class__
+    return cls is list or cls is tuple or (cls is not str and isinstance(value, (list, tuple)))
+
+
+_EMPTY: dict[str, Any] = {}
+Collector = Callable[[Sequence[Any]], "Collected | None"]
+_collectors_lock = threading.Lock()
+
+
+def collector(template: Template, depth: int) -> Collector:
+    """The template's collect walk compiled to Python for `depth` base scopes, once.
+
+    Like a template engine that compiles templates to code: each name lookup is written out
+    against the scopes it can see (known from the section nesting), each section body becomes a
+    function called per item. Kept on the template, which is immutable and owned by the
+    registry; a race between two threads compiles it twice, to the same code.
+    """
+    cache: dict[int, Collector] = template.collectors
+    found = cache.get(depth)
+    if found is None:
+        found = _compile_collector(template, depth)
+        with _collectors_lock:
+            cache[depth] = found
+    return found
+
+
+def _compile_collector(template: Template, depth: int) -> Collector:
+    functions: list[str] = []
+
+    def scope_names(d: int) -> list[str]:
+        return [f"m{i}" for i in range(d)]
+
+    def lookup(path: tuple[str, ...], d: int, pad: str, out: list[str]) -> None:
+        if not path:
+            out.append(f"{pad}v = dot")
+            return
+        head = repr(path[0])
+        out.append(f"{pad}v = m{d - 1}.get({head}, M)")
+        inner = pad
+        for i in range(d - 2, -1, -1):
+            out.append(f"{inner}if v is M:")
+            inner += " "
+            out.append(f"{inner}v = m{i}.get({head}, M)")
+        for part in path[1:]:
+            out.append(f"{pad}v = v.get({part!r}, M) if v is not M and is_table(v) else M")
+
+    def body(nodes: tuple[Any, ...], d: int) -> str:
+        """Write a function for `nodes` seen with d scopes; return its name."""
+        name = f"_f{len(functions)}"
+        functions.append("")  # reserve the slot: nested bodies are written first
+        slot = len(functions) - 1
+        args = ", ".join([*scope_names(d), "dot", "T", "N", "S"])
+        out = [f"def {name}({args}):"]
+        pad = "    "
+        for node in nodes:
+            if node.__class__ is str:
+                continue
+            lookup(node.path, d, pad, out)
+            if node.__class__ is _Var:
+                out += [f"{pad}t = v if v.__class__ is str else text_of(v)",
+                        f"{pad}if t and not t.isspace():",
+                        f"{pad}    T(t)",
+                        f"{pad}    N({node.name!r})",
+                        f"{pad}    S(1)",
+                        f"{pad}else:",
+                        f"{pad}    S(0)"]
+                continue
+            child = body(node.children, d + 1)
+            outer = ", ".join(scope_names(d))
+            call = f"{child}({outer}{', ' if outer else ''}%s, %s, T, N, S)"
+            if node.inverted:
+                out += [f"{pad}if truthy(v):",
+                        f"{pad}    S(0)",
+                        f"{pad}else:",
+                        f"{pad}    S(1)",
+                        f"{pad}    " + call % ("E", "dot")]
+                continue
+            item = "(it if it.__class__ is dict or is_table(it) else E)"
+            out += [f"{pad}c = v.__class__",
+                    f"{pad}if c is list or c is tuple:",
+                    f"{pad}    S(len(v))",
+                    f"{pad}    for it in v:",
+                    f"{pad}        " + call % (item, "it"),
+                    f"{pad}elif not truthy(v):",
+                    f"{pad}    S(0)",
+                    f"{pad}elif is_list(v):",
+                    f"{pad}    S(len(v))",
+                    f"{pad}    for it in v:",
+                    f"{pad}        " + call % (item, "it"),
+                    f"{pad}elif c is dict or is_table(v):",
+                    f"{pad}    S(1)",
+                    f"{pad}    " + call % ("v", "v"),
+                    f"{pad}else:",
+                    f"{pad}    S(1)",
+                    f"{pad}    " + call % ("E", "dot")]
+        if len(out) == 1:
+            out.append("    pass")
+        functions[slot] = "\n".join(out)
+        return name
+
+    entry = body(template.nodes, depth)
+    names = ", ".join(scope_names(depth))
+    source = "\n\n".join([*functions, f"""\
+def collect(scopes):
+    texts = []
+    names = []
+    shape = []
+    {names}{',' if depth == 1 else ''} = [s if is_table(s) else E for s in scopes]
+    try:
+        {entry}({names}{', ' if depth else ''}scopes[-1] if scopes else E, texts.append,
+            names.append, shape.append)
+    except NotText:
+        return None
+    return texts, names, tuple(shape)
+"""])
+    namespace: dict[str, Any] = {"M": _MISSING, "E": _EMPTY, "is_table": _is_table,
+                                 "is_list": _is_list, "truthy": _truthy, "text_of": _text_of,
+                                 "NotText": _NotText}
+    code = compile(source, f"<promptc collect {template.source}>", "exec")
+    exec(code, namespace)  # noqa: S102 - generated above from the parsed template only
+    collect_fn: Collector = namespace["collect"]
+    return collect_fn
 
 
 def layout_of(template: Template, scopes: list[Any]) -> Layout:

@@ -71,6 +71,8 @@ class Template:
     variables: frozenset[str] = frozenset()  # names used as {{x}} anywhere
     sections: frozenset[str] = frozenset()  # names used as {{#x}} / {{^x}} anywhere
     all_names: tuple[str, ...] = ()  # every name, in order of first use ("." excluded)
+    # compiled collect walks, by number of base scopes (see layout.collector), made on first use
+    collectors: dict[int, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
 
 
