@@ -261,7 +261,7 @@ def _flatten(value: Any) -> tuple[Any, ...]:
         elif isinstance(node, Mapping):
             out.append(OPEN_TABLE)
             stack.append(CLOSE_TABLE)
-            items = node._items() if cls is FrozenDict else node
+            items: Mapping[Any, Any] = node._items() if isinstance(node, FrozenDict) else node
             for k in reversed(list(items)):
                 stack.append(items[k])
                 stack.append(_Key(k))

@@ -176,12 +176,12 @@ class Compiler:
         if data is None:
             return PromptContext()
         if data.__class__ is PromptContext:
-            return data  # type: ignore[return-value]
+            return data
         if not isinstance(data, Mapping):
             raise ContextError("the context must be a PromptContext or a table/object")
         import marshal
         try:
-            key = marshal.dumps(data)
+            key = marshal.dumps(data)  # type: ignore[arg-type]  # any Mapping: ValueError
         except ValueError:  # not plain data (a date from TOML, a record): build it directly
             return context_from_data(data, None, self._parts)
         hit: PromptContext | None = self._contexts.get(key)

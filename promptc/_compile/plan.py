@@ -244,7 +244,7 @@ class Plan:
         if comp is None:
             return EMPTY
         if comp.request_data is not None:
-            return comp.request_data(request, self.data_cache)  # type: ignore[call-arg]
+            return comp.request_data(request, self.data_cache)
         if comp.data is not None:
             data = comp.data(self.variant, request.plugin_context())
             if data is not None and not isinstance(data, Mapping):

@@ -94,7 +94,7 @@ class CompiledPrompt:
         memo = self._memo.get("blocks")
         if memo is None:
             memo = self._memo["blocks"] = split_blocks(self.text, self.sections, self.spans)
-        return memo  # type: ignore[no-any-return]
+        return memo
 
     @property
     def request_text(self) -> str:

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import attrs
 
 from .._model.cache import RANK, CacheClass
-
-if TYPE_CHECKING:
-    from .._compile.result import Section
 
 __all__ = ["Block", "split_blocks"]
 
@@ -24,7 +21,17 @@ class Block:
     sections: tuple[str, ...]
 
 
-def split_blocks(text: str, sections: Sequence[Section],
+class Cached(Protocol):
+    """What splitting needs of a section (promptc's Section has it)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def cache(self) -> CacheClass: ...
+
+
+def split_blocks(text: str, sections: Sequence[Cached],
                  spans: Sequence[tuple[int, int]]) -> tuple[Block, ...]:
     """A section that comes after a more volatile one is cached with it: the class of a block is
     the most volatile class seen so far. Each boundary sits at the end of the last section of

@@ -11,12 +11,36 @@ the static prefix to the same cache.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from .._base.frozen import dumps_json
+from .._model.provider import ProviderInfo
+from .blocks import Block
+from .toolset import ToolSet
 
-if TYPE_CHECKING:
-    from .._compile.result import CompiledPrompt
+
+class CompiledPrompt(Protocol):
+    """What the adapters read of a compiled prompt (promptc's CompiledPrompt has it)."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def provider(self) -> ProviderInfo: ...
+
+    @property
+    def tools(self) -> ToolSet: ...
+
+    @property
+    def blocks(self) -> tuple[Block, ...]: ...
+
+    @property
+    def request_text(self) -> str: ...
+
+    @property
+    def fingerprints(self) -> dict[str, str]: ...
+
+    def count_tokens(self, text: str) -> int: ...
 
 __all__ = ["to_anthropic", "to_openai", "to_gemini", "MAX_ANTHROPIC_BREAKPOINTS"]
 

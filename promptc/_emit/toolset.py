@@ -79,7 +79,7 @@ def to_gemini(functions: FunctionList) -> list[dict[str, Any]]:
         {"name": n, "description": d, "parameters": _gemini_schema(s)} for n, d, s in functions]}]
 
 
-FORMATS: dict[str, Callable[[FunctionList], list[dict[str, Any]]]] = {
+FORMATS: dict[str, Callable[[FunctionList], list[Any]]] = {
     "functions": lambda fns: [[n, d, s] for n, d, s in fns],
     "openai": to_openai, "openai-responses": to_openai_responses,
     "anthropic": to_anthropic, "gemini": to_gemini,

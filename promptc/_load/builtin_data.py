@@ -35,7 +35,7 @@ class DataCache:
         if not schema:
             return ""
         key = schema.json_text
-        text = self._schemas.get(key)
+        text: str | None = self._schemas.get(key)
         if text is None:
             value = thaw(schema)
             # Indentation grows with depth, so a deeply nested schema would come out quadratic

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from .._compile.result import CompiledPrompt
     from .._model.component import Component
     from .._model.context import PromptContext
     from .._model.provider import ProviderInfo
@@ -69,6 +68,6 @@ class PromptcSpec:
         """
 
     @hookspec
-    def promptc_inspect_prompt(self, prompt: CompiledPrompt) -> Sequence[str] | None:
-        """Per request, after the build: look at the prompt; return warnings to add to its
-        diagnostics (e.g. a policy check)."""
+    def promptc_inspect_prompt(self, prompt: Any) -> Sequence[str] | None:
+        """Per request, after the build: look at the prompt (a `promptc.CompiledPrompt`); return
+        warnings to add to its diagnostics (e.g. a policy check)."""

@@ -71,7 +71,8 @@ class Registry:
 
     def get(self, variant_id: str) -> Variant:
         try:
-            return self.variants[variant_id]
+            variant: Variant = self.variants[variant_id]
+            return variant
         except KeyError:
             raise NoVariantError(f"no variant {variant_id!r}" +
                                  did_you_mean(variant_id, self.variants), field="variant") from None

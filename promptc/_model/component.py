@@ -33,8 +33,9 @@ __all__ = ["Component", "DataFunction", "RenderFunction", "RequestDataFunction",
 
 DataFunction = Callable[["Variant", "PromptContext"], "Mapping[str, Any] | None"]
 RenderFunction = Callable[["Variant", "PromptContext"], "str | None"]
-# The built-in components' data functions read the bound request (see promptc/_load/builtin_data).
-RequestDataFunction = Callable[["Request"], "Mapping[str, Any] | None"]
+# The built-in components' data functions read the bound request and the plan's data memos
+# (see promptc/_load/builtin_data).
+RequestDataFunction = Callable[["Request", Any], "Mapping[str, Any] | None"]
 
 # What a `reads` entry may name: a context field (optionally `features.X` / `runtime.X`), the
 # provider, or `tools` (which tools are offered, and what their option lists come from).

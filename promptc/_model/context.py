@@ -105,7 +105,7 @@ def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
     if value is None:
         return EMPTY
     if value.__class__ is FrozenDict:
-        return value  # type: ignore[return-value]
+        return value
     if not isinstance(value, Mapping):
         raise ContextError(f"must be a table/object, got {describe(value)}", field=field)
     plain = dict(value)
@@ -129,8 +129,8 @@ def _schema(value: Mapping[str, Any] | None) -> FrozenDict:
     """An input schema, kept as its canonical JSON text (see FrozenDict.packed)."""
     if value is None:
         return EMPTY
-    if value.__class__ is FrozenDict and value._json is not None:  # type: ignore[union-attr]
-        return value  # type: ignore[return-value]
+    if value.__class__ is FrozenDict and value._json is not None:
+        return value
     if not isinstance(value, Mapping):
         raise ContextError(f"must be a table/object, got {describe(value)}",
                            field="input_schema")
@@ -185,7 +185,7 @@ class _Keyed:
             return True
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._key == other._key  # type: ignore[attr-defined, no-any-return]
+        return self._key == other._key
 
     def __ne__(self, other: object) -> bool:
         eq = self.__eq__(other)
@@ -214,7 +214,7 @@ _RECORD_CONVERTERS: set[Any] = set()  # converters that make tuples of records (
 def _keyed(cls: type) -> type:
     """Give a record its field list and a key builder written out for its fields (a loop over
     fields costs about twice as much, and records are built for every new request)."""
-    fields = [f for f in attrs.fields(cls) if not f.name.startswith("_")]  # type: ignore[misc]
+    fields = [f for f in attrs.fields(cls) if not f.name.startswith("_")]
     cls.__key_fields__ = tuple(f.name for f in fields)  # type: ignore[attr-defined]
     cls.__field_set__ = frozenset(cls.__key_fields__)  # type: ignore[attr-defined]
     parts = []
@@ -333,7 +333,7 @@ def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
 
 def _provider(value: Any) -> ProviderInfo | None:
     if value is None or value.__class__ is ProviderInfo:
-        return value  # type: ignore[no-any-return]
+        return value
     return ProviderInfo.from_dict(value)
 
 
@@ -424,7 +424,7 @@ def context_from_data(data: Mapping[str, Any], source: str | None = None,
             kwargs = dict(data)
             servers = kwargs.get("mcp_servers")
             if servers.__class__ is list:
-                kwargs["mcp_servers"] = [parts.server(s) for s in servers]  # type: ignore
+                kwargs["mcp_servers"] = [parts.server(s) for s in servers]
             skills = kwargs.get("skills")
             if skills.__class__ is list and skills:
                 kwargs["skills"] = parts.records(Skill, "skills", skills)

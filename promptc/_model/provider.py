@@ -113,11 +113,12 @@ def _family_for(model: str, family: str | None = None) -> dict[str, Any] | None:
     """The capability row for a model id; else for a family id the client named (an Azure
     deployment called `prod-chat` can say `family = "gpt-5"`)."""
     tokens = model_tokens(model)
-    for pattern, fam in model_table()["families"]:
+    families: list[tuple[tuple[str, ...], dict[str, Any]]] = model_table()["families"]
+    for pattern, fam in families:
         if tokens_start_with(tokens, pattern):
             return fam
     if family:
-        for _pattern, fam in model_table()["families"]:
+        for _pattern, fam in families:
             if fam["id"] == family:
                 return fam
     return None
@@ -180,8 +181,9 @@ class ProviderInfo:
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str | None = None) -> ProviderInfo:
-        return build_record(cls, data, source=source, path="provider", error=ContextError,
-                            aliases={"id": "provider"})
+        info: ProviderInfo = build_record(cls, data, source=source, path="provider",
+                                          error=ContextError, aliases={"id": "provider"})
+        return info
 
 
 def encoding_for(provider: ProviderInfo) -> tuple[str, bool]:

@@ -254,8 +254,9 @@ def _render_nodes(nodes: tuple[Any, ...], scopes: list[Any], out: list[Any],
         if node.__class__ is _Var:
             if value is _MISSING or value is None:
                 continue
+            text: str
             if value.__class__ is str:
-                text: str | None = value
+                text = value
             elif isinstance(value, Value):
                 if atom is None:
                     append(value)  # a pre-made atom (a finished section)

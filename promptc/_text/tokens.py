@@ -115,7 +115,7 @@ class TokenCounter:
         if not text:
             return 0
         key = (encoding, text)
-        n = self._memo.get(key)
+        n: int | None = self._memo.get(key)
         if n is None:
             n = self._memo.put(key, count_tokens(text, encoding))
         return n
