@@ -1,29 +1,35 @@
 """Loading plugins through entry points, one at a time, so one bad plugin never breaks the rest.
 
 pluggy's own `load_setuptools_entrypoints` stops at the first import error and one raising hook
-implementation aborts the whole hook call, so promptc loads each entry point itself, sorted by name
-(never install order), calls each implementation on its own, and turns every failure into a
-diagnostic naming the plugin.
+implementation aborts the whole hook call, so promptc loads each entry point itself, sorted by
+plugin name (never install order), calls each implementation on its own, and turns every failure
+into a diagnostic naming the plugin.
+
+Entry points are found by reading the installed distributions' `entry_points.txt` files on
+`sys.path` directly: importing and running `importlib.metadata` costs tens of milliseconds at
+every start, and pluggy is imported only when some plugin is installed.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
+import importlib
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import pluggy
 
 from .._base.errors import PromptcError
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic
 from .._model.tools import parse_tool
 from .folders import Layer, read_layer
-from .hookspecs import PROJECT, PromptcSpec
 from .registry import PluginVariant, plugin_raw_variant
+
+if TYPE_CHECKING:
+    import pluggy
 
 __all__ = ["PluginSet", "load_plugins"]
 
@@ -42,17 +48,61 @@ class PluginSet:
     inspect_hooks: tuple[tuple[str, Callable[..., Any]], ...] = ()
 
 
-def _entry_points() -> list[importlib.metadata.EntryPoint]:
-    eps = importlib.metadata.entry_points(group=GROUP)
-    seen: dict[str, importlib.metadata.EntryPoint] = {}
-    for ep in eps:
-        seen.setdefault(f"{_dist_name(ep)}:{ep.name}", ep)  # a dist found twice on sys.path
+@attrs.frozen
+class EntryPoint:
+    """One `promptc` entry point of an installed distribution."""
+
+    name: str
+    value: str  # "module" or "module:attribute"
+    dist: str
+
+    def load(self) -> Any:
+        module, _, attribute = self.value.partition(":")
+        obj: Any = importlib.import_module(module.strip())
+        for part in attribute.strip().split(".") if attribute.strip() else ():
+            obj = getattr(obj, part)
+        return obj
+
+
+def _group_lines(text: str, group: str) -> list[tuple[str, str]]:
+    """(name, value) pairs of one `[group]` of an entry_points.txt (an INI file)."""
+    out: list[tuple[str, str]] = []
+    inside = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            inside = line == f"[{group}]"
+            continue
+        if inside and "=" in line:
+            name, _, value = line.partition("=")
+            out.append((name.strip(), value.split("[", 1)[0].strip()))
+    return out
+
+
+def _entry_points() -> list[EntryPoint]:
+    """The `promptc` entry points of every distribution on sys.path, sorted by plugin name;
+    a distribution found twice on the path counts once (the first, as Python imports it)."""
+    seen: dict[tuple[str, str], EntryPoint] = {}
+    for entry in sys.path:
+        folder = entry or "."
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder, name, "entry_points.txt"), encoding="utf-8") as f:
+                    text = f.read()
+            except (OSError, UnicodeDecodeError):
+                continue
+            dist = name.rsplit(".", 1)[0].split("-", 1)[0]
+            for ep_name, value in _group_lines(text, GROUP):
+                seen.setdefault((ep_name, dist), EntryPoint(ep_name, value, dist))
     return [seen[k] for k in sorted(seen)]
-
-
-def _dist_name(ep: importlib.metadata.EntryPoint) -> str:
-    dist = getattr(ep, "dist", None)
-    return dist.metadata["Name"] if dist is not None else "?"
 
 
 def _fail(code: str, name: str, message: str) -> Diagnostic:
@@ -67,6 +117,11 @@ def load_plugins(entry_points: Iterable[Any] | None = None,
     `validate` raises for a layer promptc cannot use; its return value is ignored.
     """
     eps = _entry_points() if entry_points is None else list(entry_points)
+    if not eps:
+        return PluginSet((), (), (), ())
+    import pluggy
+
+    from .hookspecs import PROJECT, PromptcSpec
     diags: list[Diagnostic] = []
     layers: list[Layer] = []
     names: list[str] = []
