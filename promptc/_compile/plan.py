@@ -30,7 +30,7 @@ from .._model.request import Request
 from .._model.tools import McpBinding, ToolSpec, enum_sources, mcp_bindings
 from .._model.variant import Variant, tool_mode_of
 from .._text.cleanup import clean
-from .._text.layout import collect, layout_of, render_clean
+from .._text.layout import laid_out, render_clean
 from .._text.template import render
 from .result import Section
 from .steps import Form, Step, bind_step, class_of
@@ -285,15 +285,13 @@ class Plan:
         else:
             scope, layers = self._slot_values(sections, request)
         template = self.variant.template
-        collected = collect(template, [scope])
-        if collected is None:  # a runtime value that is not text: reported by its input check
+        layouts = self._layouts
+        found = laid_out(template, [scope], lambda shape: layouts.get((-1, "base", shape)),
+                         lambda shape, made: layouts.put((-1, "base", shape), made))
+        if found is None:  # a runtime value that is not text: reported by its input check
             text = clean(render(template, [scope], []))
             return text, self._find_spans(text, sections), layers
-        texts, names, shape = collected
-        key = (-1, "base", shape)
-        layout = self._layouts.get(key)
-        if layout is None:
-            layout = self._layouts.put(key, layout_of(template, [scope]))
+        layout, (texts, names, _shape) = found
         parts = [op if op.__class__ is str else texts[op] for op in layout]
         ends = list(accumulate(map(len, parts)))
         spans: list[tuple[int, int] | None] = [None] * len(sections)

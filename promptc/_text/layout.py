@@ -24,7 +24,8 @@ from typing import Any
 from .cleanup import clean, clean_pieces
 from .template import _MISSING, Problem, Template, Value, _truthy, _Var, render
 
-__all__ = ["Layout", "Collected", "collect", "layout_of", "join", "render_clean", "Slot"]
+__all__ = ["Layout", "Collected", "collect", "layout_of", "laid_out", "join", "render_clean",
+           "Slot"]
 
 Layout = tuple[Any, ...]  # str (literal text) or int (the number of a collected text)
 Collected = tuple[list[str], list[str], tuple[int, ...]]  # texts, their names, shape
@@ -192,17 +193,26 @@ def collect(scopes):
     return collect_fn
 
 
-def layout_of(template: Template, scopes: list[Any]) -> Layout:
-    """Render with numbered stand-ins for the present values and clean: the shape's layout."""
-    counter = [0]
+def layout_of(template: Template, scopes: list[Any]) -> tuple[Layout, Collected] | None:
+    """Render once with numbered stand-ins for the present values and clean: the layout of this
+    render's shape, and what `collect` would have returned (None: a value is not text)."""
+    texts: list[str] = []
+    names: list[str] = []
+    shape: list[int] = []
+    not_text: list[str] = []
 
-    def number(text: str | None) -> Any:
-        if text is None or not text or text.isspace():
+    def number(text: str, name: str) -> Any:
+        if not text or text.isspace():
             return None
-        slot = Slot(text, counter[0])
-        counter[0] += 1
+        slot = Slot(text, len(texts))
+        texts.append(text)
+        names.append(name)
         return slot
-    pieces = render(template, scopes, [], None, number)
+
+    pieces = render(template, scopes, [], lambda name, _m, _l: not_text.append(name), number,
+                    shape)
+    if not_text:
+        return None
     ops: list[Any] = []
     run: list[str] = []
     for piece in clean_pieces(pieces):
@@ -215,25 +225,49 @@ def layout_of(template: Template, scopes: list[Any]) -> Layout:
             ops.append(piece.index)
     if run:
         ops.append("".join(run))
-    return tuple(ops)
+    return tuple(ops), (texts, names, tuple(shape))
 
 
 def join(layout: Layout, texts: Sequence[str]) -> str:
     return "".join([op if op.__class__ is str else texts[op] for op in layout])
 
 
-LayoutStore = Callable[[tuple[int, ...]], Layout | None]
+LayoutGet = Callable[[tuple[int, ...]], "Layout | None"]
+LayoutPut = Callable[[tuple[int, ...], Layout], Layout]
 
 
-def render_clean(template: Template, scopes: list[Any], get: LayoutStore,
-                 put: Callable[[tuple[int, ...], Layout], Layout],
-                 problem: Problem | None = None) -> str:
-    """Render and clean `template`, through the caller's layout memo when the values allow."""
+def laid_out(template: Template, scopes: list[Any], get: LayoutGet, put: LayoutPut
+             ) -> tuple[Layout, Collected] | None:
+    """The layout and collected texts for a render (None: some value is not text).
+
+    The first render of a template at a depth walks it once to make both; from the second on,
+    the compiled collector finds the shape and the layout comes from the caller's memo.
+    """
+    depth = len(scopes)
+    if depth not in template.collectors:
+        count = template.renders.get(depth, 0)
+        template.renders[depth] = count + 1
+        if count == 0:
+            made = layout_of(template, scopes)
+            if made is not None:
+                put(made[1][2], made[0])
+            return made
     collected = collect(template, scopes)
     if collected is None:
-        return clean(render(template, scopes, [], problem))
-    texts, _names, shape = collected
-    layout = get(shape)
+        return None
+    layout = get(collected[2])
     if layout is None:
-        layout = put(shape, layout_of(template, scopes))
-    return join(layout, texts)
+        made = layout_of(template, scopes)
+        if made is None:
+            return None
+        layout = put(collected[2], made[0])
+    return layout, collected
+
+
+def render_clean(template: Template, scopes: list[Any], get: LayoutGet, put: LayoutPut,
+                 problem: Problem | None = None) -> str:
+    """Render and clean `template`, through the caller's layout memo when the values allow."""
+    found = laid_out(template, scopes, get, put)
+    if found is None:
+        return clean(render(template, scopes, [], problem))
+    return join(found[0], found[1][0])

@@ -71,8 +71,10 @@ class Template:
     variables: frozenset[str] = frozenset()  # names used as {{x}} anywhere
     sections: frozenset[str] = frozenset()  # names used as {{#x}} / {{^x}} anywhere
     all_names: tuple[str, ...] = ()  # every name, in order of first use ("." excluded)
-    # compiled collect walks, by number of base scopes (see layout.collector), made on first use
+    # compiled collect walks, by number of base scopes (see layout.collector), made on the second
+    # render at that depth (`renders` counts them): a template rendered once never pays for it
     collectors: dict[int, Any] = attrs.field(factory=dict, eq=False, repr=False)
+    renders: dict[int, int] = attrs.field(factory=dict, eq=False, repr=False)
 
 
 
@@ -227,24 +229,26 @@ def _truthy(value: Any) -> bool:
 
 
 Problem = Callable[[str, str, int], None]
-Atom = Callable[[str | None], Any]  # inserted text -> the piece to append (None: nothing)
+Atom = Callable[[str, str], Any]  # (inserted text, its name) -> the piece to append, or None
 
 
 def render(template: Template, scopes: list[Any], out: list[Any],
-           problem: Problem | None = None, atom: Atom | None = None) -> list[Any]:
+           problem: Problem | None = None, atom: Atom | None = None,
+           shape: list[int] | None = None) -> list[Any]:
     """Render into `out` as literal strings and Value atoms. `scopes` is innermost-last.
 
     `problem(name, message, line)` hears about values that are not text (lists, tables).
-    `atom(text)`, when given, makes the piece for each inserted text (layouts number them).
+    `atom(text, name)`, when given, makes the piece for each inserted text (layouts number
+    them), and `shape` receives the render's shape (see promptc/_text/layout.py).
     Recursion follows the template's section nesting (written by a prompt author, shallow),
     never the depth of the data.
     """
-    _render_nodes(template.nodes, scopes, out, problem, atom)
+    _render_nodes(template.nodes, scopes, out, problem, atom, shape)
     return out
 
 
 def _render_nodes(nodes: tuple[Any, ...], scopes: list[Any], out: list[Any],
-                  problem: Problem | None, atom: Atom | None) -> None:
+                  problem: Problem | None, atom: Atom | None, shape: list[int] | None) -> None:
     append = out.append
     for node in nodes:
         if node.__class__ is str:
@@ -252,14 +256,18 @@ def _render_nodes(nodes: tuple[Any, ...], scopes: list[Any], out: list[Any],
             continue
         value = _lookup(node.path, scopes)
         if node.__class__ is _Var:
-            if value is _MISSING or value is None:
-                continue
             text: str
+            if value is _MISSING or value is None:
+                if shape is not None:
+                    shape.append(0)
+                continue
             if value.__class__ is str:
                 text = value
             elif isinstance(value, Value):
                 if atom is None:
                     append(value)  # a pre-made atom (a finished section)
+                    if shape is not None:
+                        shape.append(0 if value.text.isspace() or not value.text else 1)
                     continue
                 text = value.text
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -268,28 +276,40 @@ def _render_nodes(nodes: tuple[Any, ...], scopes: list[Any], out: list[Any],
                 if problem is not None:
                     problem(node.name, f"is {type(value).__name__}, not text", node.line)
                 continue
+            if shape is not None:
+                shape.append(0 if not text or text.isspace() else 1)
             if atom is None:
                 append(Value(text))
             else:
-                piece = atom(text)
+                piece = atom(text, node.name)
                 if piece is not None:
                     append(piece)
             continue
         truthy = _truthy(value)
         if node.inverted:
+            if shape is not None:
+                shape.append(0 if truthy else 1)
             if not truthy:
-                _render_nodes(node.children, scopes, out, problem, atom)
+                _render_nodes(node.children, scopes, out, problem, atom, shape)
             continue
         if not truthy:
+            if shape is not None:
+                shape.append(0)
             continue
         if isinstance(value, (list, tuple)):
+            if shape is not None:
+                shape.append(len(value))
             for item in value:
                 scopes.append(item)
-                _render_nodes(node.children, scopes, out, problem, atom)
+                _render_nodes(node.children, scopes, out, problem, atom, shape)
                 scopes.pop()
         elif isinstance(value, Mapping):
+            if shape is not None:
+                shape.append(1)
             scopes.append(value)
-            _render_nodes(node.children, scopes, out, problem, atom)
+            _render_nodes(node.children, scopes, out, problem, atom, shape)
             scopes.pop()
         else:
-            _render_nodes(node.children, scopes, out, problem, atom)
+            if shape is not None:
+                shape.append(1)
+            _render_nodes(node.children, scopes, out, problem, atom, shape)
