@@ -7,8 +7,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from promptc import Compiler, PromptContext
+
+# Property tests draw `quick` numbers of examples in the default run (the README's `pytest`);
+# .ci/run then runs them again with `--hypothesis-profile=deep -m property`.
+settings.register_profile("quick", max_examples=100, deadline=None)
+settings.register_profile("deep", max_examples=2000, deadline=None)
+settings.load_profile("quick")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every hypothesis test is a `property` test (selected by .ci/run's deep pass)."""
+    for item in items:
+        if getattr(getattr(item, "function", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.property)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONTEXTS = Path(__file__).parent.parent / "promptc" / "_data" / "snapshot" / "contexts"

@@ -64,14 +64,14 @@ lines = st.sampled_from(["# H1", "## H2", "### H3", "====", "=======", "", "   "
                          "====  ", "#notaheader"])
 
 
-@settings(max_examples=500, deadline=None)
+@settings(deadline=None)
 @given(st.lists(lines, max_size=40))
 def test_cleanup_is_idempotent(parts: list[str]) -> None:
     once = clean_text("\n".join(parts))
     assert clean_text(once) == once
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.lists(lines, max_size=30), st.text(max_size=60))
 def test_values_survive_verbatim(parts: list[str], value: str) -> None:
     text = "\n".join(parts)

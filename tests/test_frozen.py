@@ -16,7 +16,7 @@ json_values = st.recursive(
     max_leaves=15)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(json_values, json_values)
 def test_flat_keys_agree_with_json_equality(a: object, b: object) -> None:
     fa, fb = freeze({"v": a}), freeze({"v": b})

@@ -46,7 +46,7 @@ def test_schema_nested_500_deep_renders_in_text_and_native(builtins: Compiler) -
     assert native.to_anthropic()["system"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5),
                               st.floats(allow_nan=False)),
                     lambda inner: st.lists(inner, max_size=3) |

@@ -83,7 +83,7 @@ pieces = st.sampled_from(["\n", "\n\n", " ", "word", "Word", "/", "//x", ":", ":
                           ".\n", "\r\n", "x/y", "  \n", "{", "}\n"])
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(deadline=None)
 @given(st.lists(pieces, max_size=40).map("".join), st.lists(st.integers(0, 400), max_size=6),
        st.sampled_from(["o200k_base", "cl100k_base"]))
 def test_counts_add_up_across_safe_cuts(text: str, cuts: list[int], encoding: str) -> None:

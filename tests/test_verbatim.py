@@ -57,7 +57,7 @@ def lf(value: str) -> str:
     made; names and paths stay exactly as given."""
     return value.replace("\r\n", "\n").replace("\r", "\n")
 
-SETTINGS = settings(max_examples=2000, deadline=None,
+SETTINGS = settings(deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 

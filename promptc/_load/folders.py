@@ -15,6 +15,7 @@ Reading is all-or-nothing per folder: any malformed file raises before anything 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -148,8 +149,44 @@ def read_variant_folder(folder: Path, source: str, notes: list[Diagnostic],
                       tools=_tool_files(folder / "tools", source, notes))
 
 
+_builtin_layers: dict[str, tuple[tuple[Any, ...], Layer]] = {}
+
+
+def _fingerprint(root: Path) -> tuple[Any, ...]:
+    """Every file a layer reads, with its size and modification time (a stat each)."""
+    out = []
+    for top in (root / "variants", root / "components"):
+        for folder, dirs, files in os.walk(top):
+            dirs.sort()
+            out.append((folder, None, None, None))
+            for name in sorted(files):
+                try:
+                    info = os.stat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                out.append((folder, name, info.st_size, info.st_mtime_ns))
+    return tuple(out)
+
+
 def read_layer(root: Path, source: str) -> Layer:
-    """Read one folder completely, or raise: nothing from it is registered half-way."""
+    """Read one folder completely, or raise: nothing from it is registered half-way.
+
+    The built-in folder is package data every Compiler in a process reads: it is parsed once
+    and reused while no file under it changes (checked by size and modification time).
+    """
+    if source != "builtin":
+        return _read_layer(root, source)
+    key = str(root)
+    fingerprint = _fingerprint(root)
+    hit = _builtin_layers.get(key)
+    if hit is not None and hit[0] == fingerprint:
+        return hit[1]
+    layer = _read_layer(root, source)
+    _builtin_layers[key] = (fingerprint, layer)
+    return layer
+
+
+def _read_layer(root: Path, source: str) -> Layer:
     notes: list[Diagnostic] = []
     variants: dict[str, RawVariant] = {}
     for folder in _sorted(root / "variants"):

@@ -23,7 +23,7 @@ from .._model.provider import ProviderInfo
 from .._model.tools import ToolSpec
 from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
-from .._text.template import Template, compile_template
+from .._text.template import Template, parsed_template
 from .builtin_data import BUILTIN_DATA
 from .folders import Layer, RawVariant, TextFile
 
@@ -131,9 +131,9 @@ def compile_component(comp: Component) -> Component:
     """Parse a component's templates now, so a bad template fails the load, not a request."""
     parsed = parsed_short = None
     if comp.template is not None:
-        parsed = compile_template(comp.template, comp.path or comp.origin or comp.id)
+        parsed = parsed_template(comp.template, comp.path or comp.origin or comp.id)
     if comp.short_template is not None:
-        parsed_short = compile_template(comp.short_template,
+        parsed_short = parsed_template(comp.short_template,
                                         comp.short_path or comp.short_origin or
                                         f"{comp.id}.short")
     return attrs.evolve(comp, parsed=parsed, parsed_short=parsed_short)
@@ -157,7 +157,7 @@ def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Compone
 def _short_over(cid: str, short: TextFile, base: Component | None) -> Component:
     """A folder's `<cid>.short.md` without `<cid>.md`: a new shorter form for the earlier text."""
     if base is None or base.template is None:
-        compile_template(short.text, short.path)  # a syntax error first, naming the file
+        parsed_template(short.text, short.path)  # a syntax error first, naming the file
         raise VariantConfigError(f"shorter form of component {cid!r}, which no earlier source "
                                  "defines as a template", source=short.path)
     return compile_component(attrs.evolve(base, short_template=short.text,
@@ -302,7 +302,7 @@ def _resolve_one(vid: str, raws: Mapping[str, RawVariant], done: dict[str, Varia
     src = raw.toml_path
     # template
     if raw.template is not None:
-        template = compile_template(raw.template.text, raw.template.path)
+        template = parsed_template(raw.template.text, raw.template.path)
         template_origin = raw.template.origin or raw.template.path
     elif parent is not None:
         template = parent.template
@@ -313,7 +313,7 @@ def _resolve_one(vid: str, raws: Mapping[str, RawVariant], done: dict[str, Varia
     # component overrides (this variant's own texts over the inherited ones)
     comp_templates: dict[str, Template] = dict(parent.component_templates) if parent else {}
     for cid, tf in raw.components.items():
-        comp_templates[cid] = compile_template(tf.text, tf.path)
+        comp_templates[cid] = parsed_template(tf.text, tf.path)
     settings: dict[str, ComponentSettings] = dict(parent.component_settings) if parent else {}
     settings.update(parse_component_settings(table.get("component", {}), src))
     inputs: dict[str, InputSpec] = {i.name: i for i in parent.inputs} if parent else {}

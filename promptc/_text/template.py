@@ -16,8 +16,9 @@ import attrs
 import chevron.tokenizer
 
 from .._base.errors import TemplateError
+from .._base.memo import Memo
 
-__all__ = ["Template", "Value", "compile_template", "render", "TAG_PATTERN"]
+__all__ = ["Template", "Value", "compile_template", "parsed_template", "render", "TAG_PATTERN"]
 
 # Every mustache tag, for line numbers and whitespace-tolerant name scanning (linear: no nesting).
 _NAME = re.compile(r"^(?:\.|[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*)$")
@@ -118,6 +119,20 @@ def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
         raise TemplateError(f"section {{{{{opened_kind}{name}}}}} is never closed", source=source,
                             line=opened_line)
     return out
+
+
+_parsed = Memo(2048)  # (text, source) -> Template: prompt data shared by every Compiler
+
+
+def parsed_template(text: str, source: str) -> Template:
+    """`compile_template`, once per (text, file) in a process: a template depends on nothing
+    else, and a parsed one is immutable (its compiled walks are pure functions of it). Every
+    Compiler built from the same files shares them; no request data is ever kept here."""
+    key = (text, source)
+    template: Template | None = _parsed.get(key)
+    if template is None:
+        template = _parsed.put(key, compile_template(text, source))
+    return template
 
 
 def compile_template(text: str, source: str) -> Template:
