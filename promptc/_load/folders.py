@@ -154,7 +154,7 @@ _builtin_layers: dict[str, tuple[tuple[Any, ...], Layer]] = {}
 
 def _fingerprint(root: Path) -> tuple[Any, ...]:
     """Every file a layer reads, with its size and modification time (a stat each)."""
-    out = []
+    out: list[tuple[Any, ...]] = []
     for top in (root / "variants", root / "components"):
         for folder, dirs, files in os.walk(top):
             dirs.sort()
