@@ -7,6 +7,7 @@ by the complete, typed input of what it stores.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
@@ -17,7 +18,9 @@ class Memo:
     __slots__ = ("_data", "_lock", "maxsize")
 
     def __init__(self, maxsize: int = 256) -> None:
-        self._data: dict[Hashable, Any] = {}
+        # An OrderedDict, not a dict: evicting the oldest entry of a plain dict means iterating
+        # from its start past every slot deleted before, which grows with each eviction.
+        self._data: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.maxsize = maxsize
 
@@ -29,7 +32,7 @@ class Memo:
             data = self._data
             if key not in data and len(data) >= self.maxsize:
                 # FIFO eviction: cheap, and sessions that stay hot get re-inserted quickly.
-                del data[next(iter(data))]
+                data.popitem(last=False)
             data[key] = value
         return value
 
