@@ -8,7 +8,8 @@ Run from the repository root, in the environment the README's test command makes
 Everything is reported as medians measured in this one run, with ratios to the "join floor"
 (`"".join` of the final prompt's pieces, the least any builder must do per request). These machines
 are shared and noisy: compare ratios within a run, not absolute numbers across runs. Nothing here
-asserts a time; tests/ checks behaviour only.
+asserts a time; tests/ checks behaviour only. The comparison with the TypeScript reference,
+measured side by side in one run, is benchmarks/sidebyside.py.
 """
 
 from __future__ import annotations
@@ -43,11 +44,6 @@ VARIANTS = [
     ("glm", ProviderInfo("zai", "glm-4.6")),
     ("compact", ProviderInfo("ollama", "qwen2.5-coder:7b")),
 ]
-# The TypeScript reference: 215 µs median for its 57 KB generic prompt (Node 20, this machine
-# kind; figure from the project's DESIGN notes). Scaled per KB to compare equal sizes.
-REFERENCE_US = 215.0
-REFERENCE_KB = 57.0
-
 
 def median_us(fn: Callable[[Any], Any], inputs: list[Any]) -> float:
     """Median wall time of fn(x) over the inputs, in µs (GC off while timing)."""
@@ -101,9 +97,8 @@ def per_variant(compiler: Compiler, n: int) -> list[list[Any]]:
         t_tokens = median_us(lambda c: compiler.compile(provider, c, variant=vid,
                                                         count_tokens=True), cold)
         kb = len(warm.text.encode()) / 1024
-        reference = REFERENCE_US * kb / REFERENCE_KB
         rows.append([vid, round(kb, 1), warm.tokens.total, floor, t_equal,
-                     t_equal / floor, reference / t_equal, t_session, t_tokens])
+                     t_equal / floor, t_session, t_tokens])
     return rows
 
 
@@ -248,10 +243,9 @@ def main() -> None:
     print(f"Per request, full context, medians over {n} builds (µs)")
     rows = per_variant(compiler, n)
     print(table(["variant", "KB", "tokens", "join floor", "equal ctx", "× floor",
-                 "× faster than TS ref", "new session", "new session + tokens"], rows))
+                 "new session", "new session + tokens"], rows))
     print("\n  equal ctx: each request builds a new PromptContext equal to the last.\n"
-          "  new session: cwd, rules, MCP servers and skills change on every request.\n"
-          "  TS ref: 215 µs for 57 KB, scaled to each prompt's size.\n")
+          "  new session: cwd, rules, MCP servers and skills change on every request.\n")
 
     print("Startup (ms, median of subprocess runs)")
     print(table(["what", "wall", "minus interpreter"], cold_start(5 if args.quick else 15)))

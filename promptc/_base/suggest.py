@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 __all__ = ["did_you_mean"]
@@ -10,6 +9,7 @@ __all__ = ["did_you_mean"]
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """Return ` (did you mean 'x'?)` for the closest candidate, or '' when none is close."""
+    import difflib  # only when a name is wrong: not worth its import on every start
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
     if not close:
         lowered = {c.lower(): c for c in candidates}

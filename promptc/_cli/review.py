@@ -11,7 +11,6 @@ from typing import Any
 
 import attrs
 
-from .._review.diff import diff_prompts, diff_snapshot_dir
 from .args import UsageError, add_sources, add_target, compiler_from, target_from
 from .format import paint, table
 
@@ -63,6 +62,7 @@ def _json(data: Any) -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from .._review.diff import diff_prompts, diff_snapshot_dir
     compiler = compiler_from(args)
     if args.snapshots:
         from .._review.snapshot import load_matrix
