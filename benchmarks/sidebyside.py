@@ -763,8 +763,8 @@ def kb(chars: int | None) -> str:
 
 
 def print_per_request(results: list[PairResult], ref_missing: str, s: Settings) -> None:
-    print(f"Per request (context from plain data + compile + native tools payload), realistic context; "
-          f"medians over {s.blocks} interleaved blocks × {s.block_n} builds per side (µs)")
+    print("Per request (context from plain data + compile + native tools payload), realistic "
+          f"context; medians over {s.blocks} interleaved blocks × {s.block_n} builds per side (µs)")
     headers = ["pair", "promptc variant", "KB pc/ref", "tools pc/ref",
                "eq pc", "eq ref", "eq ×", "tgt", "ok?",
                "ses pc", "ses ref", "ses ×", "tgt", "ok?"]
