@@ -55,7 +55,7 @@ def test_non_text_values_are_reported_not_rendered() -> None:
     ("{{> other}}", r"t\.md:1: partial tag"),
     ("{{> ../../etc/passwd}}", r"t\.md:1: partial tag"),
     ("x\n{{=<% %>=}}", r"t\.md:2: set-delimiter tags are not allowed"),
-    ("x\n{{open", r"t\.md:2: mustache syntax: unclosed tag"),
+    ("x\n{{open", r"t\.md:2: unclosed tag"),
 ])
 def test_bad_templates_name_file_and_line(text: str, message: str) -> None:
     with pytest.raises(TemplateError, match=message):

@@ -155,7 +155,7 @@ def _compile_collector(template: Template, depth: int) -> Collector:
                     f"{pad}elif c is str:",
                     f"{pad}    if v and not v.isspace():",
                     f"{pad}        S(1)",
-                    f"{pad}        " + call % ("E", "dot"),
+                    f"{pad}        " + call % ("E", "v"),
                     f"{pad}    else:",
                     f"{pad}        S(0)",
                     f"{pad}elif not truthy(v):",
@@ -169,7 +169,7 @@ def _compile_collector(template: Template, depth: int) -> Collector:
                     f"{pad}    " + call % ("v", "v"),
                     f"{pad}else:",
                     f"{pad}    S(1)",
-                    f"{pad}    " + call % ("E", "dot")]
+                    f"{pad}    " + call % ("E", "v")]
         if len(out) == 1:
             out.append("    pass")
         functions[slot] = "\n".join(out)

@@ -79,23 +79,44 @@ class Template:
 
 
 
+MAX_NESTING = 50  # sections inside sections: far beyond any prompt, well inside Python's limits
+
+
 def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
-    """(kind, name, line) for every tag, in order; refuses partials and delimiter changes."""
+    """(kind, name, line) for every tag, in order, or a TemplateError naming the line.
+
+    Refuses what chevron would accept or drop without a word: partials, delimiter changes, an
+    unbalanced triple mustache (`{{{x}}`), a `{{` that opens no tag, sections nested deeper than
+    MAX_NESTING. One pass over the text: each `{{` is matched where it stands.
+    """
     out = []
     line = 1
     last = 0
     open_sections: list[tuple[str, str, int]] = []
-    for m in TAG_PATTERN.finditer(text):
-        line += text.count("\n", last, m.start())
-        last = m.start()
+    at = text.find("{{")
+    while at >= 0:
+        line += text.count("\n", last, at)
+        last = at
+        if text.startswith("{{!", at):  # a comment: anything up to the next }}
+            close = text.find("}}", at + 3)
+            if close < 0:
+                raise TemplateError("comment {{! … is never closed", source=source, line=line)
+            at = text.find("{{", close + 2)
+            continue
+        m = TAG_PATTERN.match(text, at)
+        if m is None:
+            raise TemplateError("unclosed tag: this `{{` opens no complete tag (write `{{name}}`, "
+                                "`{{#name}}`…`{{/name}}` or `{{! comment }}`)", source=source,
+                                line=line)
         triple, kind, name = m.groups()
+        if triple and not m.group(0).endswith("}}}"):
+            raise TemplateError(f"unbalanced triple mustache {m.group(0)!r}: close it with }}}}}}",
+                                source=source, line=line)
         if kind == ">":
             raise TemplateError(f"partial tag {{{{> {name}}}}} is not allowed: templates may only "
                                 "use components and placeholders", source=source, line=line)
         if kind == "=":
             raise TemplateError("set-delimiter tags are not allowed", source=source, line=line)
-        if kind == "!":
-            continue
         if not name:
             raise TemplateError("empty tag {{}}", source=source, line=line)
         if not _NAME.match(name):
@@ -104,6 +125,9 @@ def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
                                 "directly)", source=source, line=line)
         if kind in ("#", "^"):
             open_sections.append((kind, name, line))
+            if len(open_sections) > MAX_NESTING:
+                raise TemplateError(f"sections nested more than {MAX_NESTING} deep",
+                                    source=source, line=line)
         elif kind == "/":
             if not open_sections:
                 raise TemplateError(f"closing tag {{{{/{name}}}}} has no open section",
@@ -114,6 +138,7 @@ def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
                                     f"{{{{{opened_kind}{opened}}}}} opened at line {opened_line}",
                                     source=source, line=line)
         out.append((kind or ("&" if triple else ""), name, line))
+        at = text.find("{{", m.end())
     if open_sections:
         opened_kind, name, opened_line = open_sections[-1]
         raise TemplateError(f"section {{{{{opened_kind}{name}}}}} is never closed", source=source,
@@ -318,13 +343,9 @@ def _render_nodes(nodes: tuple[Any, ...], scopes: list[Any], out: list[Any],
                 scopes.append(item)
                 _render_nodes(node.children, scopes, out, problem, atom, shape)
                 scopes.pop()
-        elif isinstance(value, Mapping):
+        else:  # a table, or a truthy plain value: either is the section's `{{.}}`
             if shape is not None:
                 shape.append(1)
             scopes.append(value)
             _render_nodes(node.children, scopes, out, problem, atom, shape)
             scopes.pop()
-        else:
-            if shape is not None:
-                shape.append(1)
-            _render_nodes(node.children, scopes, out, problem, atom, shape)
