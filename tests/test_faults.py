@@ -45,6 +45,11 @@ def kaput(*_args: Any, **_kwargs: Any) -> Any:
     raise Kaput("kaput")
 
 
+def bail(*_args: Any, **_kwargs: Any) -> Any:
+    """Plugin code that calls sys.exit(): it must not end the client's process."""
+    sys.exit(3)
+
+
 def compiler(*, variants: Iterable[PluginVariant] = (), functions: Iterable[Component] = (),
              tools: Iterable[ToolSpec] = (), context_hooks: Iterable[Callable[..., Any]] = (),
              inspect_hooks: Iterable[Callable[..., Any]] = ()) -> Compiler:
@@ -133,6 +138,28 @@ FAULTS: dict[str, dict[str, Any]] = {
     "inspect-hook-raises-a-promptc-error": dict(
         build=lambda: compiler(inspect_hooks=[
             lambda prompt: PromptContext.from_dict({"cwd": 3})]),
+        provider=GPT, code="plugin-hook", source=PLUGIN, error=PluginError,
+        builtin=RuntimeError, check=lambda p: p.section("agent_role") is not None),
+    "matcher-exits": dict(
+        build=lambda: compiler(variants=[acme_variant(matcher=bail)]),
+        provider=CLAUDE, code="matcher-raised", source="acme", error=MatcherError,
+        builtin=RuntimeError, check=lambda p: p.variant.id == "native-next-gen"),
+    "component-exits": dict(
+        build=lambda: compiler(functions=[Component("objective", function=bail, reads=())]),
+        provider=GPT, code="component-raised", source="objective", error=ComponentError,
+        builtin=RuntimeError,
+        check=lambda p: p.section("objective") is None and p.section("agent_role") is not None),
+    "component-data-exits": dict(
+        build=lambda: compiler(functions=[Component(
+            "objective", template="# Objective\n{{x}}\n", data=bail, reads=("cwd",))]),
+        provider=GPT, code="component-raised", source="objective", error=ComponentError,
+        builtin=RuntimeError, check=lambda p: p.section("objective") is None),
+    "context-hook-exits": dict(
+        build=lambda: compiler(context_hooks=[bail]),
+        provider=GPT, code="plugin-hook", source=PLUGIN, error=PluginError,
+        builtin=RuntimeError, check=lambda p: "/w" in p.text),
+    "inspect-hook-exits": dict(
+        build=lambda: compiler(inspect_hooks=[bail]),
         provider=GPT, code="plugin-hook", source=PLUGIN, error=PluginError,
         builtin=RuntimeError, check=lambda p: p.section("agent_role") is not None),
     "variant-lists-a-missing-component": dict(
@@ -260,7 +287,7 @@ def promptc_inspect_prompt(prompt):
 
 PLUGIN_FAULTS = {
     "matcher": ("matcher-raised", "acme", "matcher of variant 'acme' raised Kaput: kaput"),
-    "component": ("component-raised", "objective", "component 'objective' raised Kaput"),
+    "component": ("component-raised", "objective", "component 'objective' (plugin:acme) raised Kaput"),
     "not-text": ("component-not-text", "objective", "component 'objective' returned bytes"),
     "context": ("plugin-hook", "plugin:acme",
                 "plugin 'acme': promptc_contribute_context raised Kaput: kaput"),

@@ -496,6 +496,38 @@ def test_registration_mistakes_skip_the_plugin_and_name_it(hooks: dict[str, Any]
     assert "fine" in compiler.registry.variants and "x" not in compiler.registry.variants
 
 
+def _exit() -> Any:
+    sys.exit(3)
+
+
+def _component(**kwargs: Any) -> Any:
+    from promptc import Component
+    return Component(**kwargs)
+
+
+@pytest.mark.parametrize("hooks, code, says", [
+    ({"promptc_tools": _exit}, "plugin-hook", "SystemExit"),
+    ({"promptc_template_folders": _exit}, "plugin-hook", "SystemExit"),
+    ({"promptc_components": lambda: [_component(id="rules", template="# R\n{{#x}}\n")]},
+     "plugin-invalid", "never closed"),
+    ({"promptc_components": lambda: [_component(id="acme", function=lambda v, c: "x",
+                                                reads=("cwdd",))]},
+     "plugin-hook", "no context field"),
+], ids=["sys-exit-in-a-hook", "sys-exit-in-folders", "broken-template-on-a-builtin-id",
+        "reads-names-no-field"])
+def test_what_a_plugin_registers_is_checked_at_load(hooks: dict[str, Any], code: str,
+                                                    says: str) -> None:
+    """Caught at load, the plugin skipped and named; the built-ins (its template tried to
+    replace `rules`) render as if it were not installed, strict too."""
+    from promptc import Compiler, PromptContext, ProviderInfo
+    compiler = compiler_with(broken=plugin_module(**hooks))
+    [diagnostic] = compiler.load_diagnostics
+    assert (diagnostic.code, diagnostic.source) == (code, "plugin:broken")
+    assert says in diagnostic.message, diagnostic.message
+    provider, ctx = ProviderInfo("openai", "gpt-4.1"), PromptContext(date="2026-01-01")
+    assert compiler.compile(provider, ctx).text == Compiler.builtins().compile(provider, ctx).text
+
+
 def test_python_variant_matcher_and_template_component() -> None:
     """The plugin guide's Python-only example: a variant with inline texts and a matcher, and a
     template component fed by a data function."""

@@ -24,6 +24,7 @@ __all__ = [
     "BudgetExceededError",
     "StrictModeError",
     "OfflineDataError",
+    "PLUGIN_FAILURES",
 ]
 
 
@@ -117,3 +118,9 @@ class StrictModeError(PromptcError, RuntimeError):
 class OfflineDataError(PromptcError, RuntimeError):
     """Data promptc reads from an installed package (the tokenizer's BPE files) is missing or
     does not match its pinned checksum."""
+
+
+# What promptc contains when code it does not own (a plugin's hook, matcher, component or data
+# function) fails: any Exception, and a SystemExit raised by that code, which would otherwise end
+# the client's process with no message. KeyboardInterrupt (the user's Ctrl-C) still propagates.
+PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)

@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from .._base.errors import ConfigError, ContextError, NoVariantError
+from .._base.errors import PLUGIN_FAILURES, ConfigError, ContextError, NoVariantError
 from .._base.memo import Memo
 from .._load.folders import Layer, read_layer
 from .._load.plugins import PluginSet, load_plugins
@@ -294,7 +294,7 @@ class Compiler:
                     base.update(fill)
                     ctx = PromptContext.from_dict(base, source=f"plugin:{name}").with_provider(
                         provider)
-            except Exception as exc:
+            except PLUGIN_FAILURES as exc:
                 report("error", "plugin-hook",
                        f"plugin {name!r}: promptc_contribute_context raised "
                        f"{type(exc).__name__}: {exc}; its contribution is skipped",
@@ -307,7 +307,7 @@ class Compiler:
             try:
                 result = hook(prompt=prompt) or ()
                 notes = [result] if isinstance(result, str) else list(result)
-            except Exception as exc:  # a PromptcError from the plugin's own code too
+            except PLUGIN_FAILURES as exc:  # a PromptcError from the plugin's own code too
                 report("error", "plugin-hook",
                        f"plugin {name!r}: promptc_inspect_prompt raised "
                        f"{type(exc).__name__}: {exc}", f"plugin:{name}")

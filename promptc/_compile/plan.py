@@ -14,6 +14,7 @@ from collections.abc import Hashable, Mapping
 from itertools import accumulate
 from typing import Any
 
+from .._base.errors import PLUGIN_FAILURES
 from .._base.frozen import EMPTY, FrozenDict
 from .._base.memo import Memo
 from .._base.suggest import did_you_mean
@@ -159,7 +160,7 @@ class Plan:
         for spec in self.variant.tool_specs:
             try:
                 ok = spec.when.test(context, self.provider, self.tool_mode)
-            except Exception as exc:  # a plugin's condition: it must not break the build
+            except PLUGIN_FAILURES as exc:  # a plugin's condition: it must not break the build
                 report("error", "tool-condition-raised",
                        f"condition of tool {spec.name!r} raised {type(exc).__name__}: {exc}; "
                        "the tool is not offered", spec.name)
@@ -225,10 +226,11 @@ class Plan:
                 data = self._data(comp, request)
                 if data is not None:
                     text = self._render(step, form, template, request, data, report)
-        except Exception as exc:  # a component's bug must not break the client's request
+        except PLUGIN_FAILURES as exc:  # a component's bug must not break the client's request
+            owner = f" ({comp.source})" if comp is not None and comp.source != "builtin" else ""
             report("error", "component-raised",
-                   f"component {step.cid!r} raised {type(exc).__name__}: {exc}; its section "
-                   "is skipped", step.cid)
+                   f"component {step.cid!r}{owner} raised {type(exc).__name__}: {exc}; its "
+                   "section is skipped", step.cid)
             text = None
         if not text or text.isspace():
             return None, tuple(report.items)

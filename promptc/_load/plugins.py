@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .._base.errors import PromptcError
+from .._base.errors import PLUGIN_FAILURES, PromptcError
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic
 from .._model.tools import parse_tool
@@ -142,7 +142,7 @@ def load_plugins(entry_points: Iterable[Any] | None = None,
         try:
             pm.register(obj, name=name)
             pm.check_pending()
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             diags.append(_fail("plugin-invalid", name, f"invalid hook implementation ({exc})"))
             continue
         try:
@@ -155,7 +155,7 @@ def load_plugins(entry_points: Iterable[Any] | None = None,
         except PromptcError as exc:
             diags.append(_fail("plugin-invalid", name, f"registered something invalid: {exc}"))
             continue
-        except Exception as exc:  # what it returned broke promptc's own code: still isolated
+        except PLUGIN_FAILURES as exc:  # what it returned broke promptc's code: still isolated
             diags.append(_fail("plugin-invalid", name, "registered something promptc cannot "
                                f"use ({type(exc).__name__}: {exc})"))
             continue
@@ -192,7 +192,7 @@ def _call(pm: pluggy.PluginManager, hook: str) -> list[Any]:
     for impl in getattr(pm.hook, hook).get_hookimpls():
         try:
             result = impl.function()
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             raise _HookFailed(f"hook {hook} raised {type(exc).__name__}: {exc}") from None
         if result is None:
             continue

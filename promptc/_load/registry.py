@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
-from .._base.errors import NoVariantError, ToolSpecError, VariantConfigError
+from .._base.errors import PLUGIN_FAILURES, NoVariantError, ToolSpecError, VariantConfigError
 from .._base.frozen import FrozenDict
 from .._base.suggest import did_you_mean
 from .._model.component import Component
@@ -89,7 +89,7 @@ class Registry:
                 break
             try:
                 ok, why = v.matcher(info)
-            except Exception as exc:
+            except PLUGIN_FAILURES as exc:
                 trace.append(TraceEntry(v.id, v.priority, None,
                                         f"raised {type(exc).__name__}: {exc}", v.source))
                 report("error", "matcher-raised",

@@ -20,11 +20,10 @@ from .._base.frozen import EMPTY, FrozenDict, freeze, thaw
 from .._base.records import build_record, describe, typed
 from .._base.suggest import did_you_mean
 from .conditions import ALWAYS, Condition, compile_condition
-from .context import McpServer, PromptContext, Skill
-from .provider import ProviderInfo
+from .context import McpServer, Skill
 
 __all__ = ["ToolParameter", "ToolSpec", "McpBinding", "load_tool_file", "parse_tool",
-           "enabled_tools", "parameters_for", "json_schema", "mcp_bindings", "sanitize_tool_name",
+           "parameters_for", "json_schema", "mcp_bindings", "sanitize_tool_name",
            "catalogue_data", "enum_sources", "EnumSources", "PARAM_TYPES", "NAME_PATTERN"]
 
 PARAM_TYPES = ("string", "integer", "number", "boolean", "array", "object")
@@ -146,25 +145,6 @@ def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
 def load_tool_file(path: Path, source: str) -> ToolSpec:
     return parse_tool(read_toml(path, ToolSpecError), origin=str(path), source=source,
                       expected_name=path.stem)
-
-
-def enabled_tools(specs: Sequence[ToolSpec], context: PromptContext, provider: ProviderInfo,
-                  tool_mode: str,
-                  on_error: Callable[[ToolSpec, Exception], None] | None = None
-                  ) -> tuple[ToolSpec, ...]:
-    """The specs whose condition holds; a raising condition drops the tool and is reported."""
-    out = []
-    for spec in specs:
-        try:
-            ok = spec.when.test(context, provider, tool_mode)
-        except Exception as exc:  # a plugin's condition: never let it break the build
-            if on_error is None:
-                raise
-            on_error(spec, exc)
-            continue
-        if ok:
-            out.append(spec)
-    return tuple(out)
 
 
 EnumSources = tuple[tuple[str, tuple[str, ...]], ...]  # (skill name, its references) each

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .._base.errors import PLUGIN_FAILURES
 from .._base.suggest import did_you_mean
 from .._compile.compiler import Compiler
 from .._compile.plan import Plan
@@ -201,7 +202,7 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
         for info in _probes(v):
             try:
                 ok, _ = v.matcher(info)
-            except Exception:  # noqa: BLE001 - matcher faults are reported elsewhere
+            except PLUGIN_FAILURES:  # matcher faults are reported elsewhere
                 ok = False
             if not ok:
                 continue
@@ -212,7 +213,7 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
                     if e.matcher(info)[0]:
                         winner = e.id
                         break
-                except Exception:  # noqa: BLE001
+                except PLUGIN_FAILURES:
                     continue
             if winner is None:
                 all_taken = False
