@@ -27,21 +27,24 @@ def read_text_file(path: Path, error: type[PromptcError], limit: int = MAX_DATA_
     or a link to a device would otherwise hang or read without end)."""
     try:
         info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise error("is a directory, not a file", source=str(path))
-        if not stat.S_ISREG(info.st_mode):
-            raise error("is not a regular file", source=str(path))
-        if info.st_size > limit:
-            raise error(f"file is {info.st_size} bytes, over the {limit}-byte limit",
-                        source=str(path))
-        with open(path, "rb") as handle:
-            raw = handle.read(limit + 1)
     except FileNotFoundError:
         raise error("file not found", source=str(path)) from None
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
     except ValueError as exc:  # an embedded NUL in the path
         raise error(f"cannot read: {exc}", source=repr(str(path))) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise error("is a directory, not a file", source=str(path))
+    if not stat.S_ISREG(info.st_mode):
+        raise error("is not a regular file", source=str(path))
+    if info.st_size > limit:
+        raise error(f"file is {info.st_size} bytes, over the {limit}-byte limit",
+                    source=str(path))
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
     if len(raw) > limit:
         raise error(f"file is over the {limit}-byte limit", source=str(path))
     if raw.startswith(b"\xef\xbb\xbf"):

@@ -29,7 +29,8 @@ from .._base.memo import Memo
 from .._load.folders import Layer, read_layer
 from .._load.plugins import PluginSet, load_plugins
 from .._load.registry import Registry, Resolution, build_registry
-from .._load.sources import builtin_root, find_project_folder, user_folder
+from .._load.sources import (builtin_root, find_project_folder, project_outside_note,
+                             user_folder)
 from .._model.context import ContextParts, PromptContext, context_from_data
 from .._model.diagnostics import Diagnostic, Reporter, first_failure
 from .._model.provider import ProviderInfo, encoding_for
@@ -98,14 +99,26 @@ class Compiler:
                 layers.append(read_layer(folder, "user"))
                 sources.append(("user", str(folder)))
         if project is not False:
+            note = None
             if project is None or project is True:
-                found = find_project_folder(start if start is not None else Path.cwd())
+                here = start if start is not None else Path.cwd()
+                found = find_project_folder(here)
+                note = project_outside_note(found, here) if found is not None else None
             else:
                 found = Path(project)
-                if not found.is_dir():
+                try:
+                    is_dir = found.is_dir()
+                except (OSError, ValueError) as exc:  # a name too long, a NUL in it
+                    raise ConfigError(f"not a usable path ({exc})", source=repr(str(found))
+                                      ) from None
+                if not is_dir:
                     raise ConfigError("project folder not found", source=str(found))
             if found is not None:
-                layers.append(read_layer(found, "project"))
+                layer = read_layer(found, "project")
+                if note is not None:
+                    layer = attrs.evolve(layer, notes=(*layer.notes, Diagnostic(
+                        "warning", "project-outside-repository", note, str(found))))
+                layers.append(layer)
                 sources.append(("project", str(found)))
         findings = plugin_set.findings if plugin_set is not None else ()
         registry = build_registry(layers, findings=findings)

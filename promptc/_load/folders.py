@@ -75,6 +75,22 @@ class Layer:
     functions: dict[str, Any] = attrs.field(factory=dict)  # cid -> Component (Python, plugins)
 
 
+def _inside(path: Path, root: Path | None, source: str) -> None:
+    """Refuse a prompt file that resolves outside its source's folder (through a symlink): the
+    files of a project or plugin may only bring their own text into the prompt. The built-ins
+    are the installed package itself, wherever a packager put its files."""
+    if root is None or source == "builtin":
+        return
+    try:
+        inside = path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        inside = False
+    if not inside:
+        raise VariantConfigError(f"resolves outside its folder {str(root)!r} (a symlink to "
+                                 f"{str(path.resolve(strict=False))!r}); prompt files may only "
+                                 "come from inside their source folder", source=str(path))
+
+
 def _sorted(folder: Path) -> list[Path]:
     return sorted(folder.iterdir(), key=lambda p: p.name) if folder.is_dir() else []
 
@@ -97,18 +113,21 @@ def _component_files(folder: Path, source: str, notes: list[Diagnostic],
         if not ID_PATTERN.match(base) or "." in base:
             raise VariantConfigError(f"component id {base!r} must be lowercase letters, digits, "
                                      "'_' or '-'", source=str(p))
+        _inside(p, root, source)
         out[cid] = TextFile(read_text_file(p, VariantConfigError), str(p), source,
                             _origin(p, root, source))
     return out
 
 
-def _tool_files(folder: Path, source: str, notes: list[Diagnostic]) -> dict[str, ToolSpec]:
+def _tool_files(folder: Path, source: str, notes: list[Diagnostic],
+                root: Path | None = None) -> dict[str, ToolSpec]:
     out: dict[str, ToolSpec] = {}
     for p in _sorted(folder):
         if p.suffix != ".toml" or p.is_dir():
             notes.append(Diagnostic("warning", "file-ignored", "not a tool spec (.toml): ignored",
                                     str(p)))
             continue
+        _inside(p, root, source)
         out[p.stem] = load_tool_file(p, source)
     return out
 
@@ -124,7 +143,8 @@ def read_variant_folder(folder: Path, source: str, notes: list[Diagnostic],
                                  "(letters, digits, '_', '-', '.')", source=str(folder))
     table = None
     toml_path = folder / "variant.toml"
-    if toml_path.is_file():
+    if toml_path.exists() or toml_path.is_symlink():
+        _inside(toml_path, root, source)
         table = read_toml(toml_path, VariantConfigError)
         check_variant_table(table, str(toml_path))
         if table.get("id", vid) != vid:
@@ -132,8 +152,14 @@ def read_variant_folder(folder: Path, source: str, notes: list[Diagnostic],
                                      source=str(toml_path), field="id")
     template = None
     template_name = (table or {}).get("template", "template.md")
-    tpath = folder / template_name
-    if tpath.is_file():
+    relative = Path(template_name)
+    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+        raise VariantConfigError(f"template {template_name!r} must be a file name inside the "
+                                 "variant's folder (no absolute path, no '..')",
+                                 source=str(toml_path), field="template")
+    tpath = folder / relative
+    if tpath.exists() or tpath.is_symlink():
+        _inside(tpath, root, source)
         template = TextFile(read_text_file(tpath, VariantConfigError), str(tpath), source,
                             _origin(tpath, root, source))
     elif table is not None and "template" in table:
@@ -146,7 +172,7 @@ def read_variant_folder(folder: Path, source: str, notes: list[Diagnostic],
     return RawVariant(id=vid, source=source, folder=str(folder), table=table,
                       toml_path=str(toml_path) if table is not None else "", template=template,
                       components=_component_files(folder / "components", source, notes, root),
-                      tools=_tool_files(folder / "tools", source, notes))
+                      tools=_tool_files(folder / "tools", source, notes, root))
 
 
 _builtin_layers: dict[str, tuple[tuple[Any, ...], Layer]] = {}
@@ -196,6 +222,6 @@ def _read_layer(root: Path, source: str) -> Layer:
             continue
         variants[folder.name] = read_variant_folder(folder, source, notes, root)
     components = _component_files(root / "components", source, notes, root)
-    tools = _tool_files(root / "components" / "tools", source, notes)
+    tools = _tool_files(root / "components" / "tools", source, notes, root)
     return Layer(source=source, root=str(root), variants=variants, components=components,
                  tools=tools, notes=tuple(notes))

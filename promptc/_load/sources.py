@@ -6,7 +6,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["builtin_root", "user_folder", "find_project_folder"]
+__all__ = ["builtin_root", "user_folder", "find_project_folder", "repository_root",
+           "project_outside_note"]
 
 
 def builtin_root() -> Path:
@@ -33,3 +34,35 @@ def find_project_folder(start: str | Path) -> Path | None:
         if candidate.is_dir():
             return candidate
     return None
+
+
+def repository_root(start: str | Path) -> Path | None:
+    """The nearest folder at or above `start` holding `.git` (a folder or a worktree file)."""
+    here = Path(start).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def project_outside_note(found: Path, start: str | Path) -> str | None:
+    """Why a `.promptc` found by walking up deserves a warning, or None.
+
+    A project folder changes the system prompt, so one picked up from above the working
+    directory's repository (a shared parent such as /tmp, a home folder) is said out loud; with no
+    repository, any `.promptc` above the working directory itself is.
+    """
+    owner = found.resolve().parent
+    here = Path(start).resolve()
+    repo = repository_root(here)
+    if repo is not None:
+        if owner.is_relative_to(repo):
+            return None
+        return (f"project folder {str(found)!r} is above the repository {str(repo)!r} of the "
+                "working directory; it changes the prompt for every repository below it "
+                "(pass --project or --no-project to choose)")
+    if owner == here:
+        return None
+    return (f"project folder {str(found)!r} was found above the working directory "
+            f"{str(here)!r}, which is in no repository (pass --project or --no-project to "
+            "choose)")
