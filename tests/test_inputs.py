@@ -127,3 +127,46 @@ def test_tool_mode_follows_variant_then_capability_then_text(builtins: Compiler)
                             variant="gpt-5").tools.mode == "text"
     text = builtins.compile(ProviderInfo("openai", "gpt-5", native_tools=False), variant="gpt-5")
     assert text.section("tools") is not None and text.section("tool_use") is not None
+
+
+# --- runtime values that are not declared inputs ------------------------------------------------
+
+SONNET_TEXT = ProviderInfo("anthropic", "claude-sonnet-4-5", native_tools=False)
+DAY = {"cwd": "/w", "date": "2026-01-01"}
+
+
+@pytest.mark.parametrize(("name", "replaces"), [
+    ("rules", "the section of component 'rules'"),
+    ("objective", "the section of component 'objective'"),
+    ("CWD", "the standard placeholder {{CWD}}"),
+])
+def test_a_runtime_value_that_replaces_part_of_the_prompt_is_reported(
+        builtins: Compiler, name: str, replaces: str) -> None:
+    """`--set rules=` used to remove the Safety rules without a word, even in strict mode."""
+    out = builtins.compile(SONNET_TEXT, {**DAY, "runtime": {name: ""}})
+    [d] = [d for d in out.diagnostics if d.code == "input-undeclared"]
+    assert d.level == "warning" and d.source == name and replaces in d.message
+    with pytest.raises(InputError, match=name):
+        builtins.compile(SONNET_TEXT, {**DAY, "runtime": {name: ""}}, strict=True)
+
+
+def test_a_replacing_runtime_value_is_request_class(builtins: Compiler) -> None:
+    plain = builtins.compile(SONNET_TEXT, DAY)
+    out = builtins.compile(SONNET_TEXT, {**DAY, "runtime": {"objective": "OVERRIDDEN-OBJ"}})
+    assert "OVERRIDDEN-OBJ" in out.text and out.section("objective").cache == "request"
+    assert out.section("objective").origin == "runtime"
+    assert "OVERRIDDEN-OBJ" not in out.static_prefix
+    assert all("OVERRIDDEN-OBJ" not in b.text for b in out.blocks if b.cache != "request")
+    assert len(out.static_prefix) <= len(plain.static_prefix)
+    assert plain.static_prefix.startswith(out.static_prefix)
+    for payload in (out.to_anthropic(), out.to_openai()):
+        assert "OVERRIDDEN-OBJ" not in str(payload.get("prompt_cache_key", ""))
+    [first_cached] = [b for b in out.to_anthropic()["system"] if "cache_control" in b][:1] or [
+        {"text": ""}]
+    assert "OVERRIDDEN-OBJ" not in first_cached["text"]
+
+
+def test_a_runtime_value_that_is_no_text_is_refused(builtins: Compiler) -> None:
+    out = builtins.compile(SONNET_TEXT, {**DAY, "runtime": {"objective": {"a": 1}}})
+    assert any(d.code == "input-invalid" and d.source == "objective" for d in out.diagnostics)
+    assert "{'a': 1}" not in out.text and "FrozenDict" not in out.text

@@ -1,5 +1,5 @@
-"""What every command shares: errors that set the exit code, the common options, and turning
-options into a Compiler, a provider and a context."""
+"""What every command shares: errors that set the exit code, the parser and its help layout, the
+common options, and turning options into a Compiler, a provider and a context."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import attrs
 
@@ -16,10 +16,13 @@ from .._compile.compiler import Compiler
 from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.provider import ProviderInfo
-from .format import format_diagnostic
+from .format import bound, clean, format_diagnostic
 
-__all__ = ["UsageError", "Findings", "add_sources", "add_target", "compiler_from",
-           "target_from", "print_json", "print_diagnostics", "non_negative"]
+__all__ = ["UsageError", "Findings", "Parser", "epilog", "add_sources", "add_target",
+           "add_json", "compiler_from", "target_from", "print_json", "print_diagnostics",
+           "non_negative", "DOCS"]
+
+DOCS = "docs/cli.md in the promptc repository"
 
 
 class UsageError(Exception):
@@ -30,8 +33,30 @@ class Findings(Exception):
     """The command ran and found problems (exit 1); output was already printed."""
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the help layout the commands share (description and epilog kept as
+    written) and usage errors that cannot smuggle control characters to the terminal."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {bound(clean(message))}\n")
+
+
+def epilog(examples: Sequence[str], exit_codes: str, see: str = "") -> str:
+    """The end of a command's help: real examples, the exit codes, where to read more."""
+    lines = ["examples:"] + [f"  {e}" for e in examples]
+    lines += ["", "exit codes:", f"  {exit_codes}"]
+    if see:
+        lines += ["", f"more: {see}"]
+    return "\n".join(lines)
+
+
 def add_sources(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("sources")
+    g = p.add_argument_group("sources (see: promptc help folders)")
     g.add_argument("--project", metavar="DIR",
                    help="project folder (.promptc) to layer on top; default: found from the cwd")
     g.add_argument("--no-project", action="store_true", help="ignore any project .promptc/")
@@ -42,24 +67,34 @@ def add_sources(p: argparse.ArgumentParser) -> None:
 
 
 def add_target(p: argparse.ArgumentParser, variant: bool = True) -> None:
-    p.add_argument("--provider", help="provider id, e.g. anthropic, openai, openrouter, ollama")
-    p.add_argument("--model", help="model id as the provider spells it")
-    p.add_argument("--context", metavar="FILE", help="context file (.json or .toml)")
-    p.add_argument("--date", help="date for the prompt (YYYY-MM-DD); default: the context's, "
-                                  "else today")
-    p.add_argument("--cwd", help="override the context's working directory")
-    p.add_argument("--mode", choices=("act", "plan"), help="override the context's mode")
-    p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
-                   help="a runtime input value (repeatable)")
+    g = p.add_argument_group("the request (see: promptc help context)")
+    g.add_argument("--provider", metavar="P",
+                   help="provider id, e.g. anthropic, openai, google, openrouter, ollama")
+    g.add_argument("--model", metavar="M", help="model id as the provider spells it")
+    g.add_argument("--context", metavar="FILE",
+                   help="context file (.json or .toml): cwd, rules, MCP servers, skills, …")
+    g.add_argument("--date", metavar="YYYY-MM-DD",
+                   help="date for the prompt; default: the context's, else today")
+    g.add_argument("--cwd", metavar="DIR", help="override the context's working directory")
+    g.add_argument("--mode", choices=("act", "plan"), help="override the context's mode")
+    g.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
+                   help="a runtime input value (repeatable; `promptc inputs` lists them)")
+    if variant:
+        g.add_argument("--variant", metavar="ID",
+                       help="use this variant instead of matching (`promptc variants`)")
     caps = p.add_argument_group("model capabilities (default: inferred from the model id)")
     caps.add_argument("--native-tools", choices=("yes", "no"),
                       help="the client sends tools natively (function calling) or not")
     caps.add_argument("--images", choices=("yes", "no"), help="the model reads images")
-    caps.add_argument("--context-window", type=non_negative, metavar="N")
+    caps.add_argument("--context-window", type=non_negative, metavar="N",
+                      help="the model's context window in tokens (small ones pick `compact`)")
     caps.add_argument("--family", help="the model family, for deployments with custom names")
-    if variant:
-        p.add_argument("--variant", metavar="ID", help="use this variant instead of matching")
     add_sources(p)
+
+
+def add_json(p: argparse.ArgumentParser, what: str = "the full data") -> None:
+    p.add_argument("--json", action="store_true",
+                   help=f"print JSON instead of a table: {what}, exact and untruncated")
 
 
 def compiler_from(args: argparse.Namespace) -> Compiler:
@@ -132,8 +167,12 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def print_diagnostics(diags: Sequence[Diagnostic]) -> None:
+def print_diagnostics(diags: Sequence[Diagnostic], skip: Sequence[str] = ()) -> None:
+    """Diagnostics on stderr, one line each (codes starting with a `skip` prefix are left out:
+    the caller showed them another way)."""
     for d in diags:
+        if skip and d.code.startswith(tuple(skip)):
+            continue
         sys.stderr.write("promptc: " + format_diagnostic(d) + "\n")
 
 

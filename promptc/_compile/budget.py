@@ -20,13 +20,12 @@ from .steps import Form
 
 __all__ = ["fit_budget"]
 
-Attempt = tuple[list[Section | None], str, list[tuple[int, int] | None], Mapping[str, str], int]
+Placed = list[tuple[Section, tuple[int, int]]]
+Attempt = tuple[list[Section | None], str, Placed, Mapping[str, str], int]
 
 
 def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
-               report: Reporter) -> tuple[list[Section | None], str,
-                                          list[tuple[int, int] | None], Mapping[str, str],
-                                          tuple[Dropped, ...]]:
+               report: Reporter) -> tuple[str, Placed, Mapping[str, str], tuple[Dropped, ...]]:
     """Sections that fit `budget` tokens (and the text they make), or BudgetExceededError."""
     if budget < 0:
         raise BudgetExceededError(f"budget must be ≥ 0, got {budget}", field="budget")
@@ -37,19 +36,19 @@ def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
 
     def attempt(into: Reporter) -> Attempt:
         sections = plan.sections(request, into, forms, frozenset(dropped))
-        text, spans, layers = plan.assemble(sections, request)
-        cuts = [span[0] for span in spans if span is not None]
-        return sections, text, spans, layers, counter.total(text, cuts, encoding)
+        text, placed, layers = plan.assemble(sections, request)
+        cuts = [span[0] for _section, span in placed]
+        return sections, text, placed, layers, counter.total(text, cuts, encoding)
 
     current = attempt(report)
     if current[4] <= budget:
-        return (*current[:4], ())
+        return current[1], current[2], current[3], ()
     order = {step.cid: step.index for step in plan.steps}
     steps = {step.cid: step for step in plan.steps}
     log: list[Dropped] = []
 
     def candidates() -> list[Section]:
-        return sorted((s for s in current[0] if s is not None),
+        return sorted((s for s, _span in current[2] if s.id in order),
                       key=lambda s: (s.priority, -order[s.id]))
 
     for section in candidates():  # 1. shorter forms, least important first
@@ -76,7 +75,7 @@ def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
             if current[4] <= budget:
                 break
     if current[4] > budget:
-        present = [s for s in current[0] if s is not None]
+        present = [s for s, _span in current[2]]
         counts = {s.id: counter.count(s.text, encoding) for s in present}
         rows = [{"id": s.id, "tokens": counts[s.id], "required": s.required,
                  "priority": s.priority, "form": s.form} for s in present]
@@ -90,4 +89,4 @@ def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
         report("info", "budget-" + ("shortened" if d.action == "shortened" else "dropped"),
                f"section {d.id!r} {d.action} (priority {d.priority}, saved {d.tokens} tokens): "
                f"{d.reason}", d.id)
-    return (*current[:4], tuple(log))
+    return current[1], current[2], current[3], tuple(log)

@@ -241,18 +241,14 @@ class Compiler:
         dropped: tuple[Dropped, ...] = ()
         if budget is None:
             sections = plan.sections(request, report)                           # 3. sections
-            text, spans, layers = plan.assemble(sections, request)              # 4. assemble
+            text, placed, layers = plan.assemble(sections, request)             # 4. assemble
         else:
             from .budget import fit_budget
-            sections, text, spans, layers, dropped = fit_budget(
-                plan, request, self.tokens, budget, report)
+            text, placed, layers, dropped = fit_budget(plan, request, self.tokens, budget,
+                                                       report)
         tools = plan.toolset(request, report)
-        kept: list[Section] = []
-        kept_spans: list[tuple[int, int]] = []
-        for section, span in zip(sections, spans):
-            if section is not None and span is not None:
-                kept.append(section)
-                kept_spans.append(span)
+        kept = [section for section, _span in placed]
+        kept_spans = [span for _section, span in placed]
         tokens = None
         if counted or budget is not None:
             kept, tokens = self._count(kept, text, kept_spans, plan.provider)

@@ -32,7 +32,6 @@ from .._model.tools import McpBinding, ToolSpec, enum_sources, mcp_bindings
 from .._model.variant import Variant, tool_mode_of
 from .._text.cleanup import clean
 from .._text.layout import laid_out, render_clean
-from .._text.template import render
 from .result import Section
 from .steps import Form, Step, bind_step, class_of
 
@@ -126,11 +125,17 @@ class Plan:
                     f"component {step.cid!r} is in the order of variant {v.id!r} but its "
                     "template has no {{" + step.cid + "}}; the section is dropped", step.cid))
         self.base_slots = tuple(slots)
-        self.slot_names = frozenset(n for n, _, _ in slots)
+        self.slot_names = slot_names = frozenset(n for n, _, _ in slots)
         self.sections_only = all(kind == "section" for _, kind, _ in slots)
+        self.section_slots = {name: idx for name, kind, idx in slots if kind == "section"}
         self.component_layers = FrozenDict({n: "component" for n, _, _ in slots})
-        self.overridable = frozenset(STANDARD) | frozenset(v.placeholders) | \
-            frozenset(s.cid for s in self.steps) | self.slot_names
+        # What a runtime value that is not a declared input would replace (it is reported).
+        overridable = {n: f"the variant's default for {{{{{n}}}}}" for n in v.placeholders}
+        overridable.update((n, f"the standard placeholder {{{{{n}}}}}") for n in STANDARD)
+        overridable.update((n, f"the value of {{{{{n}}}}} in the template") for n in slot_names
+                           if n not in overridable)
+        overridable.update((s.cid, f"the section of component {s.cid!r}") for s in self.steps)
+        self.overridable: Mapping[str, str] = overridable
 
     # --- bind: the request record ----------------------------------------------------------
 
@@ -272,9 +277,13 @@ class Plan:
     # --- assemble: the base template -----------------------------------------------------
 
     def assemble(self, sections: list[Section | None], request: Request
-                 ) -> tuple[str, list[tuple[int, int] | None], Mapping[str, str]]:
-        """Join the base template for these sections: the text, where each section sits, and
-        which layer supplied each placeholder."""
+                 ) -> tuple[str, list[tuple[Section, tuple[int, int]]], Mapping[str, str]]:
+        """Join the base template for these sections: the text, the sections placed in it (in
+        text order, with their spans), and which layer supplied each placeholder.
+
+        A runtime value that replaces a slot is placed as a request-class section of its own
+        (origin "runtime"), so it can never sit inside the static or session block.
+        """
         inputs = request.inputs
         override = bool(inputs) and not self.slot_names.isdisjoint(inputs)
         if self.sections_only and not override:
@@ -290,21 +299,31 @@ class Plan:
         layouts = self._layouts
         found = laid_out(template, [scope], lambda shape: layouts.get((-1, "base", shape)),
                          lambda shape, made: layouts.put((-1, "base", shape), made))
-        if found is None:  # a runtime value that is not text: reported by its input check
-            text = clean(render(template, [scope], []))
-            return text, self._find_spans(text, sections), layers
+        if found is None:  # never: every slot value is text (inputs are checked as text)
+            raise RuntimeError(f"internal error: variant {self.variant.id!r}'s template got a "
+                               "value that is not text")
         layout, (texts, names, _shape) = found
         parts = [op if op.__class__ is str else texts[op] for op in layout]
         ends = list(accumulate(map(len, parts)))
-        spans: list[tuple[int, int] | None] = [None] * len(sections)
-        slot_of = {name: idx for name, kind, idx in self.base_slots if kind == "section"}
+        placed: list[tuple[Section, tuple[int, int]]] = []
+        seen: set[str] = set()
+        slot_of = self.section_slots
         for i, op in enumerate(layout):
-            if op.__class__ is not str:
-                idx = slot_of.get(names[op], -1)
-                if idx >= 0 and spans[idx] is None and not (
-                        override and layers.get(names[op]) == "runtime"):
-                    spans[idx] = (ends[i - 1] if i else 0, ends[i])
-        return "".join(parts), spans, layers
+            if op.__class__ is str:
+                continue
+            name = names[op]
+            if name in seen:
+                continue  # a slot used twice: the first place is the section's
+            seen.add(name)
+            span = (ends[i - 1] if i else 0, ends[i])
+            if override and layers.get(name) == "runtime":
+                placed.append((Section(name, texts[op], "request", "runtime", 0, False), span))
+                continue
+            idx = slot_of.get(name, -1)
+            section = sections[idx] if idx >= 0 else None
+            if section is not None:
+                placed.append((section, span))
+        return "".join(parts), placed, layers
 
     def _slot_values(self, sections: list[Section | None], request: Request
                      ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -334,22 +353,6 @@ class Plan:
                 scope[name] = value
             layers[name] = layer
         return scope, layers
-
-    @staticmethod
-    def _find_spans(text: str, sections: list[Section | None]) -> list[tuple[int, int] | None]:
-        spans: list[tuple[int, int] | None] = []
-        at = 0
-        for s in sections:
-            if s is None:
-                spans.append(None)
-                continue
-            start = text.find(s.text, at)
-            if start < 0:
-                spans.append(None)
-                continue
-            spans.append((start, start + len(s.text)))
-            at = start + len(s.text)
-        return spans
 
     # --- tools ---------------------------------------------------------------------------
 

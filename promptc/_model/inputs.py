@@ -119,11 +119,13 @@ def _as_text(value: Any) -> str:
 
 
 def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
-                   overridable: frozenset[str], report: Reporter) -> dict[str, str]:
+                   overridable: Mapping[str, str], report: Reporter) -> dict[str, str]:
     """Validate runtime values against declarations; return the text value of every input.
 
-    `overridable` holds names a runtime value may set without a declaration (standard
-    placeholders, placeholder defaults, component sections).
+    `overridable` maps the names a runtime value may set without a declaration (component
+    sections, standard placeholders, placeholder defaults) to what such a value replaces. The
+    runtime layer is the top placeholder layer, so such a value is applied, but never quietly:
+    it is reported (a warning, refused in strict mode) naming what it replaces.
     """
     values: dict[str, str] = {}
     declared = {s.name: s for s in specs}
@@ -145,12 +147,20 @@ def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
     for name, value in runtime.items():
         if name in declared:
             continue
-        if name in overridable:
-            values[name] = value if isinstance(value, str) else _as_text(value)
+        replaces = overridable.get(name)
+        if replaces is None:
+            report("warning", "input-undeclared",
+                   f"runtime value {name!r} is not a declared input of this variant" +
+                   did_you_mean(name, [*declared, *sorted(overridable)]), name)
+            continue
+        if not isinstance(value, (str, int, float, bool)):
+            report("error", "input-invalid", f"runtime value {name!r} must be text, a number "
+                   f"or a boolean, not {type(value).__name__}; it is not used", name)
             continue
         report("warning", "input-undeclared",
-               f"runtime value {name!r} is not a declared input of this variant" +
-               did_you_mean(name, list(declared) + sorted(overridable)), name)
+               f"runtime value {name!r} is not a declared input of this variant: it replaces "
+               f"{replaces} (request-class from now on)", name)
+        values[name] = value if isinstance(value, str) else _as_text(value)
     return values
 
 

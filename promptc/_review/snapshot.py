@@ -25,7 +25,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import attrs
@@ -144,6 +144,8 @@ class Rendered:
 
     text: str
     sections: tuple[tuple[str, int, int], ...] = ()
+    caches: tuple[str, ...] = ()  # each section's cache class, in the order of `sections`
+    static_chars: int = 0  # length of the prompt's static (cached) prefix, for the review
 
 
 def render_case(compiler: Compiler, case: Case, strict: bool = True) -> str:
@@ -174,7 +176,8 @@ def render_case_lines(compiler: Compiler, case: Case, strict: bool = True) -> Re
         first = offset + prompt.text.count("\n", 0, start) + 1
         last = offset + prompt.text.count("\n", 0, end) + 1
         spans.append((section.id, first, last))
-    return Rendered(header + prompt.text + "\n", tuple(spans))
+    return Rendered(header + prompt.text + "\n", tuple(spans),
+                    tuple(s.cache for s in prompt.sections), len(prompt.static_prefix))
 
 
 def render_tools(compiler: Compiler, case: ToolCase) -> str:
@@ -185,11 +188,19 @@ def render_tools(compiler: Compiler, case: ToolCase) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def expected_files(compiler: Compiler, matrix: Matrix, strict: bool = True
-                   ) -> dict[str, Rendered]:
-    """{file name: rendered file} for every case of the matrix."""
-    out = {f"{c.id}.md": render_case_lines(compiler, c, strict) for c in matrix.cases}
-    out.update({f"{t.id}.json": Rendered(render_tools(compiler, t)) for t in matrix.tool_cases})
+def expected_files(compiler: Compiler, matrix: Matrix, strict: bool = True,
+                   progress: Callable[[int, str], None] | None = None) -> dict[str, Rendered]:
+    """{file name: rendered file} for every case of the matrix. `progress(done, name)` is
+    called before each case (the CLI's status line on a large matrix)."""
+    out: dict[str, Rendered] = {}
+    for c in matrix.cases:
+        if progress is not None:
+            progress(len(out), c.id)
+        out[f"{c.id}.md"] = render_case_lines(compiler, c, strict)
+    for t in matrix.tool_cases:
+        if progress is not None:
+            progress(len(out), t.id)
+        out[f"{t.id}.json"] = Rendered(render_tools(compiler, t))
     return out
 
 
@@ -198,6 +209,8 @@ class SnapshotDiff:
     added: tuple[str, ...]
     removed: tuple[str, ...]
     changed: tuple[tuple[str, str, tuple[str, ...]], ...]  # (name, unified diff, sections)
+    # the folder's text of each changed file, so the review does not read it again
+    old: Mapping[str, str] = attrs.field(factory=dict, eq=False, repr=False)
 
     @property
     def clean(self) -> bool:
@@ -230,6 +243,7 @@ def check_dir(folder: Path, expected: Mapping[str, Rendered]) -> SnapshotDiff:
     added = tuple(sorted(set(expected) - existing))
     removed = tuple(sorted(existing - set(expected)))
     changed = []
+    olds: dict[str, str] = {}
     for name in sorted(set(expected) & existing):
         old = (folder / name).read_text(encoding="utf-8")
         new = expected[name]
@@ -245,7 +259,8 @@ def check_dir(folder: Path, expected: Mapping[str, Rendered]) -> SnapshotDiff:
                                                for sid, a, b in new.sections))
             sections = _touched_sections(body_old, shifted, body_new) if new.sections else ()
             changed.append((name, diff, sections))
-    return SnapshotDiff(added, removed, tuple(changed))
+            olds[name] = old
+    return SnapshotDiff(added, removed, tuple(changed), olds)
 
 
 def _header_len(lines: list[str]) -> int:
