@@ -107,9 +107,20 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Compone
     reads: set[str] = set(comp.reads or ()) if comp is not None else set()
     provided = set(comp.provides) if comp is not None else set()
     names: set[str] = set()
+    known = {*STANDARD, *v.placeholders, *(i.name for i in v.inputs), *provided}
+    # A data function that does not say what it provides may provide any name.
+    open_data = comp is not None and (comp.data is not None or comp.request_data is not None) \
+        and not provided
     for tpl in (step.template, step.short):
         if tpl is not None:
             names.update(tpl.top_names)
+            for name in tpl.top_names:
+                if name not in known and not open_data:  # lint reports it, strict refuses
+                    line = tpl.name_lines.get(name, 0)
+                    diags.append(Diagnostic(
+                        "error", "placeholder-unknown",
+                        f"{tpl.source}:{line}: unknown placeholder {{{{{name}}}}} in component "
+                        f"{cid!r}; it renders empty" + did_you_mean(name, known), cid))
     names -= provided
     step.std_names = tuple(sorted(n for n in names if n in STANDARD))
     for n in step.std_names:

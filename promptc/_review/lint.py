@@ -8,10 +8,8 @@ conflicts, plugin failures).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 
 from .._base.errors import PLUGIN_FAILURES
-from .._base.suggest import did_you_mean
 from .._compile.compiler import Compiler
 from .._compile.plan import Plan
 from .._model.cache import RANK, most_volatile
@@ -20,7 +18,6 @@ from .._model.diagnostics import Diagnostic
 from .._model.placeholders import STANDARD
 from .._model.provider import ProviderInfo, model_table
 from .._model.variant import Variant
-from .._text.template import Template
 
 __all__ = ["lint"]
 
@@ -41,70 +38,20 @@ def lint(compiler: Compiler) -> list[Diagnostic]:
     return unique
 
 
-def _names_known(variant: Variant) -> set[str]:
-    return set(STANDARD) | set(variant.placeholders) | {i.name for i in variant.inputs}
-
-
-def _unknown_names(template: Template, known: set[str], provided: Iterable[str],
-                   where_ok: set[str]) -> list[tuple[str, int]]:
-    allowed = known | set(provided) | where_ok
-    return [(n, template.name_lines.get(n, 0)) for n in template.top_names if n not in allowed]
-
-
 def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
+    """What building the variant's plan finds (the same diagnostics a strict render raises on:
+    unknown placeholders in the base and component templates, components missing from the order
+    or the template), plus the cache order of its sections."""
     out: list[Diagnostic] = []
     reg = compiler.registry
-    known = _names_known(variant)
-    comps = reg.components
-    # base template names
-    for name, line in _unknown_names(variant.template, known, variant.components, set()):
-        if name in comps:
-            out.append(Diagnostic("error", "component-not-in-order",
-                                  f"{variant.template.source}:{line}: template uses component "
-                                  f"{{{{{name}}}}} but variant {variant.id!r} does not list it "
-                                  "in `components`", variant.id))
-        else:
-            out.append(Diagnostic("error", "placeholder-unknown",
-                                  f"{variant.template.source}:{line}: unknown placeholder "
-                                  f"{{{{{name}}}}}" + did_you_mean(
-                                      name, [*known, *variant.components]), variant.id))
-    in_template = set(variant.template.top_names)
-    for cid in variant.components:
-        if cid not in comps and cid not in variant.component_templates:
-            out.append(Diagnostic("error", "component-missing",
-                                  f"variant {variant.id!r} lists unregistered component "
-                                  f"{cid!r}" + did_you_mean(cid, comps), variant.path))
-        if cid not in in_template:
-            out.append(Diagnostic("error", "component-not-in-template",
-                                  f"variant {variant.id!r} lists component {cid!r} but its "
-                                  f"template ({variant.template.source}) has no {{{{{cid}}}}}",
-                                  variant.path))
-    # component templates
-    for cid in variant.components:
-        comp = comps.get(cid)
-        provided = comp.provides if comp is not None else frozenset()
-        templates: list[Template] = []
-        override = variant.component_templates.get(cid)
-        if override is not None:
-            templates.append(override)
-        elif comp is not None and comp.parsed is not None:
-            templates.append(comp.parsed)
-        for tpl in templates:
-            for name, line in _unknown_names(tpl, known, provided, set()):
-                out.append(Diagnostic("error", "placeholder-unknown",
-                                      f"{tpl.source}:{line}: unknown placeholder {{{{{name}}}}} "
-                                      f"in component {cid!r}" +
-                                      did_you_mean(name, [*known, *provided]), variant.id))
     # cache order: static → session → request (as built for a typical provider)
     try:
         plan = compiler.plan(ProviderInfo("lint", "lint"), variant.id)
-    except Exception as exc:  # noqa: BLE001 - reported, not raised
+    except PLUGIN_FAILURES as exc:  # reported, not raised
         out.append(Diagnostic("error", "plan-failed", f"variant {variant.id!r}: {exc}",
                               variant.id))
         return out
-    out.extend(d for d in plan.diagnostics if d.code not in
-               {"component-missing", "component-not-in-template", "placeholder-unknown",
-                "component-not-in-order"})
+    out.extend(plan.diagnostics)
     positions = {name: i for i, name in enumerate(variant.template.top_names)}
     out.extend(_volatile_placeholders_before_static(variant, plan, positions))
     highest = "static"
