@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,19 @@ def test_volatile_placeholder_ahead_of_static_sections(mini: Callable[..., Compi
     assert "template.md:1: {{CURRENT_DATE}} is a request value placed before static" in message
     fine = mini({"variants/base/template.md": "{{intro}}\n{{body}}\nDate: {{CURRENT_DATE}}\n"})
     assert not [m for code, m in codes(fine) if code == "cache-order"]
+
+
+def test_the_readmes_override_example_is_reported(tmp_path: Path) -> None:
+    """README: copy one component into `.promptc/variants/<id>/components/` to change it for
+    that variant; lint lists the override (info level), as the README promises."""
+    from promptc._load.sources import builtin_root
+    project = tmp_path / ".promptc"
+    target = project / "variants" / "generic" / "components" / "rules.md"
+    target.parent.mkdir(parents=True)
+    target.write_text((Path(builtin_root()) / "components" / "rules.md").read_text("utf-8") +
+                      "\nOne more project rule.\n", encoding="utf-8")
+    c = Compiler.default(project=project, user=False, plugins=False)
+    [finding] = [d for d in lint(c) if d.code == "overridden" and "'generic'" in d.message]
+    assert finding.level == "info"
+    assert "rules" in finding.message and "project:variants/generic/components/rules.md" \
+        in finding.message and "builtin:components/rules.md" in finding.message

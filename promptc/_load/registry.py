@@ -195,6 +195,19 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
         for vid, raw in layer.variants.items():
             if vid in raws and raw.table is not None:
                 replaced("variant", vid, raws[vid].source, layer.source)
+            elif vid in raws:  # a folder overlaying some of an earlier variant's files
+                earlier = raws[vid]
+                if raw.template is not None and earlier.template is not None:
+                    replaced(f"template of variant {vid!r}:", "template.md",
+                             earlier.template.origin or earlier.template.path,
+                             raw.template.origin or raw.template.path)
+                for cid, tf in raw.components.items():
+                    before = earlier.components.get(cid)
+                    shared = components.get(cid)
+                    old = before.origin or before.path if before is not None else (
+                        shared.origin if shared is not None else "")
+                    if old:
+                        replaced(f"component of variant {vid!r}:", cid, old, tf.origin or tf.path)
         # Components: later layers win by id; a text replaces a function and vice versa.
         for cid, tf in layer.components.items():
             if not cid.endswith(".short"):
