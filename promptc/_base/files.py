@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 
 from .errors import PromptcError
 
-__all__ = ["read_text_file", "read_toml", "read_data_file", "MAX_DATA_FILE"]
+__all__ = ["read_text_file", "read_toml", "parse_toml", "read_data_file", "write_text_file",
+           "MAX_DATA_FILE"]
 
 MAX_DATA_FILE = 4 * 1024 * 1024  # prompt data: templates, variant.toml, tool specs
 
@@ -148,3 +149,42 @@ def _raise_toml(error: type[PromptcError], exc: Exception, path: str, text: str)
         line = text.rstrip("\n").count("\n") + 1
     msg = _TOML_AT.sub("", msg) + (f" (column {m.group(2)})" if m else "")
     raise error(f"invalid TOML: {msg}", source=path, line=line) from None
+
+
+def write_text_file(path: Path, text: str, root: Path, error: type[PromptcError]) -> None:
+    """Write `text` (UTF-8, LF) to `path`, which must lie inside `root`.
+
+    Never through a symbolic link, never outside `root` (a link among the folders on the way
+    counts), and atomically: the text goes to a temporary file in the same folder, which then
+    replaces `path` in one step, so a kill mid-write leaves the old file or the new one, never
+    half of either.
+    """
+    import tempfile
+    Path(root).mkdir(parents=True, exist_ok=True)
+    root_real = Path(root).resolve()
+    existing = path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent  # stops at `root` at the latest: it exists now
+    if not existing.resolve().is_relative_to(root_real):
+        raise error(f"is outside {str(root)!r} (through a symbolic link on the way); nothing "
+                    "was written", source=str(path))
+    if path.is_symlink():
+        raise error("is a symbolic link; promptc does not write through links, nothing was "
+                    "written", source=str(path))
+    if path.exists() and not path.is_file():
+        raise error("is not a regular file; nothing was written", source=str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.resolve().is_relative_to(root_real):
+        raise error(f"is outside {str(root)!r}; nothing was written", source=str(path))
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

@@ -95,7 +95,11 @@ def _mcp_schema(binding: McpBinding) -> dict[str, Any]:
 
 
 def _mcp_description(binding: McpBinding) -> str:
-    return binding.description.strip() or f"{binding.tool} (MCP server {binding.server})"
+    """The MCP server's own words, verbatim (as the text prompt shows them); a blank one gets
+    a line naming the tool and its server."""
+    if binding.description.strip():
+        return binding.description
+    return f"{binding.tool} (MCP server {binding.server})"
 
 
 def native_key(specs: Sequence[ToolSpec], sources: EnumSources,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .._base.errors import ConfigError, NoVariantError
+from .._base.files import write_text_file
 from .._compile.compiler import Compiler
 from .._load.sources import find_project_folder
 from .._model.variant import ID_PATTERN
@@ -60,13 +61,12 @@ def new_variant(compiler: Compiler, variant_id: str, base: str, folder: Path | N
     root = folder if folder is not None else (find_project_folder(Path.cwd()) or
                                               Path.cwd() / ".promptc")
     target = root / "variants" / variant_id / "variant.toml"
-    if target.exists() and not force:
+    if (target.exists() or target.is_symlink()) and not force:
         raise ConfigError("already exists; pass --force to overwrite", source=str(target))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(VARIANT_TOML.format(
+    write_text_file(target, VARIANT_TOML.format(
         id=variant_id, base=base, family=parent.family,
         components=_toml_list(parent.components), tools=_toml_list(parent.tools)),
-        encoding="utf-8")
+        root, ConfigError)
     return target
 
 
