@@ -84,3 +84,19 @@ def test_large_inputs_are_complete(builtins: Compiler) -> None:
     native = builtins.compile(SONNET, ctx, strict=True)
     assert len(native.tools.names) >= 10_000
     assert len(set(native.tools.names)) == len(native.tools.names)
+
+
+def test_values_nested_twenty_thousand_deep_are_handled(builtins: Compiler) -> None:
+    """Feature and runtime values of any depth load, key, compile and write back; a runtime
+    value that is no text is reported, never a RecursionError."""
+    deep: list[Any] = []
+    node = deep
+    for _ in range(20_000):
+        node.append([])
+        node = node[0]
+    data = {"features": {"x": deep}, "runtime": {"objective": deep}, "date": "2026-01-01"}
+    ctx = PromptContext.from_dict(data)
+    assert PromptContext.from_dict(ctx.to_dict()) == ctx and hash(ctx)
+    out = builtins.compile(GPT, data)
+    assert [d.code for d in out.diagnostics] == ["input-invalid"]
+    assert builtins.compile(GPT, ctx).text == out.text

@@ -318,6 +318,21 @@ class WorkspaceRoot(_Keyed):
     vcs: str = attrs.field(default="", validator=_STR)
 
 
+def _plain(record: Any) -> dict[str, Any]:
+    """A record's fields as plain data: nested records as tables, frozen data thawed."""
+    out: dict[str, Any] = {}
+    for name in type(record).__key_fields__:
+        value = getattr(record, name)
+        if value.__class__ is tuple and value and isinstance(value[0], _Keyed):
+            value = [_plain(item) for item in value]  # records nest three deep at most
+        elif value.__class__ is FrozenDict:
+            value = thaw(value)
+        elif value.__class__ is tuple:
+            value = list(value)
+        out[name] = value
+    return out
+
+
 def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
     if value is None:
         return
@@ -373,11 +388,14 @@ class PromptContext(_Keyed):
         return cls.from_dict(data, source=str(p))
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = attrs.asdict(
-            self, recurse=True, filter=lambda a, _v: not a.name.startswith("_"),
-            value_serializer=lambda _i, _a, v: thaw(v) if isinstance(v, FrozenDict) else v)
+        """The context as plain data (the context-file shape); deep values are copied without
+        recursion, so any depth that loaded can be written back."""
+        out = _plain(self)
         if self.provider is not None:
-            out["provider"] = {k: v for k, v in out["provider"].items() if v is not None}
+            out["provider"] = {k: v for k, v in attrs.asdict(self.provider).items()
+                               if v is not None}
+        else:
+            out.pop("provider")
         return out
 
     def feature(self, name: str, default: Any = False) -> Any:
