@@ -5,6 +5,9 @@ Run from the repository root, in the environment the README's test command makes
     python benchmarks/bench.py            # full run (about two minutes)
     python benchmarks/bench.py --quick    # fewer repetitions, for a smoke check
 
+On a terminal a progress line on stderr says which part is running (`--quiet` turns it off; it is
+off anyway when stderr is not a terminal, so logs and pipes get the tables only).
+
 Everything is reported as medians measured in this one run, with ratios to the "join floor"
 (`"".join` of the final prompt's pieces, the least any builder must do per request). These machines
 are shared and noisy: compare ratios within a run, not absolute numbers across runs. Nothing here
@@ -45,6 +48,27 @@ VARIANTS = [
     ("compact", ProviderInfo("ollama", "qwen2.5-coder:7b")),
 ]
 
+class Progress:
+    """One self-overwriting status line on stderr, only when stderr is a terminal."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.on = not quiet and sys.stderr.isatty()
+        self.t0 = time.perf_counter()
+
+    def __call__(self, msg: str) -> None:
+        if self.on:
+            sys.stderr.write(f"\r\x1b[K[{time.perf_counter() - self.t0:5.0f}s] {msg}")
+            sys.stderr.flush()
+
+    def clear(self) -> None:
+        if self.on:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+PROGRESS = Progress(quiet=True)  # replaced in main() once the options are read
+
+
 def median_us(fn: Callable[[Any], Any], inputs: list[Any]) -> float:
     """Median wall time of fn(x) over the inputs, in µs (GC off while timing)."""
     times = []
@@ -82,7 +106,8 @@ def table(headers: list[str], rows: list[list[Any]]) -> str:
 
 def per_variant(compiler: Compiler, n: int) -> list[list[Any]]:
     rows = []
-    for vid, provider in VARIANTS:
+    for k, (vid, provider) in enumerate(VARIANTS):
+        PROGRESS(f"per request: {vid} ({k + 1}/{len(VARIANTS)})")
         warm = compiler.compile(provider, PromptContext.from_dict(FULL), variant=vid,
                                 count_tokens=True)
         pieces = _pieces(warm)
@@ -121,7 +146,8 @@ def cold_start(runs: int) -> list[list[Any]]:
 
     def wall(cmd: list[str]) -> float:
         times = []
-        for _ in range(runs):
+        for run in range(runs):
+            PROGRESS(f"startup: {' '.join(cmd[1:3])} … run {run + 1}/{runs}")
             t = time.perf_counter()
             subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, check=True)
             times.append(time.perf_counter() - t)
@@ -138,6 +164,7 @@ def scaling(compiler: Compiler, reps: int) -> list[list[Any]]:
     rows = []
 
     def measure(label: str, size: str, make: Callable[[int], dict[str, Any]], k: int) -> None:
+        PROGRESS(f"scaling: {label} {size}")
         inputs = [PromptContext.from_dict(make(i)) for i in range(k)]
         t = median_us(lambda c: compiler.compile(provider, c, variant="generic"), inputs)
         chars = len(compiler.compile(provider, inputs[0], variant="generic").text)
@@ -206,6 +233,7 @@ def threads(compiler: Compiler, n_threads: int, per_thread: int) -> list[list[An
                     mismatches.append(k)
         except BaseException as exc:  # noqa: BLE001 - reported in the table
             errors.append(exc)
+    PROGRESS(f"threads: {n_threads} × {per_thread} builds")
     t = time.perf_counter()
     ts = [threading.Thread(target=work, args=(per_thread_contexts[i],))
           for i in range(n_threads)]
@@ -220,6 +248,7 @@ def threads(compiler: Compiler, n_threads: int, per_thread: int) -> list[list[An
 
 def memory(compiler: Compiler, n: int) -> list[list[Any]]:
     provider = ProviderInfo("openai", "gpt-4.1")
+    PROGRESS(f"memory: {n} builds")
     contexts = [PromptContext.from_dict(fresh_session(20_000 + i)) for i in range(n)]
     tracemalloc.start()
     for c in contexts:
@@ -233,34 +262,43 @@ def memory(compiler: Compiler, n: int) -> list[list[Any]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke check)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress line on stderr")
     args = ap.parse_args()
+    global PROGRESS
+    PROGRESS = Progress(quiet=args.quiet)
     n = 200 if args.quick else 2000
     compiler = Compiler.default(project=False, user=False)
     print(f"promptc benchmarks — Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
           f"{' (quick)' if args.quick else ''}\n")
 
-    print(f"Per request, full context, medians over {n} builds (µs)")
+    print(f"Per request, full context, medians over {n} builds (µs)", flush=True)
     rows = per_variant(compiler, n)
+    PROGRESS.clear()
     print(table(["variant", "KB", "tokens", "join floor", "equal ctx", "× floor",
                  "new session", "new session + tokens"], rows))
     print("\n  equal ctx: each request builds a new PromptContext equal to the last.\n"
           "  new session: cwd, rules, MCP servers and skills change on every request.\n")
 
     print("Startup (ms, median of subprocess runs)")
-    print(table(["what", "wall", "minus interpreter"], cold_start(5 if args.quick else 15)))
+    rows = cold_start(5 if args.quick else 15)
+    PROGRESS.clear()
+    print(table(["what", "wall", "minus interpreter"], rows))
 
     print("\nScaling (each build a new session: nothing served from memos)")
-    print(table(["input", "size", "builds", "median ms", "prompt chars"],
-                scaling(compiler, 20 if args.quick else 50)))
+    rows = scaling(compiler, 20 if args.quick else 50)
+    PROGRESS.clear()
+    print(table(["input", "size", "builds", "median ms", "prompt chars"], rows))
 
     print("\nThreads: concurrent builds compared with the sequential output")
-    print(table(["threads", "builds", "µs per build", "mismatches", "errors"],
-                threads(compiler, 16, 300 if args.quick else 5000)))
+    rows = threads(compiler, 16, 300 if args.quick else 5000)
+    PROGRESS.clear()
+    print(table(["threads", "builds", "µs per build", "mismatches", "errors"], rows))
 
     print("\nMemory")
-    print(table(["what", "traced peak MB", "process max RSS MB"],
-                memory(compiler, 100 if args.quick else 1000)))
+    rows = memory(compiler, 100 if args.quick else 1000)
+    PROGRESS.clear()
+    print(table(["what", "traced peak MB", "process max RSS MB"], rows))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ Fixtures:
   installed plugins, without the machine's user or project folders (so CI is reproducible).
 - `promptc_context`: a factory for contexts: `promptc_context("full", mode="plan")`.
 - `promptc_snapshot`: the `snapshot` fixture (syrupy) writing plain `.md` files into a top-level
-  `snapshots/` folder (override with the `promptc_snapshot_dir` ini option).
+  `snapshots/` folder (override with the `promptc_snapshot_dir` ini option). syrupy comes with
+  `pip install 'promptc[test]'`; without it the fixture fails saying so.
 
 Functions:
 - `assert_renders_cleanly(compiler, variant, provider, contexts)`: strict render across a context
@@ -203,16 +204,37 @@ def _snapshot_dir(config: pytest.Config) -> str:
     return str(Path(config.rootpath) / config.getini("promptc_snapshot_dir"))
 
 
+INSTALL_HINT = "pip install 'promptc[test]'"
+
+
+def _syrupy_snapshot(request: pytest.FixtureRequest, fixture: str) -> Any:
+    """syrupy's `snapshot` fixture, or a failure that says what to install. (Asking for it by
+    argument would fail with pytest's bare "fixture 'snapshot' not found".)"""
+    try:
+        import syrupy  # noqa: F401
+    except ImportError:
+        pytest.fail(f"{fixture} needs syrupy, which is not installed: {INSTALL_HINT} "
+                    "(or pip install syrupy)", pytrace=False)
+    try:
+        return request.getfixturevalue("snapshot")
+    except pytest.FixtureLookupError:
+        pytest.fail(f"{fixture} needs syrupy's pytest plugin, which is installed but not "
+                    "loaded (disabled with -p no:syrupy, or PYTEST_DISABLE_PLUGIN_AUTOLOAD "
+                    "without -p syrupy)", pytrace=False)
+
+
 @pytest.fixture
-def promptc_snapshot(snapshot: Any, request: pytest.FixtureRequest) -> Any:
+def promptc_snapshot(request: pytest.FixtureRequest) -> Any:
     """syrupy's snapshot, writing `<snapshots>/<param id>.md` as plain text."""
+    snapshot = _syrupy_snapshot(request, "promptc_snapshot")
     md, _ = _extensions(_snapshot_dir(request.config))
     return snapshot.use_extension(md)
 
 
 @pytest.fixture
-def promptc_json_snapshot(snapshot: Any, request: pytest.FixtureRequest) -> Any:
+def promptc_json_snapshot(request: pytest.FixtureRequest) -> Any:
     """syrupy's snapshot, writing `<snapshots>/<param id>.json` as plain text."""
+    snapshot = _syrupy_snapshot(request, "promptc_json_snapshot")
     _, js = _extensions(_snapshot_dir(request.config))
     return snapshot.use_extension(js)
 

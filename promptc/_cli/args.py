@@ -33,12 +33,30 @@ class Findings(Exception):
     """The command ran and found problems (exit 1); output was already printed."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Descriptions and epilogs are paragraphs (blank-line separated): a paragraph whose lines
+    are indented, or that starts with a `heading:` line, keeps its lines (examples, exit
+    codes); any other is filled to the terminal's width."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap  # only when help is printed
+        out = []
+        for para in text.split("\n\n"):
+            lines = para.split("\n")
+            if lines[0].endswith(":") or any(line.startswith("  ") for line in lines):
+                out.append("\n".join(indent + line for line in lines))
+            else:
+                out.append(textwrap.fill(" ".join(lines), width, initial_indent=indent,
+                                         subsequent_indent=indent, break_on_hyphens=False))
+        return "\n\n".join(out)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with the help layout the commands share (description and epilog kept as
-    written) and usage errors that cannot smuggle control characters to the terminal."""
+    """argparse with the help layout the commands share and usage errors that cannot smuggle
+    control characters to the terminal."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
@@ -47,11 +65,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def epilog(examples: Sequence[str], exit_codes: str, see: str = "") -> str:
-    """The end of a command's help: real examples, the exit codes, where to read more."""
+    """The end of a command's help: real examples, the exit codes (`"0 ok · 1 …"`, one per
+    line), where to read more."""
     lines = ["examples:"] + [f"  {e}" for e in examples]
-    lines += ["", "exit codes:", f"  {exit_codes}"]
+    lines += ["", "exit codes:"] + [f"  {c.strip()}" for c in exit_codes.split(" · ")]
     if see:
-        lines += ["", f"more: {see}"]
+        lines += ["", f"More: {see}"]
     return "\n".join(lines)
 
 

@@ -9,30 +9,119 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from .._base.errors import (BudgetExceededError, ConfigError, ContextError, NoVariantError,
                             PromptcError)
-from .._compile.result import prompt_to_dict
+from .._compile.result import CompiledPrompt, prompt_to_dict
 from .._model.provider import ProviderInfo
-from .args import (Findings, UsageError, add_sources, add_target, compiler_from, non_negative,
-                   print_diagnostics, print_json, target_from)
-from .format import format_diagnostic, paint, table
+from .args import (DOCS, Findings, Parser, UsageError, add_json, add_sources, add_target,
+                   compiler_from, epilog, non_negative, print_diagnostics, print_json,
+                   target_from)
+from .format import Styled, bound, clean, format_diagnostic, paint, table, terminal_width
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser", "TOPICS"]
+
+TOPICS_DIR = Path(__file__).parent / "topics"
+TOPICS = {"context": "the context file: every field, with an example",
+          "folders": "override folders: built-ins, plugins, user and project, and their layout",
+          "matrix": "the snapshot matrix: which cases `snapshot` and `diff --snapshots` render",
+          "exit-codes": "what each exit code means"}
 
 
-# --- commands ----------------------------------------------------------------------------------
+# --- budgets -------------------------------------------------------------------------------------
+
+def budget_rows(present: Sequence[dict[str, Any]], dropped: Sequence[dict[str, Any]]
+                ) -> list[dict[str, Any]]:
+    """One row per section a budget touched or kept: what is left (in prompt order), then
+    what was dropped (in the order it went)."""
+    saved: dict[str, int] = {}
+    for d in dropped:
+        saved[d["id"]] = saved.get(d["id"], 0) + d["tokens"]
+    rows = [{"id": s["id"], "status": "shortened" if s.get("form") == "short" else "kept",
+             "required": bool(s.get("required")), "priority": s.get("priority"),
+             "tokens": s.get("tokens") or 0, "saved": saved.get(s["id"], 0)} for s in present]
+    gone = {d["id"]: d for d in dropped if d["action"] == "dropped"}
+    rows += [{"id": sid, "status": "dropped", "required": False, "priority": d["priority"],
+              "tokens": 0, "saved": saved[sid]} for sid, d in gone.items()]
+    return rows
+
+
+def budget_table(rows: Sequence[dict[str, Any]]) -> str:
+    colour = {"dropped": "red", "shortened": "yellow"}
+    return table(["section", "status", "priority", "tokens", "saved"],
+                 [[r["id"], Styled(r["status"] + (" (required)" if r["required"] else ""),
+                                   colour.get(r["status"])),
+                   r["priority"], r["tokens"] if r["status"] != "dropped" else "",
+                   r["saved"] or ""] for r in rows], "llrrr", stream=sys.stderr)
+
+
+def _names(ids: Sequence[str], most: int = 6) -> str:
+    shown = ", ".join(clean(i) for i in ids[:most])
+    return shown + (f" and {len(ids) - most} more" if len(ids) > most else "")
+
+
+def budget_summary(prompt: CompiledPrompt) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
+    """(the sentence, the rows, the JSON report) for a prompt that a budget changed."""
+    after = prompt.tokens.total if prompt.tokens is not None else 0
+    before = after + sum(d.tokens for d in prompt.dropped)
+    rows = budget_rows([s.to_dict() for s in prompt.sections],
+                       [d.to_dict() for d in prompt.dropped])
+    shortened = list(dict.fromkeys(d.id for d in prompt.dropped if d.action == "shortened"))
+    dropped = [r["id"] for r in rows if r["status"] == "dropped"]
+    did = []
+    if shortened:
+        did.append(f"shortened {len(shortened)} section(s)")
+    if dropped:
+        did.append(f"dropped {len(dropped)} ({_names(dropped)})")
+    sentence = (f"the prompt needed {before:,} tokens, over the budget of {prompt.budget:,}: "
+                f"{' and '.join(did)}; it now has {after:,}.")
+    report = {"budget": prompt.budget, "tokens_before": before, "tokens_after": after,
+              "sections": rows}
+    return sentence, rows, report
+
+
+def budget_failure(exc: BudgetExceededError) -> tuple[str, list[dict[str, Any]]]:
+    """(the sentence, the rows) for a budget the required sections cannot meet."""
+    report = exc.report if isinstance(exc.report, dict) else None
+    if report is None:
+        return bound(clean(exc.message)), []
+    rows = budget_rows(report.get("sections", []), report.get("dropped", []))
+    required = [r for r in rows if r["required"]]
+    need = sum(r["tokens"] for r in required)
+    total = report.get("total", 0)
+    rest = f" and {total - need:,} outside any section" if total > need else ""
+    sentence = (f"the prompt cannot fit the budget of {report.get('budget', 0):,} tokens: with "
+                f"every shorter form used and every optional section dropped it still needs "
+                f"{total:,}: {need:,} in the required sections "
+                f"({_names([r['id'] for r in required])}){rest}.")
+    return sentence, rows
+
+
+def _report_budget(prompt: CompiledPrompt) -> None:
+    if not prompt.dropped:
+        return
+    sentence, rows, _ = budget_summary(prompt)
+    sys.stderr.write(f"promptc: budget: {sentence}\n{budget_table(rows)}\n")
+
+
+# --- commands ------------------------------------------------------------------------------------
 
 def cmd_render(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
     info, ctx = target_from(args)
     fmt = args.format
     prompt = compiler.compile(info, ctx, strict=args.strict, budget=args.budget,
-                              count_tokens=fmt == "json", variant=args.variant)
+                              count_tokens=fmt == "json" or args.budget is not None,
+                              variant=args.variant)
     if fmt == "text":
         sys.stdout.write(prompt.text + "\n")
     elif fmt == "json":
-        print_json(prompt_to_dict(prompt))
+        data = prompt_to_dict(prompt)
+        if prompt.dropped:
+            data["budget_report"] = budget_summary(prompt)[2]
+        print_json(data)
     elif fmt == "anthropic":
         print_json(prompt.to_anthropic(breakpoints=args.breakpoints))
     elif fmt == "openai":
@@ -40,7 +129,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     elif fmt == "gemini":
         print_json(prompt.to_gemini())
     if fmt != "json":
-        print_diagnostics(prompt.diagnostics)
+        _report_budget(prompt)
+        print_diagnostics(prompt.diagnostics, skip=("budget-",))
     return 0
 
 
@@ -74,22 +164,27 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print_json(data)
         return 0
     out = sys.stdout
-    out.write(f"{paint('provider', 'bold')}  {info.provider} / {info.model} "
-              f"(normalized: {resolved.normalized_model}, family: {resolved.family})\n")
-    out.write(f"{paint('variant', 'bold')}   {v.id} ({v.source}; chosen by "
+    out.write(f"{paint('provider', 'bold')}  {clean(info.provider)} / {clean(info.model)} "
+              f"(normalized: {clean(resolved.normalized_model)}, family: "
+              f"{clean(resolved.family)})\n")
+    out.write(f"{paint('variant', 'bold')}   {clean(v.id)} ({clean(v.source)}; chosen by "
               f"{chosen_by}; tools: {prompt.tools.mode})\n\n")
     rows = []
     for t in resolution.trace:
-        mark = {True: paint("matched", "green"), False: "no", None: paint("raised", "red")}
+        mark = {True: Styled("matched", "green"), False: "no", None: Styled("raised", "red")}
         rows.append([t.variant, t.priority, mark[t.matched], t.reason])
-    out.write(table(["variant", "priority", "matched", "why"], rows, "lrll") + "\n\n")
-    rows = [[s.id, s.cache, s.tokens, len(s.text), s.origin] for s in prompt.sections]
-    out.write(table(["section", "cache", "tokens", "chars", "from"], rows, "llrrl") + "\n\n")
+    out.write(table(["variant", "priority", "matched", "why"], rows, "lrll", max_lines=3)
+              + "\n\n")
+    rows = [[s.id, s.cache, s.tokens, s.origin] for s in prompt.sections]
+    out.write(table(["section", "cache", "tokens", "from"], rows, "llrl") + "\n\n")
+    import textwrap
     by_source: dict[str, list[str]] = {}
     for tool in tools:
         by_source.setdefault(tool["source"], []).append(tool["name"])
     for source, names in by_source.items():
-        out.write(f"tools from {source}: {', '.join(names)}\n")
+        out.write(textwrap.fill(f"tools from {clean(source)}: "
+                                f"{', '.join(clean(n) for n in names)}", terminal_width(),
+                                subsequent_indent="  ", break_on_hyphens=False) + "\n")
     print_diagnostics(prompt.diagnostics)
     return 0
 
@@ -110,7 +205,7 @@ def cmd_variants(args: argparse.Namespace) -> int:
         sys.stdout.write(table(["id", "family", "priority", "source", "extends", "match"],
                                [[r["id"], r["family"], r["priority"], r["source"],
                                  r["extends"] or "", ("fallback; " if r["fallback"] else "") +
-                                 r["match"]] for r in rows], "llrlll") + "\n")
+                                 r["match"]] for r in rows], "llrlll", max_lines=3) + "\n")
     print_diagnostics(compiler.load_diagnostics)
     return 0
 
@@ -126,7 +221,8 @@ def cmd_tools(args: argparse.Namespace) -> int:
             sys.stdout.write(section.text + "\n")
         else:
             rows = [[n] for n in tools.names]
-            sys.stdout.write(f"(variant {prompt.variant.id!r} sends tools natively; names below)\n")
+            sys.stdout.write(f"(variant {clean(prompt.variant.id)!r} sends tools natively; "
+                             "names below)\n")
             sys.stdout.write(table(["tool"], rows) + "\n")
     elif args.format == "openai":
         print_json(tools.openai(api=args.openai_api))
@@ -164,10 +260,13 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     if rep is None:  # count_tokens=True above: never
         raise RuntimeError("the prompt was not counted")
     if args.json:
-        print_json({"variant": prompt.variant.id, "tokens": rep.to_dict(),
-                     "sections": [{"id": s.id, "tokens": s.tokens, "chars": len(s.text),
-                                   "cache": s.cache} for s in prompt.sections],
-                     "dropped": [d.to_dict() for d in prompt.dropped]})
+        data = {"variant": prompt.variant.id, "tokens": rep.to_dict(),
+                "sections": [{"id": s.id, "tokens": s.tokens, "chars": len(s.text),
+                              "cache": s.cache} for s in prompt.sections],
+                "dropped": [d.to_dict() for d in prompt.dropped]}
+        if prompt.dropped:
+            data["budget_report"] = budget_summary(prompt)[2]
+        print_json(data)
         return 0
     rows = [[s.id, s.cache, s.tokens, len(s.text)] for s in prompt.sections]
     glue = rep.total - sum(s.tokens or 0 for s in prompt.sections)
@@ -177,8 +276,9 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     sys.stdout.write(table(["section", "cache", "tokens", "chars"], rows, "llrr") + "\n")
     sys.stdout.write(f"encoding: {rep.encoding}"
                      f"{' (estimate: this family has its own tokenizer)' if rep.estimated else ''}"
-                     f"; variant: {prompt.variant.id}\n")
-    print_diagnostics(prompt.diagnostics)
+                     f"; variant: {clean(prompt.variant.id)}\n")
+    _report_budget(prompt)
+    print_diagnostics(prompt.diagnostics, skip=("budget-",))
     return 0
 
 
@@ -198,94 +298,250 @@ def cmd_inputs(args: argparse.Namespace) -> int:
         rows = [[s.name, s.type, "yes" if s.required else "", "" if s.default is None else
                  s.default, ", ".join(s.options), s.label or s.description]
                 for s in variant.inputs]
-        sys.stdout.write(f"inputs of variant {variant.id}:\n")
+        sys.stdout.write(f"inputs of variant {clean(variant.id)}:\n")
         sys.stdout.write(table(["name", "type", "required", "default", "options", "label"],
-                               rows) + "\n" if rows else "(none)\n")
+                               rows, max_lines=3) + "\n" if rows else "(none)\n")
     return 0
 
 
+def cmd_help(args: argparse.Namespace) -> int:
+    topic = args.topic
+    if topic is None:
+        PARSERS[""].print_help()
+        return 0
+    if topic in PARSERS and topic:
+        PARSERS[topic].print_help()
+        return 0
+    if topic in TOPICS:
+        sys.stdout.write((TOPICS_DIR / f"{topic}.md").read_text(encoding="utf-8"))
+        return 0
+    from .._base.suggest import did_you_mean
+    raise UsageError(f"no help topic {clean(topic)!r}"
+                     f"{did_you_mean(topic, [*TOPICS, *COMMANDS])}; topics: "
+                     f"{', '.join(TOPICS)}; or a command name")
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
+PARSERS: dict[str, argparse.ArgumentParser] = {}  # "" is the top-level parser
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="promptc", description=__doc__.splitlines()[0])
+class _Version(argparse.Action):
+    """`--version`: read from the package metadata only when asked (it costs an import)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        from .. import __version__
+        sys.stdout.write(f"promptc {__version__}\n")
+        parser.exit()
+
+
+TARGET = "--provider anthropic --model claude-sonnet-4-5"
+ALL_CODES = ("0 ok · 1 findings (lint, --strict, snapshot differences, thresholds) · "
+             "2 bad usage or input · 3 the budget cannot be met")
+
+
+def _command(sub: Any, name: str, summary: str, description: str, examples: Sequence[str],
+             codes: str, see: str = "") -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        name, help=summary, description=description,
+        epilog=epilog(examples, codes, see or f"promptc help exit-codes · {DOCS}"))
+    PARSERS[name] = p
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="promptc",
+        description="Compile system prompts for LLM clients: pick the variant written for a "
+                    "model family, render its sections for a request, count tokens, and "
+                    "review prompt changes like code.",
+        epilog=epilog(
+            [f"promptc render {TARGET} --date 2026-01-01",
+             "promptc explain --provider openai --model gpt-4.1",
+             "promptc diff --snapshots snapshots --format html > review.html"],
+            ALL_CODES,
+            "promptc COMMAND --help · promptc help TOPIC (" + ", ".join(TOPICS) + ") · "
+            + DOCS))
+    PARSERS[""] = parser
+    parser.add_argument("-V", "--version", action=_Version, help="print the version and exit")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=Parser,
+                                help="one of these (promptc help COMMAND for its options)")
 
-    p = sub.add_parser("render", help="render the prompt for a provider/model")
+    p = _command(sub, "render", "render the prompt for a provider/model",
+                 "Render the system prompt for one request and print it: as text, as JSON with "
+                 "its sections, tokens and diagnostics, or as a ready request payload for "
+                 "a provider's SDK.",
+                 [f"promptc render {TARGET} --date 2026-01-01",
+                  "promptc render --provider openai --model gpt-5 --context context.json "
+                  "--format openai",
+                  "promptc render --provider ollama --model qwen3-coder:30b --budget 4000 "
+                  "--format json"],
+                 "0 ok · 1 a diagnostic under --strict · 2 bad usage or input · "
+                 "3 the budget cannot be met")
     add_target(p)
-    p.add_argument("--strict", action="store_true", help="any diagnostic is an error (exit 1)")
-    p.add_argument("--budget", type=non_negative, metavar="N", help="fit the prompt into N tokens")
+    p.add_argument("--strict", action="store_true",
+                   help="any warning or error diagnostic fails the render (exit 1)")
+    p.add_argument("--budget", type=non_negative, metavar="N",
+                   help="fit the prompt into N tokens: shorter forms first, then optional "
+                        "sections dropped, lowest priority first (a table on stderr says "
+                        "which)")
     p.add_argument("--format", default="text",
-                   choices=("text", "json", "anthropic", "openai", "gemini"))
+                   choices=("text", "json", "anthropic", "openai", "gemini"),
+                   help="text: the prompt (default); json: the prompt with sections, tokens, "
+                        "fingerprints and diagnostics; anthropic|openai|gemini: a request "
+                        "payload (system prompt + native tools)")
     p.add_argument("--breakpoints", type=int, default=2, choices=(1, 2, 3, 4),
                    help="cache breakpoints for --format anthropic (default 2)")
-    p.add_argument("--openai-api", choices=("chat", "responses"), default="chat")
+    p.add_argument("--openai-api", choices=("chat", "responses"), default="chat",
+                   help="for --format openai: the Chat Completions (default) or Responses "
+                        "API shape")
     COMMANDS["render"] = cmd_render
 
-    p = sub.add_parser("explain", help="why this variant, and where each section came from")
+    p = _command(sub, "explain", "why this variant, and where each section came from",
+                 "Show every variant tried for a provider/model and why it matched or not, "
+                 "the inferred capabilities, each section's cache class, tokens and source "
+                 "file, and where each tool came from.",
+                 ["promptc explain --provider openai --model gpt-4.1",
+                  f"promptc explain {TARGET} --context context.json",
+                  "promptc explain --provider ollama --model qwen3-coder:30b --json"],
+                 "0 ok · 2 bad usage or input")
     add_target(p)
-    p.add_argument("--json", action="store_true")
+    add_json(p, "provider, variant, trace, sections, tools, placeholders, diagnostics")
     COMMANDS["explain"] = cmd_explain
 
-    p = sub.add_parser("variants", help="list the registered variants")
+    p = _command(sub, "variants", "list the registered variants",
+                 "List every registered variant in the order they are tried, with its family, "
+                 "priority, source (builtin, plugin:NAME, user, project) and matcher.",
+                 ["promptc variants", "promptc variants --builtins-only",
+                  "promptc variants --json"],
+                 "0 ok · 2 bad usage or input")
     add_sources(p)
-    p.add_argument("--json", action="store_true")
+    add_json(p, "one object per variant (id, family, priority, source, extends, match, …)")
     COMMANDS["variants"] = cmd_variants
 
-    p = sub.add_parser("tools", help="the tools a request gets, as text or native JSON")
+    p = _command(sub, "tools", "the tools a request gets, as text or native JSON",
+                 "Show the tools a request gets: the prompt's tools section for text-tool "
+                 "variants, or the native tool definitions in a provider's format.",
+                 ["promptc tools --provider openai --model gpt-4.1",
+                  f"promptc tools {TARGET} --context context.json --format anthropic",
+                  "promptc tools --provider openai --model gpt-5 --format openai "
+                  "--openai-api responses"],
+                 "0 ok · 1 a diagnostic under --strict · 2 bad usage or input")
     add_target(p)
-    p.add_argument("--strict", action="store_true")
-    p.add_argument("--format", default="text", choices=("text", "openai", "anthropic", "gemini"))
-    p.add_argument("--openai-api", choices=("chat", "responses"), default="chat")
+    p.add_argument("--strict", action="store_true",
+                   help="any warning or error diagnostic fails (exit 1)")
+    p.add_argument("--format", default="text", choices=("text", "openai", "anthropic", "gemini"),
+                   help="text: the tools section, or the tool names for a native variant "
+                        "(default); openai|anthropic|gemini: native definitions as JSON")
+    p.add_argument("--openai-api", choices=("chat", "responses"), default="chat",
+                   help="for --format openai: the Chat Completions (default) or Responses "
+                        "API shape")
     COMMANDS["tools"] = cmd_tools
 
-    p = sub.add_parser("lint", help="check every registered variant before any request")
+    p = _command(sub, "lint", "check every registered variant before any request",
+                 "Check every registered variant before any request: templates, components, "
+                 "tools, inputs, plugins, and every override (info level), so nothing is "
+                 "replaced silently.",
+                 ["promptc lint", "promptc lint --strict --builtins-only",
+                  "promptc lint --json"],
+                 "0 no errors (warnings and infos allowed) · 1 an error, or a warning with "
+                 "--strict · 2 bad usage")
     add_sources(p)
-    p.add_argument("--strict", action="store_true", help="warnings fail too")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    add_json(p, "one object per finding (level, code, message, source)")
     COMMANDS["lint"] = cmd_lint
 
-    p = sub.add_parser("tokens", help="per-section token counts")
+    p = _command(sub, "tokens", "per-section token counts",
+                 "Count the prompt's tokens per section (the rows add up to the total), with "
+                 "the encoding used; with --budget, also what a budget would shorten or drop.",
+                 ["promptc tokens --provider openai --model gpt-5 --context context.json",
+                  f"promptc tokens {TARGET} --budget 3000",
+                  "promptc tokens --provider openai --model gpt-4.1 --json"],
+                 "0 ok · 2 bad usage or input · 3 the budget cannot be met")
     add_target(p)
-    p.add_argument("--budget", type=non_negative, metavar="N")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--budget", type=non_negative, metavar="N",
+                   help="count the prompt as fitted into N tokens (see render --budget)")
+    add_json(p, "variant, tokens, sections, dropped")
     COMMANDS["tokens"] = cmd_tokens
 
-    p = sub.add_parser("inputs", help="a variant's runtime inputs (as JSON Schema with --json)")
-    p.add_argument("--provider")
-    p.add_argument("--model")
-    p.add_argument("--variant", metavar="ID")
-    p.add_argument("--json", action="store_true")
+    p = _command(sub, "inputs", "a variant's runtime inputs (as JSON Schema with --json)",
+                 "Show the runtime inputs a variant declares (pass them with --set NAME=VALUE "
+                 "or the context's `runtime` table), or their JSON Schema for a client's "
+                 "settings form.",
+                 ["promptc inputs --variant generic",
+                  "promptc inputs --provider openai --model gpt-5",
+                  "promptc inputs --variant generic --json"],
+                 "0 ok · 2 bad usage or an unknown variant")
+    g = p.add_argument_group("which variant")
+    g.add_argument("--provider", metavar="P", help="provider id (with --model: the variant "
+                                                   "this model routes to)")
+    g.add_argument("--model", metavar="M", help="model id as the provider spells it")
+    g.add_argument("--variant", metavar="ID", help="the variant's id (`promptc variants`)")
+    add_json(p, "a JSON Schema (additionalProperties: false)")
     add_sources(p)
     COMMANDS["inputs"] = cmd_inputs
 
     from .review import add_review_commands
-    add_review_commands(sub, COMMANDS)
+    add_review_commands(sub, COMMANDS, _command)
+
+    p = _command(sub, "help", "help on a command or a topic",
+                 "Help on a command (the same as COMMAND --help) or a topic: "
+                 + ", ".join(f"{k} ({v})" for k, v in TOPICS.items()) + ".",
+                 ["promptc help context", "promptc help folders", "promptc help diff"],
+                 "0 ok · 2 an unknown topic")
+    p.add_argument("topic", nargs="?", metavar="TOPIC",
+                   help="a command name or one of: " + ", ".join(TOPICS))
+    COMMANDS["help"] = cmd_help
     return parser
 
 
+def _fail(message: str) -> None:
+    sys.stderr.write(f"promptc: error: {bound(clean(message))}\n")
+
+
+def _budget_failed(exc: BudgetExceededError, args: argparse.Namespace) -> int:
+    sentence, rows = budget_failure(exc)
+    if getattr(args, "json", False) or getattr(args, "format", None) == "json":
+        report = exc.report if isinstance(exc.report, dict) else {}
+        print_json({"error": "budget", "message": sentence, "budget": report.get("budget"),
+                    "tokens": report.get("total"), "sections": rows})
+        sys.stderr.write(f"promptc: budget: {sentence}\n")
+    else:
+        sys.stderr.write(f"promptc: budget: {sentence}\n")
+        if rows:
+            sys.stderr.write(budget_table(rows) + "\n")
+    return 3
+
+
+_parser = build_parser  # the name the parser had before
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
     except Findings:
         return 1
     except BudgetExceededError as exc:
-        sys.stderr.write(f"promptc: budget: {exc}\n")
-        return 3
+        return _budget_failed(exc, args)
     except UsageError as exc:
-        sys.stderr.write(f"promptc: error: {exc}\n")
+        _fail(str(exc))
         return 2
     except NoVariantError as exc:
-        sys.stderr.write(f"promptc: error: {exc}\n")
+        _fail(str(exc))
         return 2
     except PromptcError as exc:
         # Load-time problems (files, contexts) are bad input; strict-mode build errors are
         # findings.
         load_time = isinstance(exc, (ConfigError, ContextError)) and exc.diagnostic is None
-        sys.stderr.write(f"promptc: error: {exc}\n")
+        _fail(str(exc))
         return 2 if load_time else 1
     except BrokenPipeError:
         return 0
@@ -294,7 +550,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if args.debug:
             raise
-        sys.stderr.write(f"promptc: internal error: {type(exc).__name__}: {exc} "
+        sys.stderr.write(f"promptc: internal error: {type(exc).__name__}: "
+                         f"{bound(clean(str(exc)))} "
                          "(run with --debug for a traceback; please report it)\n")
         return 70
-

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -79,6 +78,7 @@ def format_diagnostic(d: Diagnostic, stream: IO[str] = sys.stderr) -> str:
 
 def terminal_width() -> int:
     """Columns to fit: $COLUMNS, else the terminal's, else 100 (a pipe or a CI log)."""
+    import shutil
     return max(shutil.get_terminal_size((100, 24)).columns, 40)
 
 
@@ -89,7 +89,9 @@ class Styled(NamedTuple):
     colour: str | None
 
 
-_MIN_WRAP = 16
+_MIN_WRAP = 16   # the free-text column never gets narrower than this
+_MIN_OTHER = 10  # other text columns (ids, sources) when even that is not enough
+_COMFORTABLE = 32  # the free-text column is narrowed to this before any other column
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
@@ -97,9 +99,10 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
           max_lines: int = 0, stream: IO[str] = sys.stdout) -> str:
     """An aligned plain-text table, at most `width` columns wide (default: the terminal's).
 
-    Only column `wrap` (default: the last) is wrapped to fit, at most `max_lines` lines per cell
-    when that is > 0, the cut marked with `…` and a note under the table. Cells are cleaned of
-    control characters; `Styled` cells are painted on `stream`'s terms."""
+    Column `wrap` (default: the last) is wrapped first, at most `max_lines` lines per cell when
+    that is > 0 (the cut marked with `…` and a note under the table); if that is not enough,
+    the other left-aligned columns are wrapped too, widest first. Numbers never wrap. Cells are
+    cleaned of control characters; `Styled` cells are painted on `stream`'s terms."""
     import textwrap
     n = len(headers)
     align = align or "l" * n
@@ -119,24 +122,35 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
         colours.append(cols)
     widths = [max(len(r[i]) for r in cells) for i in range(n)]
     limit = terminal_width() if width is None else width
-    fixed = sum(widths) - widths[wrap] + 2 * (n - 1)
-    room = max(limit - fixed, _MIN_WRAP)
+    excess = sum(widths) + 2 * (n - 1) - limit
+    # Narrow the free-text column to a comfortable width, then the other text columns, widest
+    # first, then the free-text column to its minimum.
+    stages = [(wrap, _COMFORTABLE)] + [
+        (i, _MIN_OTHER) for i in sorted(range(n), key=lambda i: -widths[i])
+        if i != wrap and align[i] == "l"] + [(wrap, _MIN_WRAP)]
+    for i, least in stages:
+        if excess <= 0:
+            break
+        take = min(excess, widths[i] - max(least, len(cells[0][i])))
+        if take > 0:
+            widths[i] -= take
+            excess -= take
     cut = False
     lines_of: list[list[list[str]]] = []  # row -> column -> lines
     for k, row in enumerate(cells):
         split = []
         for i, text in enumerate(row):
-            if i == wrap and k and len(text) > room:
-                parts = textwrap.wrap(text, room, break_on_hyphens=False) or [""]
-                if max_lines and len(parts) > max_lines:
+            if k and len(text) > widths[i]:
+                parts = textwrap.wrap(text, widths[i], break_on_hyphens=i != wrap) or [""]
+                if i == wrap and max_lines and len(parts) > max_lines:
                     parts = parts[:max_lines]
-                    parts[-1] = parts[-1][:room - 1].rstrip() + "…"
+                    parts[-1] = parts[-1][:widths[i] - 1].rstrip() + "…"
                     cut = True
                 split.append(parts)
             else:
                 split.append([text])
         lines_of.append(split)
-    widths[wrap] = max(len(line) for row in lines_of for line in row[wrap])
+    widths = [max(len(line) for row in lines_of for line in row[i]) for i in range(n)]
     out = []
     for k, split in enumerate(lines_of):
         height = max(len(col) for col in split)
@@ -182,11 +196,16 @@ class Progress:
         self.total = total
         self.on = not quiet and total > threshold and self.stream.isatty()
         self.t0 = time.perf_counter()
+        self.shown = -1.0
 
     def __call__(self, done: int, what: str = "") -> None:
         if not self.on:
             return
-        line = f"{self.label} {done}/{self.total} [{time.perf_counter() - self.t0:.0f}s]"
+        now = time.perf_counter()
+        if now - self.shown < 0.05:  # at most 20 updates a second, however fast the steps
+            return
+        self.shown = now
+        line = f"{self.label} {done}/{self.total} [{now - self.t0:.0f}s]"
         if what:
             line += " " + clean(what)
         self.stream.write("\r\x1b[K" + line[:terminal_width() - 1])

@@ -32,10 +32,11 @@ from .snapshot import Matrix, Rendered, _header_len, check_dir, expected_files
 
 __all__ = ["diff_prompts", "diff_snapshot_dir", "sessions_differ", "review_prompts",
            "review_snapshots", "review_file", "line_hunks", "Hunk", "SectionChange",
-           "CaseReview", "TEMPLATE", "LAYOUT"]
+           "CaseReview", "TEMPLATE", "LAYOUT", "TOOLS"]
 
 TEMPLATE = "(template)"  # the base template's own text and the joins between sections
 LAYOUT = "(layout)"      # the same, in a snapshot file (where sections are found by alignment)
+TOOLS = "(tool definitions)"  # a snapshot of native tool JSON: one piece
 CONTEXT_LINES = 2
 
 
@@ -182,8 +183,8 @@ def review_prompts(a: CompiledPrompt, b: CompiledPrompt) -> CaseReview:
         if status != "same":
             old = _lines(x[0].text) if x else []
             new = _lines(y[0].text) if y else []
-            old_first = a.text.count("\n", 0, x[1][0]) + 1 if x else 1
-            new_first = b.text.count("\n", 0, y[1][0]) + 1 if y else 1
+            old_first = a.text.count("\n", 0, x[1][0]) + 1 if x else 0  # 0: no such side
+            new_first = b.text.count("\n", 0, y[1][0]) + 1 if y else 0
             hunks = line_hunks(old, new, old_first, new_first)
         pick = y if y is not None else x
         cache = pick[0].cache if pick is not None else ""
@@ -302,7 +303,7 @@ def review_file(name: str, old: str | None, new: Rendered | None) -> CaseReview:
         hunks = line_hunks(old_body, new_body, old_skip + 1, new_skip + 1)
         status = "changed" if hunks else "same"
         return CaseReview(label, status, name, name, t_old, t_new,
-                          (SectionChange("(file)", status, "", 0, 0, hunks),))
+                          (SectionChange(TOOLS, status, "", 0, 0, hunks),))
     caches = dict(zip((s[0] for s in new.sections), new.caches))
     # the new body as consecutive spans: each section's lines, and the glue between them
     spans: list[tuple[str | None, int, int]] = []  # (section id or None for glue, start, end)
@@ -378,27 +379,30 @@ def review_file(name: str, old: str | None, new: Rendered | None) -> CaseReview:
 def _prefix_moved(old_body: list[str], new_body: list[str], new: Rendered,
                   per_old: Mapping[str, int], per_new: Mapping[str, int]
                   ) -> tuple[bool | None, tuple[int, int] | None]:
-    """Whether the static (cached) prefix differs, and its static sections' tokens before and
-    after. Exact for every change that adds, removes or edits text in a static section."""
+    """Whether the static (cached) prefix differs, and its sections' tokens before and after.
+
+    Exact for every change that adds, removes or edits text in a static section. A section
+    that is gone has no known class: when one sat right after the old static run, the prefix
+    counts as moved (it may have been static) and the token numbers are left out."""
     if not new.static_chars:
         return None, None
     caches = dict(zip((s[0] for s in new.sections), new.caches))
 
-    def leading_static(ids: Sequence[str]) -> list[str]:
-        out = []
+    def leading_static(ids: Sequence[str]) -> tuple[list[str], bool]:
+        out: list[str] = []
         for sid in ids:
             if caches.get(sid) != "static":
-                break
+                return out, sid not in caches
             out.append(sid)
-        return out
-    static_new = leading_static(list(per_new))
-    static_old = leading_static(list(per_old))
+        return out, False
+    static_new, _ = leading_static(list(per_new))
+    static_old, unknown = leading_static(list(per_old))
     tokens = (sum(per_old.get(s, 0) for s in static_old),
               sum(per_new.get(s, 0) for s in static_new))
     prefix = "\n".join(new_body)[:new.static_chars]
-    moved = (static_old != static_new or tokens[0] != tokens[1]
+    moved = (unknown or static_old != static_new or tokens[0] != tokens[1]
              or not "\n".join(old_body).startswith(prefix))
-    return moved, tokens
+    return moved, None if unknown else tokens
 
 
 def review_snapshots(folder: Path, expected: Mapping[str, Rendered]) -> list[CaseReview]:

@@ -1,0 +1,247 @@
+"""A prompt review as one self-contained HTML page (`--format html`), for CI to publish.
+
+Per case: the status, the token delta, whether the cached prefix moved, a bar of the prompt's
+sections before and after (width by tokens, colour by cache class, changed sections marked),
+then each changed section side by side with word-level highlighting. No script, no external
+resource: the page is one file that opens anywhere, also from a CI artifact. Every value from a
+prompt, a file name or a section id is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .format import clean, clean_line, word_diff
+
+if TYPE_CHECKING:
+    from .._review.diff import Bar, CaseReview, Hunk
+
+__all__ = ["render_html"]
+
+_CSS = """
+:root { --fg:#1f2328; --muted:#59636e; --bg:#fff; --panel:#f6f8fa; --line:#d1d9e0;
+  --del:#ffebe9; --del-w:#ffb3ad; --ins:#dafbe1; --ins-w:#8ce99a; --hunk:#ddf4ff;
+  --static:#6cb6ff; --session:#e3b341; --request:#f47067; --other:#c9d1d9; --warn:#bc4c00; }
+@media (prefers-color-scheme: dark) { :root { --fg:#e6edf3; --muted:#9198a1; --bg:#0d1117;
+  --panel:#151b23; --line:#3d444d; --del:#3c1618; --del-w:#8e1519; --ins:#12261e;
+  --ins-w:#1a7f37; --hunk:#0c2d6b; --other:#59636e; --warn:#f0883e; } }
+* { box-sizing: border-box; }
+body { margin:0; padding:24px 32px 48px; font:14px/1.45 system-ui,-apple-system,"Segoe UI",
+  sans-serif; color:var(--fg); background:var(--bg); }
+h1 { font-size:20px; margin:0 0 4px; } h2 { font-size:16px; margin:0; }
+h3 { font-size:14px; margin:18px 0 6px; font-weight:600; }
+code, .sbs td { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; font-size:12px; }
+.muted { color:var(--muted); }
+.summary { margin:4px 0 12px; }
+.legend span { display:inline-block; margin-right:14px; }
+.sw { display:inline-block; width:11px; height:11px; border-radius:2px; margin-right:4px;
+  vertical-align:-1px; }
+table.overview { border-collapse:collapse; margin:10px 0 18px; }
+table.overview th, table.overview td { text-align:left; padding:3px 12px 3px 0;
+  border-bottom:1px solid var(--line); }
+table.overview td.num { text-align:right; font-variant-numeric:tabular-nums; }
+.case { border:1px solid var(--line); border-radius:8px; margin:18px 0; background:var(--bg); }
+.case > summary { cursor:pointer; list-style:none; padding:10px 14px; background:var(--panel);
+  border-radius:8px; }
+.case[open] > summary { border-bottom:1px solid var(--line); border-radius:8px 8px 0 0; }
+.case .body { padding:6px 14px 14px; }
+.badge { display:inline-block; font-size:12px; padding:0 7px; border-radius:10px;
+  border:1px solid var(--line); margin-left:6px; font-weight:500; }
+.badge.changed { border-color:#d4a72c; } .badge.added { border-color:#1a7f37; }
+.badge.removed { border-color:#cf222e; } .badge.moved { color:var(--warn);
+  border-color:var(--warn); }
+.pos { color:#cf222e; } .neg { color:#1a7f37; }
+.bars { margin:10px 0 4px; }
+.barrow { display:flex; align-items:center; gap:10px; margin:3px 0; }
+.barrow .label { width:150px; flex:none; font-size:12px; text-align:right;
+  font-variant-numeric:tabular-nums; }
+.bar { display:flex; height:20px; flex:1 1 auto; }
+.seg { height:100%; overflow:hidden; white-space:nowrap; font-size:10px; line-height:20px;
+  padding-left:3px; color:#1f2328; border-right:1px solid var(--bg); }
+.seg.static { background:var(--static); } .seg.session { background:var(--session); }
+.seg.request { background:var(--request); } .seg.other { background:var(--other); }
+.seg.touched { outline:2px solid var(--fg); outline-offset:-2px; }
+.sbs { width:100%; border-collapse:collapse; table-layout:fixed; border:1px solid var(--line); }
+.sbs td { vertical-align:top; padding:1px 6px; white-space:pre-wrap; word-break:break-word; }
+.sbs td.n { width:48px; text-align:right; color:var(--muted); user-select:none; }
+.sbs tr.hunk td { background:var(--hunk); color:var(--muted); }
+.sbs td.del { background:var(--del); } .sbs td.ins { background:var(--ins); }
+.sbs td.del del { background:var(--del-w); text-decoration:none; border-radius:2px; }
+.sbs td.ins ins { background:var(--ins-w); text-decoration:none; border-radius:2px; }
+.sbs td.empty { background:var(--panel); }
+.same { margin:6px 0; }
+.legend .sw { height:11px; width:11px; padding:0; border:0; }
+footer { margin-top:28px; font-size:12px; }
+"""
+
+_CACHE = ("static", "session", "request")
+
+
+def _e(text: Any) -> str:
+    return html.escape(clean(text), quote=True)
+
+
+def _signed(n: int) -> str:
+    return f"+{n:,}" if n > 0 else f"{n:,}"
+
+
+def _delta(n: int) -> str:
+    cls = "pos" if n > 0 else "neg" if n < 0 else "muted"
+    return f'<span class="{cls}">{_signed(n)} tokens</span>'
+
+
+def _bar(bar: Bar, scale: int, touched: set[str]) -> str:
+    segs = []
+    for sid, tokens, cache in bar:
+        if tokens <= 0:
+            continue
+        width = 100.0 * tokens / scale
+        cls = cache if cache in _CACHE else "other"
+        mark = " touched" if sid in touched else ""
+        tip = f"{sid}: {tokens:,} tokens" + (f" ({cache})" if cache else "")
+        label = _e(sid) if width > 3 else ""
+        segs.append(f'<span class="seg {cls}{mark}" style="width:{width:.3f}%" '
+                    f'title="{_e(tip)}">{label}</span>')
+    return "".join(segs)
+
+
+def _words(text: str, other: str | None, tag: str) -> str:
+    if other is None:
+        return html.escape(clean_line(text))
+    old, new = (text, other) if tag == "-" else (other, text)
+    runs = word_diff(old, new)[0 if tag == "-" else 1]
+    wrap = "del" if tag == "-" else "ins"
+    return "".join(f"<{wrap}>{html.escape(clean_line(t))}</{wrap}>" if changed else
+                   html.escape(clean_line(t)) for t, changed in runs)
+
+
+def _side_by_side(hunks: Sequence[Hunk]) -> str:
+    rows = ['<table class="sbs"><colgroup><col style="width:48px"><col>'
+            '<col style="width:48px"><col></colgroup>']
+    for h in hunks:
+        rows.append(f'<tr class="hunk"><td colspan="4">{_e(h.header)}</td></tr>')
+        old_no, new_no = h.old_start, h.new_start
+        lines = h.lines
+        i = 0
+        while i < len(lines):
+            tag, text = lines[i]
+            if tag == " ":
+                cell = html.escape(clean_line(text))
+                rows.append(f'<tr><td class="n">{old_no}</td><td>{cell}</td>'
+                            f'<td class="n">{new_no}</td><td>{cell}</td></tr>')
+                old_no, new_no, i = old_no + 1, new_no + 1, i + 1
+                continue
+            j = i
+            while j < len(lines) and lines[j][0] == "-":
+                j += 1
+            k = j
+            while k < len(lines) and lines[k][0] == "+":
+                k += 1
+            minus = [t for _, t in lines[i:j]]
+            plus = [t for _, t in lines[j:k]]
+            for n in range(max(len(minus), len(plus))):
+                left = minus[n] if n < len(minus) else None
+                right = plus[n] if n < len(plus) else None
+                if left is not None:
+                    lcell = (f'<td class="n">{old_no}</td><td class="del">'
+                             f'{_words(left, right, "-")}</td>')
+                    old_no += 1
+                else:
+                    lcell = '<td class="n"></td><td class="empty"></td>'
+                if right is not None:
+                    rcell = (f'<td class="n">{new_no}</td><td class="ins">'
+                             f'{_words(right, left, "+")}</td>')
+                    new_no += 1
+                else:
+                    rcell = '<td class="n"></td><td class="empty"></td>'
+                rows.append(f"<tr>{lcell}{rcell}</tr>")
+            i = k
+    rows.append("</table>")
+    return "\n".join(rows)
+
+
+def _case(case: CaseReview, index: int, seen: dict[Any, tuple[str, str]], open_: bool) -> str:
+    touched = {s.id for s in case.changes}
+    prefix = ""
+    if case.prefix_moved:
+        tokens = ""
+        if case.prefix_tokens and case.prefix_tokens[0] != case.prefix_tokens[1]:
+            tokens = f" {case.prefix_tokens[0]:,} → {case.prefix_tokens[1]:,}"
+        prefix = f'<span class="badge moved">cached prefix moved{tokens}</span>'
+    elif case.prefix_moved is False:
+        prefix = '<span class="badge">cached prefix unchanged</span>'
+    out = [f'<details class="case" id="case-{index}"{" open" if open_ else ""}><summary>',
+           f'<h2><code>{_e(case.name)}</code><span class="badge {_e(case.status)}">'
+           f'{_e(case.status)}</span> {prefix} &nbsp;{_delta(case.tokens_delta)}</h2>',
+           '</summary><div class="body">']
+    if case.before != case.after:
+        out.append(f'<p class="muted">{_e(case.before)} → {_e(case.after)}</p>')
+    scale = max(case.tokens_before, case.tokens_after,
+                sum(t for _, t, _ in case.bar_before), sum(t for _, t, _ in case.bar_after), 1)
+    if case.bar_before or case.bar_after:
+        out.append('<div class="bars">')
+        for label, bar, total in (("before", case.bar_before, case.tokens_before),
+                                  ("after", case.bar_after, case.tokens_after)):
+            out.append(f'<div class="barrow"><span class="label">{label} · {total:,} tokens'
+                       f'</span><div class="bar">{_bar(bar, scale, touched)}</div></div>')
+        out.append("</div>")
+    for s in case.changes:
+        cache = (f' <span class="badge">{_e(s.cache)}</span>' if s.cache else "")
+        title = (f'<h3><code>{_e(s.id)}</code>{cache} <span class="muted">{_e(s.status)}'
+                 f'</span> · {s.tokens_before:,} → {s.tokens_after:,} · '
+                 f'{_delta(s.tokens_delta)}</h3>')
+        out.append(title)
+        if not s.hunks:
+            continue
+        key = s.signature()
+        if key in seen:
+            name, anchor = seen[key]
+            out.append(f'<p class="same muted">The same change as in '
+                       f'<a href="#{anchor}">{_e(name)}</a>.</p>')
+            continue
+        seen[key] = (case.name, f"case-{index}")
+        out.append(_side_by_side(s.hunks))
+    out.append("</div></details>")
+    return "\n".join(out)
+
+
+def render_html(cases: Sequence[CaseReview], title: str) -> str:
+    """The whole page. Unchanged cases are counted, not shown."""
+    changed = [c for c in cases if c.status != "same"]
+    delta = sum(c.tokens_delta for c in changed)
+    moved = sum(bool(c.prefix_moved) for c in changed)
+    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+           f"<h1>{_e(title)}</h1>"]
+    if not changed:
+        out.append(f'<p class="summary">No prompt changed ({len(cases)} compared).</p>')
+    else:
+        out.append(f'<p class="summary"><b>{len(changed)} of {len(cases)} prompt(s) '
+                   f'changed</b> · {_delta(delta)} in total · cached prefix moved in {moved}'
+                   "</p>")
+        out.append('<p class="legend muted">'
+                   + "".join(f'<span><i class="sw seg {c}"></i>{c}</span>' for c in _CACHE)
+                   + '<span><i class="sw seg other"></i>template / unknown</span>'
+                   + '<span><i class="sw seg other touched"></i>changed section</span></p>')
+        if len(changed) > 1:
+            out.append('<table class="overview"><tr><th>prompt</th><th>status</th>'
+                       '<th>tokens</th><th>Δ</th><th>cached prefix</th><th>sections</th></tr>')
+            for i, c in enumerate(changed):
+                prefix = ("moved" if c.prefix_moved else "unchanged"
+                          if c.prefix_moved is False else "–")
+                ids = ", ".join(_e(s.id) for s in c.changes)
+                out.append(f'<tr><td><a href="#case-{i}"><code>{_e(c.name)}</code></a></td>'
+                           f"<td>{_e(c.status)}</td><td class=\"num\">{c.tokens_before:,} → "
+                           f'{c.tokens_after:,}</td><td class="num">{_delta(c.tokens_delta)}'
+                           f"</td><td>{prefix}</td><td>{ids}</td></tr>")
+            out.append("</table>")
+    seen: dict[Any, tuple[str, str]] = {}
+    for i, c in enumerate(changed):
+        out.append(_case(c, i, seen, open_=i < 10))
+    out.append('<footer class="muted">Made by <code>promptc</code>. Token counts per section '
+               "come from the renders (and from the snapshot headers); the cached prefix is "
+               "the static block a provider can cache.</footer></body></html>")
+    return "\n".join(out) + "\n"
