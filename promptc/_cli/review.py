@@ -317,7 +317,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
                          f"--update --dir {folder}`)")
     expected = _expected(args, compiler, matrix, strict=True)
     if args.update:
-        diff = update_dir(folder, expected)
+        diff = update_dir(folder, expected, allow_foreign=args.force)
         if _format(args) == "json":
             print_json({"updated": True, "added": list(diff.added),
                         "removed": list(diff.removed), "changed": [c[0] for c in diff.changed]})
@@ -491,7 +491,11 @@ def add_review_commands(sub: Any, commands: dict[str, Callable[[argparse.Namespa
     mode.add_argument("--check", action="store_true",
                       help="compare with the folder (the default); exit 1 on differences")
     mode.add_argument("--update", action="store_true",
-                      help="rewrite the folder with the current renders")
+                      help="rewrite the snapshot files in the folder with the current renders "
+                           "(only files promptc wrote are changed or removed)")
+    p.add_argument("--force", action="store_true",
+                   help="with --update: update even though the folder holds files promptc did "
+                        "not write (they are left alone)")
     p.add_argument("--matrix", metavar="FILE",
                    help="matrix TOML (default: the built-in one; see: promptc help matrix)")
     p.add_argument("--dir", default="snapshots", metavar="DIR",

@@ -25,6 +25,8 @@ from typing import Any
 
 import attrs
 
+from .._base.errors import ConfigError
+from .._base.files import read_text_file
 from .._compile.compiler import Compiler
 from .._compile.result import CompiledPrompt
 from .._text.tokens import TokenReport
@@ -415,9 +417,7 @@ def review_snapshots(folder: Path, expected: Mapping[str, Rendered]) -> list[Cas
         if name in diff.added:
             out.append(review_file(name, None, new))
         elif new is None:
-            path = folder / name
-            out.append(review_file(name, path.read_text(encoding="utf-8", errors="replace"),
-                                   None))
+            out.append(review_file(name, read_text_file(folder / name, ConfigError), None))
         elif name in changed:
             out.append(review_file(name, diff.old[name], new))
         else:

@@ -31,13 +31,14 @@ from pathlib import Path
 import attrs
 
 from .._base.errors import ConfigError
-from .._base.files import read_toml
+from .._base.files import read_text_file, read_toml, write_text_file
 from .._compile.compiler import Compiler
 from .._model.context import PromptContext
 from .._model.provider import ProviderInfo
 
 __all__ = ["Matrix", "Case", "load_matrix", "default_matrix_path", "render_case",
-           "render_tools", "expected_files", "check_dir", "update_dir", "SnapshotDiff"]
+           "render_tools", "expected_files", "check_dir", "update_dir", "SnapshotDiff",
+           "ownership", "MANIFEST"]
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 TOOL_FORMATS = ("openai", "anthropic", "gemini")
@@ -89,7 +90,14 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
     if unknown:
         raise ConfigError("unknown key", source=str(p), field=sorted(unknown)[0])
     contexts: dict[str, PromptContext] = {}
-    for name, rel in (data.get("contexts") or {}).items():
+    table = data.get("contexts") or {}
+    if not isinstance(table, Mapping):
+        raise ConfigError("must be a table of context names and files", source=str(p),
+                          field="contexts")
+    cases_table = data.get("case") or []
+    if not isinstance(cases_table, list):
+        raise ConfigError("must be a list of tables ([[case]])", source=str(p), field="case")
+    for name, rel in table.items():
         if not isinstance(rel, str):
             raise ConfigError("must be a path", source=str(p), field=f"contexts.{name}")
         contexts[name] = PromptContext.load(p.parent / rel)
@@ -98,7 +106,7 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
     cases: list[Case] = []
     tool_cases: list[ToolCase] = []
     seen: set[str] = set()
-    for i, raw in enumerate(data.get("case") or []):
+    for i, raw in enumerate(cases_table):
         field = f"case[{i}]"
         if not isinstance(raw, Mapping):
             raise ConfigError("must be a table", source=str(p), field=field)
@@ -107,6 +115,14 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
             raise ConfigError("unknown key", source=str(p), field=f"{field}.{sorted(bad)[0]}")
         if not isinstance(raw.get("provider"), str) or not isinstance(raw.get("model"), str):
             raise ConfigError("needs `provider` and `model` strings", source=str(p), field=field)
+        for key in ("variant", "name"):
+            if key in raw and not isinstance(raw[key], str):
+                raise ConfigError("must be a string", source=str(p), field=f"{field}.{key}")
+        for key in ("contexts", "tools"):
+            if key in raw and (not isinstance(raw[key], list) or
+                               not all(isinstance(x, str) for x in raw[key])):
+                raise ConfigError("must be a list of strings", source=str(p),
+                                  field=f"{field}.{key}")
         caps = {k: raw[k] for k in _CAP_KEYS if k in raw}
         info = ProviderInfo.from_dict({"id": raw["provider"], "model": raw["model"], **caps},
                                       source=str(p))
@@ -211,6 +227,8 @@ class SnapshotDiff:
     changed: tuple[tuple[str, str, tuple[str, ...]], ...]  # (name, unified diff, sections)
     # the folder's text of each changed file, so the review does not read it again
     old: Mapping[str, str] = attrs.field(factory=dict, eq=False, repr=False)
+    foreign: tuple[str, ...] = ()  # entries promptc did not write: left alone
+    blocked: tuple[str, ...] = ()  # foreign entries with the name of an expected snapshot
 
     @property
     def clean(self) -> bool:
@@ -237,15 +255,60 @@ def _touched_sections(old: list[str], new: Rendered, new_lines: list[str]) -> tu
     return tuple(touched)
 
 
+MANIFEST = ".promptc-snapshots"  # the files `snapshot --update` wrote, one name a line
+HEADER = "<!-- promptc snapshot"
+
+
+def ownership(folder: Path) -> tuple[set[str], set[str]]:
+    """(the snapshot files promptc owns in `folder`, every other entry in it).
+
+    promptc owns what its manifest lists, `.md` files that start with its snapshot header and
+    tool snapshots (`tools__*.json`). Anything else (a README, a package.json, a folder, a
+    symbolic link) is the user's: never read as a snapshot, never removed, never overwritten.
+    Dot-files (the manifest, .gitkeep) are neither.
+    """
+    if not folder.is_dir():
+        return set(), set()
+    listed: set[str] = set()
+    manifest = folder / MANIFEST
+    if manifest.is_file() and not manifest.is_symlink():
+        listed = set(read_text_file(manifest, ConfigError).split())
+    owned: set[str] = set()
+    foreign: set[str] = set()
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        name = entry.name
+        if name.startswith("."):
+            continue
+        if entry.is_symlink() or not entry.is_file():
+            foreign.add(name)
+        elif name in listed or (name.startswith("tools__") and name.endswith(".json")):
+            owned.add(name)
+        elif name.endswith(".md") and _starts_with_header(entry):
+            owned.add(name)
+        else:
+            foreign.add(name)
+    return owned, foreign
+
+
+def _starts_with_header(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(HEADER)) == HEADER.encode()
+    except OSError:
+        return False
+
+
 def check_dir(folder: Path, expected: Mapping[str, Rendered]) -> SnapshotDiff:
-    existing = {p.name for p in folder.glob("*") if p.suffix in (".md", ".json")} \
-        if folder.is_dir() else set()
-    added = tuple(sorted(set(expected) - existing))
-    removed = tuple(sorted(existing - set(expected)))
+    """The folder's snapshot files against the new renders; files promptc did not write are
+    listed apart (`foreign`) and never compared, removed or overwritten."""
+    owned, foreign = ownership(folder)
+    blocked = sorted(set(expected) & foreign)
+    added = tuple(sorted(set(expected) - owned - foreign))
+    removed = tuple(sorted(owned - set(expected)))
     changed = []
     olds: dict[str, str] = {}
-    for name in sorted(set(expected) & existing):
-        old = (folder / name).read_text(encoding="utf-8")
+    for name in sorted(set(expected) & owned):
+        old = read_text_file(folder / name, ConfigError)
         new = expected[name]
         if old != new.text:
             old_lines = old.splitlines(True)
@@ -260,7 +323,8 @@ def check_dir(folder: Path, expected: Mapping[str, Rendered]) -> SnapshotDiff:
             sections = _touched_sections(body_old, shifted, body_new) if new.sections else ()
             changed.append((name, diff, sections))
             olds[name] = old
-    return SnapshotDiff(added, removed, tuple(changed), olds)
+    return SnapshotDiff(added, removed, tuple(changed), olds, tuple(sorted(foreign)),
+                        tuple(blocked))
 
 
 def _header_len(lines: list[str]) -> int:
@@ -273,11 +337,29 @@ def _header_len(lines: list[str]) -> int:
     return 0
 
 
-def update_dir(folder: Path, expected: Mapping[str, Rendered]) -> SnapshotDiff:
+def update_dir(folder: Path, expected: Mapping[str, Rendered],
+               allow_foreign: bool = False) -> SnapshotDiff:
+    """Make `folder` hold exactly the expected snapshots, touching only files promptc owns.
+
+    A folder that holds other files is refused unless `allow_foreign` (they are then left
+    alone); a file of the user's where a snapshot should go is always refused. Every write is
+    atomic and never follows a symbolic link (see `write_text_file`), and the manifest records
+    what was written, so a later update removes only its own files.
+    """
     diff = check_dir(folder, expected)
-    folder.mkdir(parents=True, exist_ok=True)
+    if diff.blocked:
+        raise ConfigError(f"{len(diff.blocked)} file(s) promptc did not write stand where "
+                          f"snapshots go: {', '.join(diff.blocked[:5])}; move them away",
+                          source=str(folder))
+    if diff.foreign and not allow_foreign:
+        shown = ", ".join(diff.foreign[:5]) + (" …" if len(diff.foreign) > 5 else "")
+        raise ConfigError(f"holds {len(diff.foreign)} file(s) promptc did not write ({shown}); "
+                          "use a folder of its own, or pass --force to update the snapshots "
+                          "anyway (those files are left alone)", source=str(folder))
+    for name in (*diff.added, *(c[0] for c in diff.changed)):
+        write_text_file(folder / name, expected[name].text, folder, ConfigError)
     for name in diff.removed:
         (folder / name).unlink()
-    for name in (*diff.added, *(c[0] for c in diff.changed)):
-        (folder / name).write_text(expected[name].text, encoding="utf-8", newline="\n")
+    write_text_file(folder / MANIFEST, "".join(f"{name}\n" for name in sorted(expected)),
+                    folder, ConfigError)
     return diff
