@@ -134,3 +134,24 @@ def test_explain_names_where_each_tool_came_from(capsys: pytest.CaptureFixture[s
     assert tools["read_file"]["source"] == "builtin"
     assert tools["read_file"]["origin"].endswith("components/tools/read_file.toml")
     assert tools["create_issue"]["source"] == "mcp:github"
+
+
+def test_explain_and_variants_show_sources_and_overrides(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """The project folder a render used is named by explain; the README's override example
+    (one component copied into .promptc/variants/<id>/components/) is listed by variants."""
+    project = tmp_path / ".promptc"
+    (project / "variants" / "generic" / "components").mkdir(parents=True)
+    (project / "variants" / "generic" / "components" / "rules.md").write_text(
+        "# Rules\n\nProject rules.\n", encoding="utf-8")
+    assert main(["explain", "--provider", "openai", "--model", "gpt-4.1", "--json",
+                 "--project", str(project), "--no-user", "--no-plugins"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"layer": "project", "path": str(project)} in data["sources"]
+    assert main(["variants", "--json", "--project", str(project), "--no-user",
+                 "--no-plugins"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert any("rules" in m and "project:" in m for m in rows["generic"]["overrides"])
+    assert main(["variants", "--project", str(project), "--no-user", "--no-plugins"]) == 0
+    assert "override: component of variant 'generic'" in capsys.readouterr().out

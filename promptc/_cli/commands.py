@@ -158,6 +158,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         "sections": [s.to_dict() for s in prompt.sections],
         "tools": tools,
         "placeholders": dict(sorted(prompt.placeholders.items())),
+        "sources": [{"layer": layer, "path": path} for layer, path in compiler.sources],
         "diagnostics": [d.to_dict() for d in prompt.diagnostics],
     }
     if args.json:
@@ -168,7 +169,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
               f"(normalized: {clean(resolved.normalized_model)}, family: "
               f"{clean(resolved.family)})\n")
     out.write(f"{paint('variant', 'bold')}   {clean(v.id)} ({clean(v.source)}; chosen by "
-              f"{chosen_by}; tools: {prompt.tools.mode})\n\n")
+              f"{chosen_by}; tools: {prompt.tools.mode})\n")
+    out.write(f"{paint('sources', 'bold')}   " + ", ".join(
+        f"{clean(layer)} {clean(path)}" for layer, path in compiler.sources) + "\n\n")
     rows = []
     for t in resolution.trace:
         mark = {True: Styled("matched", "green"), False: "no", None: Styled("raised", "red")}
@@ -193,12 +196,18 @@ def cmd_variants(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
     reg = compiler.registry
     order = {v.id: i for i, v in enumerate(reg.order)}
+    overrides = [f.message for f in reg.findings if f.code == "overridden"]
     rows = []
     for v in sorted(reg.variants.values(), key=lambda v: (order.get(v.id, 1 << 30), v.id)):
+        # what another source replaced in this variant: the variant itself, its own files, or a
+        # shared component or tool it uses
+        mine = [m for m in overrides if f"variant {v.id!r}" in m or any(
+            m.startswith((f"component {c!r} ", f"tool {c!r} "))
+            for c in (*v.components, *v.tools))]
         rows.append({"id": v.id, "family": v.family, "priority": v.priority, "source": v.source,
                      "extends": v.extends, "fallback": v.fallback, "tool_mode": v.tool_mode,
                      "match": v.matcher.description, "path": v.path,
-                     "description": v.description})
+                     "description": v.description, "overrides": mine})
     if args.json:
         print_json(rows)
     else:
@@ -206,6 +215,8 @@ def cmd_variants(args: argparse.Namespace) -> int:
                                [[r["id"], r["family"], r["priority"], r["source"],
                                  r["extends"] or "", ("fallback; " if r["fallback"] else "") +
                                  r["match"]] for r in rows], "llrlll", max_lines=3) + "\n")
+        for message in overrides:
+            sys.stdout.write(f"override: {clean(message)}\n")
     print_diagnostics(compiler.load_diagnostics)
     return 0
 
