@@ -74,3 +74,21 @@ def test_all_any_not() -> None:
 def test_bad_matcher_tables_name_the_field(spec: dict, message: str) -> None:
     with pytest.raises(VariantConfigError, match=message):
         compile_matcher(spec, "v.toml")
+
+
+@pytest.mark.parametrize(("family", "model", "expected"), [
+    # Families are version ranges (promptc/_data/models.overlay.toml): later releases match.
+    ("claude-4", "claude-sonnet-9", True),
+    ("claude-4", "anthropic/claude-opus-4.8", True),
+    ("claude-4", "claude-3-7-sonnet", False),
+    ("glm", "z-ai/glm-5.9v", True),
+    ("gemini-3", "gemini-3.5-flash", True),
+    ("gemini-3", "gemini-2.5-flash", False),
+    ("gpt-5", "gpt-6.1-sol", True),
+    ("gpt-5", "gpt-4o", False),
+])
+def test_family_matchers_follow_the_family_rules(family: str, model: str,
+                                                 expected: bool) -> None:
+    ok, why = match({"family": [family]}, "x", model)
+    assert ok is expected
+    assert f"is {'' if expected else 'not '}in ['{family}']" in why

@@ -3,16 +3,20 @@
 Each row is (provider, model id as sent, capabilities the client states, expected variant). The ids
 come from the providers' own catalogues: direct APIs, OpenRouter (`vendor/model`, `:free`),
 Bedrock (region prefixes, `-v1:0`), Vertex (`@date`), Azure, and local servers (ollama tags,
-LM Studio paths, llama.cpp GGUF file names with quantization suffixes).
+LM Studio paths, llama.cpp GGUF file names with quantization suffixes). Then every chat model in
+LiteLLM's map is routed and checked against the rules the README's variant table states.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from promptc import Compiler, ProviderInfo
+from promptc import Compiler, ProviderInfo, normalize_model_id
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +60,8 @@ CASES = [
     _case("azure", "gpt-4.1", "generic"),
     _case("azure", "prod-chat-deployment", "gpt-5", family="gpt-5"),
     _case("azure", "prod-chat-deployment", "generic"),
-    _case("bedrock", "us.deepseek.r1-v1:0", "native-next-gen"),
+    # LiteLLM: R1 on Bedrock has no function calling, so the same family with text tools.
+    _case("bedrock", "us.deepseek.r1-v1:0", "next-gen"),
     _case("openai", "gpt-4.1-mini", "generic"),
     _case("openai", "o3", "generic"),
     _case("openrouter", "openai/gpt-oss-120b", "generic"),
@@ -81,18 +86,36 @@ CASES = [
     _case("xai", "grok-4-fast-reasoning", "native-next-gen"),
     _case("openrouter", "x-ai/grok-code-fast-1", "native-next-gen"),
     _case("xai", "grok-3", "generic"),
+    _case("xai", "grok-4.3", "native-next-gen"),
     _case("moonshot", "kimi-k2-0905-preview", "native-next-gen"),
     _case("openrouter", "moonshotai/kimi-k2:free", "native-next-gen"),
     _case("deepseek", "deepseek-chat", "native-next-gen"),
-    _case("deepseek", "deepseek-reasoner", "native-next-gen"),
+    _case("deepseek", "deepseek-reasoner", "next-gen"),  # LiteLLM: no function calling
+    _case("deepseek", "deepseek-reasoner", "native-next-gen", native_tools=True),
     _case("openrouter", "deepseek/deepseek-chat-v3.1:free", "native-next-gen"),
     _case("openrouter", "qwen/qwen3-coder", "native-next-gen"),
     _case("bedrock", "qwen.qwen3-coder-30b-a3b-v1:0", "native-next-gen"),
     # --- Other known and unknown models -> generic --------------------------------------------
+    # Measured facts, not a list: llama-3.1-8b has a 128k window, so the full generic prompt.
+    _case("openrouter", "meta-llama/llama-3.1-8b-instruct", "generic"),
     _case("mistral", "devstral-small-2505", "generic"),
     _case("openrouter", "mistralai/devstral-medium", "generic"),
     _case("mistral", "mistral-large-latest", "generic"),
     _case("openai-compatible", "my-finetune", "generic"),
+    _case("openai", "ft:gpt-4o-2024-08-06:acme::AbC123", "generic"),
+    _case("openai", "ft:gpt-5-mini-2025-08-07:acme::AbC123", "gpt-5"),
+    # --- Releases newer than the model data route like their family -----------------------------
+    _case("anthropic", "claude-opus-7", "native-next-gen"),
+    _case("openrouter", "anthropic/claude-sonnet-6.1", "native-next-gen"),
+    _case("bedrock", "global.anthropic.claude-haiku-6-20300101-v1:0", "native-next-gen"),
+    _case("zai", "glm-6", "glm"),
+    _case("openrouter", "z-ai/glm-5.9v", "glm"),
+    _case("google", "gemini-3.9-flash", "gemini-3"),
+    _case("openai", "gpt-7-mini", "gpt-5"),
+    _case("xai", "grok-5", "native-next-gen"),
+    _case("moonshot", "kimi-k5", "native-next-gen"),
+    _case("deepseek", "deepseek-v9", "native-next-gen"),
+    _case("openrouter", "qwen/qwen4-coder", "native-next-gen"),
     # --- Local servers: compact whatever the model ----------------------------------------------
     _case("ollama", "llama3.1:8b", "compact"),
     _case("ollama", "qwen2.5-coder:7b", "compact"),
@@ -105,7 +128,7 @@ CASES = [
     # --- Small context windows: compact whatever the provider ----------------------------------
     _case("openai", "gpt-4", "compact"),
     _case("openai", "gpt-3.5-turbo", "compact"),
-    _case("openrouter", "meta-llama/llama-3.1-8b-instruct", "compact"),
+    _case("together_ai", "Qwen/Qwen2.5-72B-Instruct", "compact"),  # 32k there (LiteLLM)
     _case("anthropic", "claude-sonnet-4-5", "compact", context_window=16000),
     _case("openai", "gpt-5", "compact", context_window=16000),
     _case("openrouter", "acme/tiny-coder", "compact", context_window=8192),
@@ -171,3 +194,58 @@ def test_gpt_5_edits_with_apply_patch(compiler: Compiler) -> None:
     names = set(prompt.tools.names)
     assert "apply_patch" in names
     assert not names & {"write_to_file", "replace_in_file"}
+
+
+# --- every chat model in LiteLLM's map -----------------------------------------------------------
+# The README's variant table, as rules over the normalized id (written independently of the
+# overlay's family patterns): a later release of each family is covered by the version ranges.
+MAP = json.loads((Path(__file__).parent / "fixtures" / "litellm_chat_models.json")
+                 .read_text(encoding="utf-8"))
+LOCAL = frozenset(("ollama", "lemonade"))
+GLUED = r"^(?:(?:databricks|openai|anthropic|google|meta|alibaba|zai|fw|system-ai|coding|spot|" \
+        r"moonshotai|mistralai)-)?"
+END = r"(?:-|$)"
+RULES = [  # (variant, regex on the normalized id, unless this regex matches)
+    ("gpt-5", GLUED + r"gpt-[5-9]" + END, None),                       # GPT-5 and later
+    ("gemini-3", GLUED + r"gemini-[3-9]" + END, None),                 # Gemini 3 and later
+    ("glm", GLUED + r"glm-(?:4-[5-9]|[5-9](?:-\d\d?)?)v?" + END, None),  # GLM 4.5 and later
+    ("frontier", GLUED + r"claude-(?:[a-z]+-)?[4-9]" + END, None),     # Claude 4 and later
+    ("frontier", GLUED + r"gemini-2-5" + END, None),                   # Gemini 2.5
+    ("frontier", GLUED + r"(?:grok-?[4-9]|grok-code)" + END, None),    # Grok 4 and later
+    ("frontier", GLUED + r"kimi-k[2-9]" + END, None),                  # Kimi K2 and later
+    ("frontier", GLUED + r"deepseek-(?:v[3-9]|r[1-9]|chat|reasoner)" + END,  # DeepSeek V3+, R1
+     r"-(?:distill|qwen|qwen3|llama|llama3)(?:-|$)"),                  # (not the distills)
+    ("frontier", GLUED + r"qwen-?[3-9]" + END, None),                  # Qwen3 and later
+]
+
+
+def stated_variant(raw: str, provider: str, window: int | None, tools: bool | None,
+                   info: ProviderInfo) -> str:
+    """The variant the README's table says a map entry gets. The entry's own window and tool
+    calling are the measured facts; where the entry does not say, what promptc resolved."""
+    window = window if window is not None else info.context_window
+    if provider in LOCAL or (window or 0) <= 32768:
+        return "compact"
+    model = normalize_model_id(raw)
+    for variant, rule, unless in RULES:
+        if re.search(rule, model) and not (unless and re.search(unless, model)):
+            if variant != "frontier":
+                return variant
+            native = tools if tools is not None else info.native_tools
+            return "native-next-gen" if native else "next-gen"
+    return "generic"
+
+
+def test_every_chat_model_in_the_map_routes_by_the_stated_rules(compiler: Compiler) -> None:
+    wrong = []
+    routed: Counter[str] = Counter()
+    for raw, provider, window, tools in MAP["models"]:
+        info = ProviderInfo(provider or "", raw)
+        got = compiler.resolve(info).variant.id
+        routed[got] += 1
+        want = stated_variant(raw, provider or "", window, tools, info.resolved())
+        if got != want:
+            wrong.append((raw, provider, want, got))
+    assert not wrong, wrong[:20]
+    assert sum(routed.values()) == len(MAP["models"]) > 3000
+    assert set(routed) == set(compiler.variants)  # every variant is reached from the map
