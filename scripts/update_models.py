@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="also write the map's chat entries for the tests "
                              "(tests/fixtures/litellm_chat_models.json)")
     parser.add_argument("--overlay-only", action="store_true",
-                        help="only compile models.overlay.toml to models.overlay.json")
+                        help="only compile models.overlay.toml to models.overlay.marshal")
     args = parser.parse_args(argv)
     if args.overlay_only or args.out.resolve() == OUT:  # regenerating the shipped data
         try:

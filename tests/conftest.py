@@ -18,6 +18,16 @@ settings.register_profile("deep", max_examples=2000, deadline=None)
 settings.load_profile("quick")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_user_model_table(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A developer's own `promptc models update` must not change what the tests see: the user
+    data folder points at an empty temporary one for the whole run."""
+    import os
+    folder = tmp_path_factory.mktemp("user-data")
+    os.environ["XDG_DATA_HOME"] = str(folder)
+    os.environ["LOCALAPPDATA"] = str(folder)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every hypothesis test is a `property` test (selected by .ci/run's deep pass)."""
     for item in items:

@@ -72,6 +72,19 @@ def test_explain_marks_the_first_match_and_later_matches(capsys: pytest.CaptureF
     assert [t["variant"] for t in data["trace"] if t["matched"]][0] == "compact"
 
 
+def test_explain_names_the_source_of_every_capability(capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    _, out, _ = run(capsys, "explain", "--builtins-only", "--provider", "ollama", "--model",
+                    "qwen3-coder:30b", "--context-window", "65536", "--json")
+    caps = json.loads(out)["capabilities"]
+    assert caps["context_window"] == {"value": 65536,
+                                      "source": "client — given in the ProviderInfo"}
+    assert caps["native_tools"]["source"].startswith("local")  # the local-server layer
+    _, text, _ = run(capsys, "explain", "--builtins-only", "--provider", "ollama", "--model",
+                     "qwen3-coder:30b", "--context-window", "65536")
+    assert "context_window" in text and "client — given in the ProviderInfo" in text
+
+
 def test_variants_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "variants", "--builtins-only", "--json")
     rows = json.loads(out)

@@ -15,7 +15,7 @@ from typing import Any
 from .._base.errors import (BudgetExceededError, ConfigError, ContextError, NoVariantError,
                             PromptcError)
 from .._compile.result import CompiledPrompt, prompt_to_dict
-from .._model.provider import ProviderInfo
+from .._model.provider import ProviderInfo, capability_sources
 from .args import (DOCS, Findings, Parser, UsageError, add_json, add_sources, add_target,
                    compiler_from, epilog, non_negative, print_diagnostics, print_json,
                    target_from)
@@ -151,6 +151,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
             "provider", "model", "family", "context_window", "native_tools", "images",
             "prompt_caching", "cache_min_tokens", "encoding")},
         "normalized_model": resolved.normalized_model,
+        "capabilities": {name: {"value": value, "source": source}
+                         for name, (value, source) in capability_sources(info).items()},
         "variant": {"id": v.id, "family": v.family, "source": v.source, "path": v.path,
                     "extends": v.extends, "chosen_by": chosen_by,
                     "tool_mode": prompt.tools.mode},
@@ -168,6 +170,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     out.write(f"{paint('provider', 'bold')}  {clean(info.provider)} / {clean(info.model)} "
               f"(normalized: {clean(resolved.normalized_model)}, family: "
               f"{clean(resolved.family)})\n")
+    rows = [[name, "-" if fact["value"] is None else fact["value"], fact["source"]]
+            for name, fact in data["capabilities"].items()]
+    out.write(table(["capability", "value", "source"], rows, "lll", max_lines=2) + "\n")
     out.write(f"{paint('variant', 'bold')}   {clean(v.id)} ({clean(v.source)}; chosen by "
               f"{chosen_by}; tools: {prompt.tools.mode})\n")
     out.write(f"{paint('sources', 'bold')}   " + ", ".join(
@@ -500,6 +505,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .review import add_review_commands
     add_review_commands(sub, COMMANDS, _command)
+    from .models import add_models_command
+    add_models_command(sub, COMMANDS, _command)
 
     p = _command(sub, "help", "help on a command or a topic",
                  "Help on a command (the same as COMMAND --help) or a topic: "

@@ -50,8 +50,7 @@ DESCRIPTION = (
     "table. `reset` removes it.")
 EXAMPLES = ["promptc models claude-sonnet-4-5 gpt-5.1",
             "promptc models --provider bedrock us.anthropic.claude-opus-4-1-20250805-v1:0 --json",
-            "promptc models update --from model_prices_and_context_window.json",
-            "promptc models reset"]
+            "promptc models update --from model_prices_and_context_window.json"]
 CODES = "0 ok · 2 bad usage, an unreadable source file or a malformed model table"
 
 
