@@ -19,9 +19,15 @@ Requests are built by the official SDKs, one backend per API:
   `prompt.to_openai("responses")`; turns are chained with `previous_response_id`, and the
   instructions are sent every time because that API does not carry them over.
 
-When the model asks for a tool, the loop hands the call to a `ToolRunner`, sends the result back
-and asks again, until the model answers in plain text. The runner used here only describes the
-call; put your own in its place to do real work.
+Both tool modes work. With native tools (the model calls functions) each call is checked with
+`prompt.tools.decode` (arguments against the tool; the nulls OpenAI's strict mode sends for
+optional parameters removed). With text tools (the prompt teaches an XML-style call format, as
+for a model without function calling or `--native-tools no`) the loop reads the calls out of the
+reply with `prompt.tools.parse` and sends the results back as the next user message. Either
+way, a call that does not fit its tool is not run: the model gets the problem back as the
+result. The loop hands each call to a `ToolRunner`, sends the result back and asks again, until
+the model answers without a tool call. The runner used here only describes the call; put your
+own in its place to do real work.
 
 Running it against the real APIs (it spends tokens; tools are never actually run):
 
@@ -31,6 +37,7 @@ Running it against the real APIs (it spends tokens; tools are never actually run
     python examples/agent_loop.py --api anthropic "What is in this folder?"
     python examples/agent_loop.py --api chat --model gpt-5 "What is in this folder?"
     python examples/agent_loop.py --api responses --model gpt-5 "What is in this folder?"
+    python examples/agent_loop.py --api chat --model gpt-4.1 --native-tools no "What is here?"
 
 Where the requests go is up to the SDK client a backend is given. Both SDKs accept
 `http_client=` with a transport of your choosing (a proxy, a recorder, a mock); the tests in
@@ -53,7 +60,7 @@ import anthropic
 import attrs
 import openai
 
-from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo
+from promptc import CallError, CompiledPrompt, Compiler, PromptContext, ProviderInfo
 
 if TYPE_CHECKING:  # the SDKs' own request types, for the histories each backend keeps
     from anthropic.types import ContentBlockParam, MessageParam
@@ -69,12 +76,12 @@ DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "chat": "gpt-5", "responses"
 class ToolCall:
     id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: Mapping[str, Any] | str  # as the API gave them (OpenAI: JSON text)
 
 
 @dataclass(frozen=True)
 class Reply:
-    """What the model said back: its text, and the tools it wants run (none: it is done)."""
+    """What the model said back: its text, and the native tool calls it made."""
 
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
@@ -91,6 +98,11 @@ class Backend(Protocol):
     def send(self, prompt: CompiledPrompt) -> Reply: ...
 
     def add_tool_results(self, results: list[tuple[ToolCall, str]]) -> None: ...
+
+
+def text_results(results: list[tuple[str, str]]) -> str:
+    """Results of text-format calls, as the user message that answers them."""
+    return "\n\n".join(f"[{name}] result:\n{output}" for name, output in results)
 
 
 def describe_call(name: str, arguments: Mapping[str, Any]) -> str:
@@ -112,10 +124,22 @@ class Agent:
         for _ in range(self.max_requests):
             prompt = self.compiler.compile(self.backend.provider, context)
             reply = self.backend.send(prompt)
+            if prompt.tools.mode == "text":  # calls written in the reply's text
+                parsed = prompt.tools.parse(reply.text)
+                if not parsed.calls and not parsed.errors:
+                    return reply.text
+                done = [(c.name, self.run_tool(c.name, c.arguments)) for c in parsed.calls]
+                done += [(e.name, f"error: {e.message}") for e in parsed.errors]
+                self.backend.add_user(text_results(done))
+                continue
             if not reply.tool_calls:
                 return reply.text
-            results = [(call, self.run_tool(call.name, call.arguments))
-                       for call in reply.tool_calls]
+            results = []
+            for call in reply.tool_calls:
+                checked = prompt.tools.decode(call.name, call.arguments)
+                results.append((call, f"error: {checked.message}"
+                                if isinstance(checked, CallError)
+                                else self.run_tool(checked.name, checked.arguments)))
             self.backend.add_tool_results(results)
         raise RuntimeError(f"the model gave no final answer in {self.max_requests} requests")
 
@@ -126,10 +150,12 @@ class AnthropicMessages:
     model: str = DEFAULT_MODELS["anthropic"]
     max_tokens: int = 4096
     messages: list[MessageParam] = field(default_factory=list)
+    native_tools: bool | None = None  # None: promptc decides (the model's capability)
 
     @property
     def provider(self) -> ProviderInfo:
-        return ProviderInfo(provider="anthropic", model=self.model)
+        return ProviderInfo(provider="anthropic", model=self.model,
+                            native_tools=self.native_tools)
 
     def add_user(self, text: str) -> None:
         self.messages.append({"role": "user", "content": text})
@@ -168,10 +194,11 @@ class OpenAIChat:
     client: openai.OpenAI
     model: str = DEFAULT_MODELS["chat"]
     history: list[ChatCompletionMessageParam] = field(default_factory=list)  # after the system one
+    native_tools: bool | None = None
 
     @property
     def provider(self) -> ProviderInfo:
-        return ProviderInfo(provider="openai", model=self.model)
+        return ProviderInfo(provider="openai", model=self.model, native_tools=self.native_tools)
 
     def add_user(self, text: str) -> None:
         self.history.append({"role": "user", "content": text})
@@ -195,7 +222,7 @@ class OpenAIChat:
                                  "tool_calls": echoed})
         else:
             self.history.append({"role": "assistant", "content": message.content})
-        calls = tuple(ToolCall(c.id, c.function.name, json.loads(c.function.arguments or "{}"))
+        calls = tuple(ToolCall(c.id, c.function.name, c.function.arguments or "{}")
                       for c in functions)
         return Reply(message.content or "", calls)
 
@@ -210,16 +237,17 @@ class OpenAIResponses:
     model: str = DEFAULT_MODELS["responses"]
     pending: list[ResponseInputItemParam] = field(default_factory=list)  # not sent yet
     previous_id: str | None = None
+    native_tools: bool | None = None
 
     @property
     def provider(self) -> ProviderInfo:
-        return ProviderInfo(provider="openai", model=self.model)
+        return ProviderInfo(provider="openai", model=self.model, native_tools=self.native_tools)
 
     def add_user(self, text: str) -> None:
         self.pending.append({"role": "user", "content": text})
 
     def send(self, prompt: CompiledPrompt) -> Reply:
-        # instructions, tools (with `strict` spelled out), prompt_cache_key
+        # instructions, tools (strict where the schema allows), prompt_cache_key
         payload = prompt.to_openai("responses")
         response = self.client.responses.create(
             model=self.model,
@@ -231,7 +259,7 @@ class OpenAIResponses:
         )
         self.pending = []
         self.previous_id = response.id
-        calls = tuple(ToolCall(item.call_id, item.name, json.loads(item.arguments or "{}"))
+        calls = tuple(ToolCall(item.call_id, item.name, item.arguments or "{}")
                       for item in response.output if item.type == "function_call")
         return Reply(response.output_text, calls)
 
@@ -251,15 +279,16 @@ def turn_context(session: PromptContext, today: datetime.date | None = None) -> 
     return attrs.evolve(session, date=(today or datetime.date.today()).isoformat())
 
 
-def make_backend(api: str, model: str | None = None) -> Backend:
+def make_backend(api: str, model: str | None = None, native_tools: bool | None = None
+                 ) -> Backend:
     """A backend whose SDK client takes its API key from the environment."""
     model = model or DEFAULT_MODELS[api]
-    if api == "anthropic":
-        return AnthropicMessages(anthropic.Anthropic(), model)  # reads ANTHROPIC_API_KEY
-    if api == "chat":
-        return OpenAIChat(openai.OpenAI(), model)  # reads OPENAI_API_KEY
+    if api == "anthropic":  # reads ANTHROPIC_API_KEY
+        return AnthropicMessages(anthropic.Anthropic(), model, native_tools=native_tools)
+    if api == "chat":  # reads OPENAI_API_KEY
+        return OpenAIChat(openai.OpenAI(), model, native_tools=native_tools)
     if api == "responses":
-        return OpenAIResponses(openai.OpenAI(), model)
+        return OpenAIResponses(openai.OpenAI(), model, native_tools=native_tools)
     raise ValueError(f"unknown api {api!r}")
 
 
@@ -268,14 +297,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api", choices=sorted(DEFAULT_MODELS), default="anthropic")
     parser.add_argument("--model", help="default: " + ", ".join(
         f"{model} for {api}" for api, model in DEFAULT_MODELS.items()))
+    parser.add_argument("--native-tools", choices=("yes", "no"),
+                        help="function calling (yes) or the text call format (no); default: "
+                             "what promptc knows of the model")
     parser.add_argument("message", nargs="?", default="Which files are in the working directory?")
     args = parser.parse_args(argv)
+    native = None if args.native_tools is None else args.native_tools == "yes"
 
     def run_tool(name: str, arguments: Mapping[str, Any]) -> str:
         print(f"[tool] {name} {json.dumps(dict(arguments))}", file=sys.stderr)
         return describe_call(name, arguments)
 
-    agent = Agent(Compiler.default(), make_backend(args.api, args.model), run_tool)
+    agent = Agent(Compiler.default(), make_backend(args.api, args.model, native), run_tool)
     print(agent.turn(args.message, turn_context(session_context())))
     return 0
 

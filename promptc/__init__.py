@@ -21,6 +21,7 @@ from ._base.errors import (BudgetExceededError, ComponentError, ConfigError, Con
 from ._compile.compiler import Compiler
 from ._compile.result import CompiledPrompt, Dropped, Section
 from ._emit.blocks import Block
+from ._emit.parser import CallError, CallProblem, OpenCall, ParsedMessage, ToolCall
 from ._emit.toolset import ToolSet
 from ._load.registry import Registry, Resolution, TraceEntry
 from ._model.component import Component
@@ -31,7 +32,7 @@ from ._model.inputs import InputSpec
 from ._model.matchers import Matcher
 from ._model.provider import ProviderInfo, normalize_model_id
 from ._model.tools import ToolParameter, ToolSpec
-from ._model.variant import Variant
+from ._model.variant import ToolModeChoice, Variant
 from ._text.tokens import TokenReport, count_tokens
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ __all__ = [
     "Attachment",
     "Block",
     "BudgetExceededError",
+    "CallError",
+    "CallProblem",
     "CompiledPrompt",
     "Compiler",
     "Component",
@@ -63,6 +66,8 @@ __all__ = [
     "McpTool",
     "NoVariantError",
     "OfflineDataError",
+    "OpenCall",
+    "ParsedMessage",
     "PlaceholderError",
     "PluginError",
     "PromptContext",
@@ -76,6 +81,8 @@ __all__ = [
     "StrictModeError",
     "TemplateError",
     "TokenReport",
+    "ToolCall",
+    "ToolModeChoice",
     "ToolParameter",
     "ToolSet",
     "ToolSpec",

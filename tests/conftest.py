@@ -28,6 +28,12 @@ def _no_user_model_table(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["LOCALAPPDATA"] = str(folder)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Modules that import big frameworks run in a second process (tests/aside.py)."""
+    from .aside import Aside
+    config.pluginmanager.register(Aside(), "promptc-tests-aside")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every hypothesis test is a `property` test (selected by .ci/run's deep pass)."""
     for item in items:

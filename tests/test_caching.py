@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import attrs
 import pytest
@@ -42,18 +43,73 @@ def test_text_variants_share_a_long_static_prefix_across_sessions(
     assert count_tokens(a.static_prefix) >= 1024
 
 
+def marks(payload: dict[str, Any]) -> list[str]:
+    """Where the cache markers are, in Anthropic's cache order (tools, then system)."""
+    out = [f"tool:{t['name']}" for t in payload.get("tools", []) if "cache_control" in t]
+    out += [f"system:{i}" for i, b in enumerate(payload["system"]) if "cache_control" in b]
+    return out
+
+
 def test_anthropic_payload_breakpoints(builtins: Compiler) -> None:
     out = builtins.compile(SONNET, load_context("full"))
     payload = out.to_anthropic()
-    marks = [b for b in payload["system"] if "cache_control" in b]
-    assert 1 <= len(marks) <= 2
     assert "".join(b["text"] for b in payload["system"]) == out.text
-    assert payload["tools"] == out.tools.anthropic()
+    tools = out.tools.anthropic()
+    stable = out.tools.stable
+    assert 0 < stable < len(tools)  # skills and MCP tools follow the built-in block
+    # default 2: the end of the built-in tools, the end of the static block
+    assert marks(payload) == [f"tool:{tools[stable - 1]['name']}", "system:0"]
+    for tool, sent in zip(tools, payload["tools"]):
+        sent.pop("cache_control", None)
+        assert sent == tool
+    # 1-4 place exactly that many (each prefix is above Sonnet's 1,024-token minimum)
+    assert [b.cache for b in out.blocks] == ["static", "session", "request"]
+    expected = [f"tool:{tools[stable - 1]['name']}", "system:0", "system:1", "system:2"]
     for n in range(0, 5):
-        p = out.to_anthropic(breakpoints=n)
-        assert sum("cache_control" in b for b in p["system"]) <= min(n, 4)
+        assert marks(out.to_anthropic(breakpoints=n)) == expected[:n]
+    assert marks(out.to_anthropic(breakpoints=4, include_request=False)) == expected[:3]
     with pytest.raises(ValueError):
         out.to_anthropic(breakpoints=5)
+    # no per-session tools: the static marker covers the tools, so it is the first place
+    bare = builtins.compile(SONNET, load_context("minimal"))
+    assert bare.tools.stable == len(bare.tools.names)
+    places = [f"system:{i}" for i in range(len(bare.blocks))]
+    assert marks(bare.to_anthropic(breakpoints=4)) == places
+
+
+def test_sessions_share_the_request_bytes_up_to_the_static_breakpoint(
+        builtins: Compiler) -> None:
+    """Two sessions with a different cwd, rules and skills: Anthropic's cache prefix (tools,
+    then system) is byte-identical up to the first marker; the static block and the built-in
+    tools are identical; OpenAI gets the same built-in tools, static prefix and cache key."""
+    one = load_context("full")
+    two = attrs.evolve(one, cwd="/elsewhere/repo", rules=[{"name": "mine", "text": "Tabs."}],
+                       skills=[{"name": "deploy", "description": "Ship it",
+                                "references": ["ops/deploy.md"]}])
+    a, b = (builtins.compile(SONNET, ctx).to_anthropic() for ctx in (one, two))
+    assert a != b
+
+    def cache_prefix(payload: dict[str, Any]) -> bytes:
+        items = [*payload.get("tools", []), *payload["system"]]
+        upto = next(i for i, item in enumerate(items) if "cache_control" in item)
+        return json.dumps(items[:upto + 1], sort_keys=True).encode()
+
+    assert cache_prefix(a) == cache_prefix(b)
+    assert a["system"][0] == b["system"][0] and "cache_control" in a["system"][0]
+    text = ProviderInfo("anthropic", "claude-sonnet-4-5", native_tools=False)  # next-gen
+    c, d = (builtins.compile(text, ctx).to_anthropic() for ctx in (one, two))
+    assert "tools" not in c and marks(c)[0] == "system:0"
+    assert cache_prefix(c) == cache_prefix(d)  # the static block, marked
+    gpt = ProviderInfo("openai", "gpt-5")
+    x, y = (builtins.compile(gpt, ctx) for ctx in (one, two))
+    ox, oy = x.to_openai(), y.to_openai()
+    assert ox["tools"][:x.tools.stable] == oy["tools"][:y.tools.stable]
+    assert ox["tools"] != oy["tools"]  # the skill enum differs, after the built-in block
+    assert x.static_prefix == y.static_prefix
+    assert ox["messages"][0]["content"].startswith(x.static_prefix)
+    assert ox["prompt_cache_key"] == oy["prompt_cache_key"]
+    assert x.to_openai("responses")["prompt_cache_key"] == \
+        y.to_openai("responses")["prompt_cache_key"] != ox["prompt_cache_key"]
 
 
 def test_no_breakpoint_below_the_models_minimum(builtins: Compiler) -> None:
@@ -82,8 +138,11 @@ def test_openai_and_gemini_payloads(builtins: Compiler) -> None:
     g = gem.to_gemini()
     assert g["system_instruction"]["parts"][0]["text"] == gem.text
     assert g["tools"][0]["function_declarations"]
-    text = builtins.compile(ProviderInfo("openai", "gpt-4.1"), load_context("full")).to_openai()
+    text = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
+                            load_context("full")).to_openai()
     assert "tools" not in text  # text variants carry their tools in the prompt
+    native = builtins.compile(ProviderInfo("openai", "gpt-4.1"), load_context("full"))
+    assert native.variant.id == "generic" and native.to_openai()["tools"]
 
 
 def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,7 +150,7 @@ def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*base, "--provider", "anthropic", "--model", "claude-sonnet-4-5",
                  "--format", "anthropic", "--breakpoints", "1"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert sum("cache_control" in b for b in data["system"]) == 1
+    assert len(marks(data)) == 1
     assert main([*base, "--provider", "openai", "--model", "gpt-5", "--format", "openai"]) == 0
     assert json.loads(capsys.readouterr().out)["prompt_cache_key"].startswith("promptc-")
     assert main([*base, "--provider", "google", "--model", "gemini-2.5-pro",
@@ -105,7 +164,7 @@ def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:
         assert key in data
     assert set(data["variant"]) >= {"id", "family", "source"}
     assert set(data["sections"][0]) >= {"id", "chars", "tokens", "cache"}
-    assert set(data["tokens"]) == {"total", "encoding", "estimated"}
+    assert set(data["tokens"]) >= {"total", "encoding", "estimated", "tools", "with_tools"}
     assert set(data["fingerprints"]) == {"static", "full"}
 
 
@@ -129,5 +188,9 @@ def test_cache_key_follows_static_prefix_and_tools(builtins: Compiler) -> None:
     b = builtins.compile(gpt, attrs.evolve(load_context("full"), cwd="/x",
                                            date="2027-01-01")).to_openai()["prompt_cache_key"]
     c = builtins.compile(gpt, load_context("no_browser")).to_openai()["prompt_cache_key"]
+    d = builtins.compile(gpt, load_context("no_rules_skills")).to_openai()["prompt_cache_key"]
     assert a == b  # same static prefix, same tools
-    assert a != c  # the tool list differs
+    assert a != c  # the built-in tool block differs (no browser_action)
+    assert a == d  # only per-session tools differ: they come after what the key covers
+    loose = builtins.compile(gpt, load_context("full")).to_openai(strict=False)
+    assert loose["prompt_cache_key"] != a  # other bytes sent first

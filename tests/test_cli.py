@@ -146,7 +146,7 @@ def test_explain_names_where_each_tool_came_from(capsys: pytest.CaptureFixture[s
     assert code == 0
     assert tools["read_file"]["source"] == "builtin"
     assert tools["read_file"]["origin"].endswith("components/tools/read_file.toml")
-    assert tools["create_issue"]["source"] == "mcp:github"
+    assert tools["mcp__github__create_issue"]["source"] == "mcp:github"
 
 
 def test_explain_and_variants_show_sources_and_overrides(tmp_path: Path,
@@ -168,3 +168,60 @@ def test_explain_and_variants_show_sources_and_overrides(tmp_path: Path,
     assert any("rules" in m and "project:" in m for m in rows["generic"]["overrides"])
     assert main(["variants", "--project", str(project), "--no-user", "--no-plugins"]) == 0
     assert "override: component of variant 'generic'" in capsys.readouterr().out
+
+
+def test_explain_says_which_link_chose_the_tool_mode(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    base = ["explain", "--builtins-only", "--provider", "openai", "--model", "gpt-4.1"]
+    _, out, _ = run(capsys, *base, "--json")
+    assert json.loads(out)["tool_mode"]["decided_by"] == "model"
+    _, out, _ = run(capsys, *base, "--native-tools", "no", "--json")
+    assert json.loads(out)["tool_mode"] == {
+        "mode": "text", "decided_by": "client", "reason": "the client set native_tools = false",
+        "overrides_variant": False}
+    _, text, _ = run(capsys, *base)
+    assert "native (decided by model:" in text
+
+
+def test_payload_options_reach_the_payload(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--builtins-only", "--provider", "openai", "--model", "gpt-4.1"]
+    _, out, _ = run(capsys, "tools", *base, "--format", "openai")
+    assert all(t["function"]["strict"] for t in json.loads(out))
+    _, out, _ = run(capsys, "tools", *base, "--format", "openai", "--strict-tools", "no")
+    assert not any(t["function"].get("strict") for t in json.loads(out))
+    _, out, _ = run(capsys, "render", *base, "--format", "gemini", "--gemini-schema", "json")
+    declarations = json.loads(out)["tools"][0]["function_declarations"]
+    assert any("parameters_json_schema" in d for d in declarations)
+    assert not any("parameters" in d for d in declarations)
+    _, out, _ = run(capsys, "render", *base, "--format", "anthropic", "--breakpoints", "0")
+    assert "cache_control" not in out
+
+
+def test_tokens_counts_the_tools_sent_beside_the_prompt(capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    base = ["tokens", "--builtins-only", "--provider", "anthropic", "--model",
+            "claude-sonnet-4-5"]
+    _, out, _ = run(capsys, *base, "--json")
+    tokens = json.loads(out)["tokens"]
+    assert tokens["tools"] > 0 and tokens["with_tools"] == tokens["total"] + tokens["tools"]
+    _, text, _ = run(capsys, *base)
+    assert f"{tokens['with_tools']}" in text and "anthropic JSON" in text
+
+
+def test_parse_reads_calls_and_names_errors(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    reply = tmp_path / "reply.txt"
+    base = ["parse", "--builtins-only", "--provider", "openai", "--model", "gpt-4.1",
+            "--native-tools", "no"]
+    reply.write_text("Reading.\n<read_file>\n<path>src/a.py</path>\n</read_file>\n",
+                     encoding="utf-8")
+    code, out, _ = run(capsys, *base, str(reply))
+    parts = json.loads(out)["parts"]
+    assert code == 0 and parts[1] == {"call": {"name": "read_file",
+                                               "arguments": {"path": "src/a.py"}}}
+    reply.write_text("<read_file><pth>x</pth></read_file>", encoding="utf-8")
+    code, out, _ = run(capsys, *base, str(reply))
+    error = json.loads(out)["parts"][0]["error"]
+    assert code == 1 and error["code"] == "unknown-parameter" and "pth" in error["message"]
+    code, _, err = run(capsys, *base, str(tmp_path / "missing.txt"))
+    assert code == 2 and "missing.txt" in err

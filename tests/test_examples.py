@@ -2,7 +2,9 @@
 
 Every SDK client gets an HTTP client whose mock transport keeps the JSON body the SDK produced and
 answers from a script: a tool call, then a final answer, then (second user turn) another answer.
-Nothing here reaches the network; the API keys are fake.
+The loop works in both tool modes: native calls (checked with `prompt.tools.decode`) and calls
+written in the text format (read with `prompt.tools.parse`), each tested here. Nothing here
+reaches the network; the API keys are fake.
 """
 
 from __future__ import annotations
@@ -285,8 +287,9 @@ def test_responses_instructions_tools_and_cache_key(responses_run: Any,
         assert body["instructions"] == expected["instructions"] == prompt.text
         assert body["prompt_cache_key"] == expected["prompt_cache_key"]
         assert body["tools"] == expected["tools"]
-        # optional parameters need non-strict schemas, and the SDK types `strict` as required
-        assert all(tool["strict"] is False for tool in body["tools"])
+        # every built-in tool's schema is strict-ready (optional parameters nullable)
+        assert {t["name"]: t["strict"] for t in body["tools"]} == prompt.tools.strict_flags()
+        assert all(tool["strict"] is True for tool in body["tools"])
         assert [tool["name"] for tool in body["tools"]] == list(prompt.tools.names)
 
 
@@ -313,17 +316,80 @@ def test_responses_second_turn_reuses_the_static_prefix(responses_run: Any,
     assert len({json.dumps(body["tools"], sort_keys=True) for body in script.bodies}) == 1
 
 
-# --- text-mode tools -----------------------------------------------------------------------------
+# --- both tool modes on one variant (generic) ------------------------------------------------
 
-def test_text_mode_variant_sends_no_native_tools(example: ModuleType,
-                                                 builtins: Compiler) -> None:
-    """gpt-4o gets a variant that describes its tools in the prompt: no `tools` field at all."""
-    script = Script(http_library(openai), "/chat/completions", [CHAT_SCRIPT[1]])
+TEXT_CALL = ("Let me look.\n<list_files>\n<path>.</path>\n<recursive>false</recursive>\n"
+             "</list_files>")
+
+
+def test_text_mode_calls_are_parsed_run_and_answered(example: ModuleType,
+                                                     builtins: Compiler) -> None:
+    """gpt-4.1 with `native_tools=False`: the prompt teaches the text format, no `tools` are
+    sent, and the loop reads the call out of the reply's text."""
+    script = Script(http_library(openai), "/chat/completions", [
+        chat_completion("chatcmpl-1", {"role": "assistant", "content": TEXT_CALL}, "stop"),
+        CHAT_SCRIPT[1]])
     client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
-    agent = example.Agent(builtins, example.OpenAIChat(client, model="gpt-4o"))
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    def run_tool(name: str, arguments: Any) -> str:
+        calls.append((name, dict(arguments)))
+        return example.describe_call(name, arguments)
+
+    backend = example.OpenAIChat(client, model="gpt-4.1", native_tools=False)
+    agent = example.Agent(builtins, backend, run_tool)
+    assert agent.turn("List the files.", example.turn_context(SESSION, DAY_ONE)) == \
+        "There are three files."
+    prompt = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
+                              example.turn_context(SESSION, DAY_ONE))
+    assert prompt.variant.id == "generic" and prompt.tools.mode == "text"
+    assert calls == [("list_files", LIST_ARGS)]
+    first, second = script.bodies
+    assert "tools" not in first and "tools" not in second
+    assert first["messages"][0] == {"role": "system", "content": prompt.text}
+    assert "<list_files>" in prompt.text  # the text catalogue teaches the format
+    assert second["messages"][1:] == [
+        {"role": "user", "content": "List the files."},
+        {"role": "assistant", "content": TEXT_CALL},
+        {"role": "user", "content": example.text_results([("list_files", tool_output(example))])},
+    ]
+
+
+def test_text_mode_bad_calls_go_back_as_errors(example: ModuleType, builtins: Compiler) -> None:
+    bad = "<list_files>\n<recursive>perhaps</recursive>\n</list_files>"
+    script = Script(http_library(openai), "/chat/completions", [
+        chat_completion("chatcmpl-1", {"role": "assistant", "content": bad}, "stop"),
+        CHAT_SCRIPT[1]])
+    client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
+    ran: list[str] = []
+    agent = example.Agent(builtins, example.OpenAIChat(client, model="gpt-4.1",
+                                                       native_tools=False),
+                          lambda name, args: ran.append(name) or "")
+    agent.turn("List the files.", example.turn_context(SESSION, DAY_ONE))
+    assert ran == []  # never run
+    answer = script.bodies[1]["messages"][-1]["content"]
+    assert answer.startswith("[list_files] result:\nerror: ")
+    assert "'recursive' must be a boolean" in answer and "'path' is missing" in answer
+
+
+def test_native_mode_on_generic_sends_tools_and_checks_calls(example: ModuleType,
+                                                             builtins: Compiler) -> None:
+    """gpt-4.1 left to its capability: generic sends native tools; the strict null of an
+    optional argument never reaches the runner."""
+    null_call = chat_completion("chatcmpl-1", {"role": "assistant", "content": None,
+                                               "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {
+            "name": "list_files", "arguments": json.dumps({"path": ".", "recursive": None})}}]},
+        "tool_calls")
+    script = Script(http_library(openai), "/chat/completions", [null_call, CHAT_SCRIPT[1]])
+    client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
+    calls: list[tuple[str, dict[str, Any]]] = []
+    agent = example.Agent(builtins, example.OpenAIChat(client, model="gpt-4.1"),
+                          lambda name, args: calls.append((name, dict(args))) or "ok")
     assert agent.turn("Hi.", example.turn_context(SESSION, DAY_ONE)) == "There are three files."
-    prompt = compiled(builtins, "openai", "gpt-4o", DAY_ONE)
-    assert prompt.tools.mode == "text"
-    (body,) = script.bodies
-    assert "tools" not in body
-    assert body["messages"][0] == {"role": "system", "content": prompt.text}
+    prompt = compiled(builtins, "openai", "gpt-4.1", DAY_ONE)
+    assert prompt.variant.id == "generic" and prompt.tools.mode == "native"
+    first, _ = script.bodies
+    assert first["tools"] == prompt.to_openai()["tools"]
+    assert "<list_files>" not in prompt.text
+    assert calls == [("list_files", {"path": "."})]

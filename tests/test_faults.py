@@ -31,7 +31,7 @@ from promptc._load.registry import PluginVariant, build_registry, plugin_raw_var
 from promptc._load.sources import builtin_root
 
 CLAUDE = ProviderInfo("anthropic", "claude-sonnet-4-5")
-GPT = ProviderInfo("openai", "gpt-4o")  # -> the generic (text tools) variant
+GPT = ProviderInfo("openai", "gpt-4o", native_tools=False)  # -> generic, text tools
 CTX = PromptContext(cwd="/w", os="Linux", date="2026-01-01")
 BUILTIN = read_layer(builtin_root(), "builtin")
 PLUGIN = "plugin:acme"

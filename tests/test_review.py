@@ -91,11 +91,12 @@ def test_stale_and_missing_snapshots_are_listed(tmp_path: Path,
 def test_diff_between_two_variants_adds_up(capsys: pytest.CaptureFixture[str]) -> None:
     ctx = str(REPO / "promptc/_data/snapshot/contexts/full.json")
     code, out, _ = run(capsys, "diff", "--builtins-only", "--provider", "anthropic", "--model",
-                       "claude-sonnet-4-5", "--context", ctx, "--variant", "generic",
+                       "claude-sonnet-4-5", "--context", ctx, "--variant", "next-gen",
                        "--to-variant", "native-next-gen", "--json")
     assert code == 0
     report = json.loads(out)
-    assert report["from"]["variant"] == "generic" and report["to"]["variant"] == "native-next-gen"
+    assert report["from"]["variant"] == "next-gen"  # written for text tools only
+    assert report["to"]["variant"] == "native-next-gen"
     assert sum(r["tokens_delta"] for r in report["sections"]) == report["tokens_delta"]
     assert report["tokens_delta"] == report["tokens_after"] - report["tokens_before"]
     statuses = {r["id"]: r["status"] for r in report["sections"]}
@@ -143,9 +144,13 @@ def test_tokens_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "estimate" in out
     lines = out.splitlines()
     assert lines[0].split() == ["section", "cache", "tokens", "chars"]
-    total = next(line for line in lines if line.startswith("total"))
-    rows = [line for line in lines[2:] if line and not line.startswith(("total", "encoding"))]
-    assert sum(int(r.rsplit(None, 2)[-2]) for r in rows) == int(total.split()[1])
+    at = next(i for i, line in enumerate(lines) if line.startswith("total"))
+    rows = lines[2:at]
+    assert sum(int(r.rsplit(None, 2)[-2]) for r in rows) == int(lines[at].split()[1])
+    # native tools are counted beside the prompt, then both together
+    tools, sent = lines[at + 1], lines[at + 2]
+    assert tools.startswith("tools (anthropic JSON") and sent.startswith("sent before")
+    assert int(sent.split()[-1]) == int(lines[at].split()[1]) + int(tools.split()[-1])
 
 
 @pytest.mark.parametrize("vid", ["generic", "next-gen", "native-next-gen", "gpt-5", "gemini-3",

@@ -178,7 +178,9 @@ def test_every_builtin_variant_is_routed_to(compiler: Compiler) -> None:
     pytest.param("google", "gemini-3-pro-preview", {}, "native", id="gemini-3-auto-native"),
     pytest.param("openrouter", "z-ai/glm-4.6", {}, "text", id="glm-always-text"),
     pytest.param("ollama", "qwen3-coder:30b", {}, "text", id="compact-always-text"),
-    pytest.param("openai", "gpt-4o", {}, "text", id="generic-text"),
+    pytest.param("openai", "gpt-4o", {}, "native", id="generic-native"),
+    pytest.param("openai", "gpt-4.1", {"native_tools": False}, "text", id="generic-text"),
+    pytest.param("anthropic", "claude-3-7-sonnet", {}, "native", id="generic-claude-3-7"),
 ])
 def test_tool_mode(compiler: Compiler, provider: str, model: str, caps: dict[str, object],
                    mode: str) -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from promptc import Compiler, PromptContext, ProviderInfo
 from promptc._base.frozen import dumps_json, freeze
 
-GPT = ProviderInfo("openai", "gpt-4.1")
+GPT = ProviderInfo("openai", "gpt-4.1", native_tools=False)  # generic with text tools
 SONNET = ProviderInfo("anthropic", "claude-sonnet-4-5")
 
 
@@ -38,7 +38,7 @@ def test_schema_nested_500_deep_renders_in_text_and_native(builtins: Compiler) -
     assert len(text.text) < 200_000  # written on one line: linear in depth, not quadratic
     assert builtins.compile(GPT, again, strict=True).text == text.text  # equal, deep compare
     native = builtins.compile(SONNET, ctx, strict=True)
-    [fn] = [f for f in native.tools.anthropic() if f["name"] == "t"]
+    [fn] = [f for f in native.tools.anthropic() if f["name"] == "mcp__deep__t"]
     depth, node = 0, fn["input_schema"]
     while "properties" in node:
         node, depth = node["properties"]["x"], depth + 1

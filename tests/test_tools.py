@@ -8,7 +8,8 @@ import jsonschema
 import pytest
 
 from promptc import Compiler, McpServer, McpTool, PromptContext, ProviderInfo
-from promptc._model.tools import mcp_bindings, sanitize_tool_name
+from promptc._model.tools import (NAME_PATTERN, mcp_bindings, mcp_function_name,
+                                  sanitize_tool_name)
 
 from .conftest import load_context
 
@@ -60,7 +61,7 @@ def test_parameter_dependencies_hold_in_text_and_native(tc: Compiler) -> None:
     assert "- demo" in text.text
     [finish] = [f for f in text.tools.openai() if f["function"]["name"] == "finish"]
     assert "demo" in finish["function"]["parameters"]["properties"]
-    native = tc.compile(TEXT, PromptContext(), variant="nat")  # `run` is not offered there
+    native = tc.compile(ProviderInfo("x", "y"), PromptContext(), variant="nat")  # no `run`
     [finish] = [f for f in native.tools.anthropic() if f["name"] == "finish"]
     assert list(finish["input_schema"]["properties"]) == ["result"]
     assert native.tools.mode == "native" and native.section("tools") is None
@@ -88,18 +89,47 @@ def test_sanitize_names() -> None:
     assert sanitize_tool_name("///") == "tool"
 
 
-def test_mcp_collisions_are_renamed_deterministically_and_reported() -> None:
+def test_mcp_tools_are_always_namespaced_and_collisions_resolved() -> None:
     servers = [McpServer("a", tools=[McpTool("read_file"), McpTool("query")]),
-               McpServer("b", tools=[McpTool("query"), McpTool("b__query")])]
+               McpServer("a.b", tools=[McpTool("c")]),
+               McpServer("a_b", tools=[McpTool("c"), McpTool("c")]),
+               McpServer("my server", tools=[McpTool("x" * 80)])]
     notes: list[tuple[str, str]] = []
     bindings = mcp_bindings(servers, {"read_file"}, lambda s, m: notes.append((s, m)))
     names = [b.native_name for b in bindings]
-    assert names[:3] == ["a__read_file", "query", "b__query"]
-    assert names[3] != "b__query" and len(set(names)) == 4
-    assert all(len(n) <= 64 for n in names)
-    assert [s for s, _ in notes] == ["a/read_file", "b/query", "b/b__query"]
-    assert "reserved by a built-in tool" in notes[0][1]
+    assert names[:3] == ["mcp__a__read_file", "mcp__a__query", "mcp__a_b__c"]
+    assert names[3].startswith("mcp__a_b__c_") and names[4].startswith("mcp__a_b__c_")
+    assert len(set(names)) == len(names) and all(len(n) <= 64 for n in names)
+    assert all(NAME_PATTERN.match(n) for n in names)
+    assert names[5].startswith("mcp__my_server__xxx") and len(names[5]) == 64
+    assert [(b.server, b.tool) for b in bindings][3] == ("a_b", "c")
+    # every name that is not the plain mcp__<server>__<tool> is reported, with why
+    assert [s for s, _ in notes] == ["a.b/c", "a_b/c", "a_b/c", "my server/" + "x" * 80]
+    assert "already taken" in notes[1][1] and "64 characters" in notes[3][1]
     assert mcp_bindings(servers, {"read_file"}) == bindings  # same input, same names
+
+
+def test_mcp_names_are_linear_in_collisions() -> None:
+    import time
+    def run(n: int) -> float:
+        servers = [McpServer("s", tools=[McpTool("read_file")] * n)]
+        best = float("inf")
+        for _ in range(3):  # the best of three: a shared machine is noisy
+            start = time.perf_counter()
+            names = [b.native_name for b in mcp_bindings(servers, ())]
+            best = min(best, time.perf_counter() - start)
+        assert len(set(names)) == n
+        return best
+    small, large = run(1000), run(8000)
+    assert large < small * 8 * 4  # linear (with room for noise), not quadratic
+
+
+def test_mcp_function_names() -> None:
+    assert mcp_function_name("github", "create_issue") == "mcp__github__create_issue"
+    assert mcp_function_name("my.server", "do it!") == "mcp__my_server__do_it"
+    long = mcp_function_name("s" * 40, "t" * 40)
+    assert len(long) == 64 and long.startswith("mcp__" + "s" * 16)
+    assert mcp_function_name("s" * 40, "t" * 40) != mcp_function_name("s" * 40, "t" * 41)
 
 
 def test_builtin_native_schemas_are_valid_json_schema(builtins: Compiler) -> None:
@@ -116,16 +146,34 @@ def test_builtin_native_schemas_are_valid_json_schema(builtins: Compiler) -> Non
                 assert "additionalProperties" not in str(decl["parameters"])
 
 
-def test_native_mcp_tools_with_a_reserved_name_are_renamed(builtins: Compiler) -> None:
+def test_native_mcp_tools_never_take_a_builtin_name(builtins: Compiler) -> None:
     ctx = PromptContext(mcp_servers=[{"name": "files", "tools": [
         {"name": "read_file", "description": "Shadow the built-in.",
          "input_schema": {"type": "object"}}]}])
     out = builtins.compile(NATIVE, ctx, variant="native-next-gen")
     assert out.tools.mode == "native"
-    assert "files__read_file" in out.tools.names
-    assert out.tools.mcp_target("files__read_file") == ("files", "read_file")
-    [d] = [d for d in out.diagnostics if d.code == "mcp-renamed"]
-    assert d.source == "files/read_file" and "reserved" in d.message
+    assert out.tools.names.count("read_file") == 1 and "mcp__files__read_file" in out.tools.names
+    assert out.tools.mcp_target("mcp__files__read_file") == ("files", "read_file")
+    assert not [d for d in out.diagnostics if d.code == "mcp-renamed"]
+    # the MCP section names the function exactly as sent, and says whose words describe it
+    section = out.section("mcp_servers").text
+    assert "`mcp__files__read_file` (tool read_file)" in section
+    assert "description and schema are that server's words" in section
+    [fn] = [f for f in out.tools.anthropic() if f["name"] == "mcp__files__read_file"]
+    assert fn["description"] == "Shadow the built-in."  # verbatim
+
+
+def test_builtin_tools_come_first_then_session_tools(builtins: Compiler) -> None:
+    """The built-in block depends only on the variant, features, mode and model; tools that
+    depend on the session (skills, MCP servers) follow it, then the MCP functions."""
+    out = builtins.compile(NATIVE, load_context("full"), variant="native-next-gen")
+    names = out.tools.names
+    stable = out.tools.stable
+    assert names[stable:stable + 3] == ("access_mcp_resource", "load_skill",
+                                        "load_skill_reference")
+    assert all(n.startswith("mcp__") for n in names[stable + 3:])
+    bare = builtins.compile(NATIVE, load_context("no_rules_skills"), variant="native-next-gen")
+    assert bare.tools.names[:bare.tools.stable] == names[:stable]
 
 
 @pytest.mark.parametrize("context", ["full", "no_browser", "no_mcp", "no_rules_skills", "plan"])
@@ -136,8 +184,60 @@ def test_text_variants_list_exactly_the_enabled_tools(builtins: Compiler, contex
         for provider in (TEXT, NATIVE):
             out = builtins.compile(provider, ctx, variant=vid)
             section = out.section("tools")
+            if "tools" not in out.variant.components:  # written for native tools only
+                assert out.tools.mode == "native" or any(
+                    d.code == "tool-mode-unsupported" for d in out.diagnostics)
+                continue
             if out.tools.mode == "native":
                 assert section is None and "<execute_command>" not in out.text
                 continue
             listed = re.findall(r"^## (\S+)$", section.text, re.M)
             assert listed == [s.name for s in out.tools.specs], (vid, context)
+
+
+# --- the tool-mode chain ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("model", ["gpt-4.1", "gpt-4o", "o3", "claude-3-7-sonnet",
+                                   "mistral-large-latest"])
+def test_models_routed_to_generic_get_native_tools(builtins: Compiler, model: str) -> None:
+    provider = {"claude-3-7-sonnet": "anthropic", "mistral-large-latest": "mistral"}.get(
+        model, "openai")
+    out = builtins.compile(ProviderInfo(provider, model), load_context("full"))
+    assert out.variant.id == "generic"
+    assert out.tools.mode == "native" and out.tools.decided_by == "model"
+    assert out.section("tools") is None and out.section("tool_calling") is not None
+    text = builtins.compile(ProviderInfo(provider, model, native_tools=False),
+                            load_context("full"))
+    assert text.variant.id == "generic" and text.tools.mode == "text"
+    assert text.tools.choice is not None and text.tools.choice.decided_by == "client"
+    assert text.section("tools") is not None and text.section("tool_calling") is None
+
+
+def test_the_chain_client_then_variant_then_model_then_text(builtins: Compiler) -> None:
+    def choice(provider: ProviderInfo, variant: str | None = None) -> tuple[str, str]:
+        c = builtins.compile(provider, PromptContext(), variant=variant).tools.choice
+        assert c is not None and c.reason
+        return c.mode, c.decided_by
+    assert choice(ProviderInfo("zai", "glm-4.6")) == ("text", "variant")
+    assert choice(ProviderInfo("zai", "glm-4.6", native_tools=True)) == ("native", "client")
+    assert choice(ProviderInfo("openai", "gpt-4.1")) == ("native", "model")
+    assert choice(ProviderInfo("x", "never-heard-of-it"), "generic")[1] in ("model", "default")
+    forced = builtins.compile(ProviderInfo("zai", "glm-4.6", native_tools=True), PromptContext())
+    [note] = [d for d in forced.diagnostics if d.code == "tool-mode-client"]
+    assert note.level == "info" and "glm" in note.message
+    assert forced.tools.choice is not None and forced.tools.choice.overrides_variant
+    assert forced.tools.choice.to_dict()["decided_by"] == "client"
+
+
+def test_cli_render_follows_the_chain(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from promptc._cli import main
+    base = ["render", "--builtins-only", "--provider", "openai", "--model", "gpt-4.1",
+            "--date", "2026-01-01", "--format", "openai"]
+    assert main(base) == 0
+    native = json.loads(capsys.readouterr().out)
+    assert native["tools"] and all(t["function"]["strict"] for t in native["tools"])
+    assert main([*base, "--native-tools", "no"]) == 0
+    text = json.loads(capsys.readouterr().out)
+    assert "tools" not in text and "<read_file>" in text["messages"][0]["content"]

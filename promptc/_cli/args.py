@@ -20,7 +20,7 @@ from .format import bound, clean, format_diagnostic
 
 __all__ = ["UsageError", "Findings", "Parser", "epilog", "add_sources", "add_target",
            "add_json", "compiler_from", "target_from", "print_json", "print_diagnostics",
-           "non_negative", "DOCS"]
+           "non_negative", "add_payload_options", "read_input_text", "DOCS"]
 
 DOCS = "docs/cli.md in the promptc repository"
 
@@ -114,6 +114,33 @@ def add_target(p: argparse.ArgumentParser, variant: bool = True) -> None:
 def add_json(p: argparse.ArgumentParser, what: str = "the full data") -> None:
     p.add_argument("--json", action="store_true",
                    help=f"print JSON instead of a table: {what}, exact and untruncated")
+
+
+def add_payload_options(p: argparse.ArgumentParser) -> None:
+    """How native tool definitions are shaped for OpenAI and Gemini."""
+    p.add_argument("--openai-api", choices=("chat", "responses"), default="chat",
+                   help="for --format openai: the Chat Completions (default) or Responses "
+                        "API shape")
+    p.add_argument("--strict-tools", choices=("yes", "no"), default="yes",
+                   help="for --format openai: strict function schemas where strict mode can "
+                        "express them (default yes; optional parameters become nullable)")
+    p.add_argument("--gemini-schema", choices=("openapi", "json"), default="openapi",
+                   help="for --format gemini: `parameters` in Gemini's OpenAPI subset "
+                        "(default) or `parameters_json_schema`")
+
+
+def read_input_text(name: str) -> str:
+    """A text file named on the command line, or stdin for `-`."""
+    if name == "-":
+        return sys.stdin.read()
+    from pathlib import Path
+
+    from .._base.errors import ContextError
+    from .._base.files import read_text_file
+    try:
+        return read_text_file(Path(name), ContextError)
+    except ContextError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def compiler_from(args: argparse.Namespace) -> Compiler:

@@ -15,10 +15,11 @@ from typing import Any
 from .._base.errors import (BudgetExceededError, ConfigError, ContextError, NoVariantError,
                             PromptcError)
 from .._compile.result import CompiledPrompt, prompt_to_dict
+from .._emit.parser import ToolCall
 from .._model.provider import ProviderInfo, capability_sources
-from .args import (DOCS, Findings, Parser, UsageError, add_json, add_sources, add_target,
-                   compiler_from, epilog, non_negative, print_diagnostics, print_json,
-                   target_from)
+from .args import (DOCS, Findings, Parser, UsageError, add_json, add_payload_options,
+                   add_sources, add_target, compiler_from, epilog, non_negative,
+                   print_diagnostics, print_json, read_input_text, target_from)
 from .format import Styled, bound, clean, format_diagnostic, paint, table, terminal_width
 
 __all__ = ["main", "build_parser", "TOPICS"]
@@ -64,7 +65,8 @@ def _names(ids: Sequence[str], most: int = 6) -> str:
 
 def budget_summary(prompt: CompiledPrompt) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
     """(the sentence, the rows, the JSON report) for a prompt that a budget changed."""
-    after = prompt.tokens.total if prompt.tokens is not None else 0
+    after = prompt.tokens.with_tools if prompt.tokens is not None else 0
+    tools = prompt.tokens.tools if prompt.tokens is not None else 0
     before = after + sum(d.tokens for d in prompt.dropped)
     rows = budget_rows([s.to_dict() for s in prompt.sections],
                        [d.to_dict() for d in prompt.dropped])
@@ -76,7 +78,8 @@ def budget_summary(prompt: CompiledPrompt) -> tuple[str, list[dict[str, Any]], d
     if dropped:
         did.append(f"dropped {len(dropped)} ({_names(dropped)})")
     sentence = (f"the prompt needed {before:,} tokens, over the budget of {prompt.budget:,}: "
-                f"{' and '.join(did)}; it now has {after:,}.")
+                f"{' and '.join(did)}; it now has {after:,}"
+                f"{f' ({tools:,} of them native tool definitions)' if tools else ''}.")
     report = {"budget": prompt.budget, "tokens_before": before, "tokens_after": after,
               "sections": rows}
     return sentence, rows, report
@@ -91,7 +94,12 @@ def budget_failure(exc: BudgetExceededError) -> tuple[str, list[dict[str, Any]]]
     required = [r for r in rows if r["required"]]
     need = sum(r["tokens"] for r in required)
     total = report.get("total", 0)
-    rest = f" and {total - need:,} outside any section" if total > need else ""
+    tools = report.get("tools", 0)
+    rest = ""
+    if tools:
+        rest += f", {tools:,} of native tool definitions"
+    if total > need + tools:
+        rest += f", {total - need - tools:,} outside any section"
     sentence = (f"the prompt cannot fit the budget of {report.get('budget', 0):,} tokens: with "
                 f"every shorter form used and every optional section dropped it still needs "
                 f"{total:,}: {need:,} in the required sections "
@@ -125,9 +133,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     elif fmt == "anthropic":
         print_json(prompt.to_anthropic(breakpoints=args.breakpoints))
     elif fmt == "openai":
-        print_json(prompt.to_openai(api=args.openai_api))
+        print_json(prompt.to_openai(api=args.openai_api, strict=args.strict_tools == "yes"))
     elif fmt == "gemini":
-        print_json(prompt.to_gemini())
+        print_json(prompt.to_gemini(schema=args.gemini_schema))
     if fmt != "json":
         _report_budget(prompt)
         print_diagnostics(prompt.diagnostics, skip=("budget-",))
@@ -146,16 +154,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
              for t in prompt.tools.specs] + \
         [{"name": b.native_name, "source": f"mcp:{b.server}", "origin": b.tool}
          for b in prompt.tools.mcp]
-    data = {
+    capabilities = {name: {"value": value, "source": source}
+                    for name, (value, source) in capability_sources(info).items()}
+    choice = prompt.tools.choice
+    data: dict[str, Any] = {
         "provider": {k: getattr(resolved, k) for k in (
             "provider", "model", "family", "context_window", "native_tools", "images",
             "prompt_caching", "cache_min_tokens", "encoding")},
         "normalized_model": resolved.normalized_model,
-        "capabilities": {name: {"value": value, "source": source}
-                         for name, (value, source) in capability_sources(info).items()},
+        "capabilities": capabilities,
         "variant": {"id": v.id, "family": v.family, "source": v.source, "path": v.path,
                     "extends": v.extends, "chosen_by": chosen_by,
                     "tool_mode": prompt.tools.mode},
+        "tool_mode": choice.to_dict() if choice is not None else {"mode": prompt.tools.mode},
         "trace": [t.to_dict() for t in resolution.trace],
         "sections": [s.to_dict() for s in prompt.sections],
         "tools": tools,
@@ -171,10 +182,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
               f"(normalized: {clean(resolved.normalized_model)}, family: "
               f"{clean(resolved.family)})\n")
     rows = [[name, "-" if fact["value"] is None else fact["value"], fact["source"]]
-            for name, fact in data["capabilities"].items()]
+            for name, fact in capabilities.items()]
     out.write(table(["capability", "value", "source"], rows, "lll", max_lines=2) + "\n")
     out.write(f"{paint('variant', 'bold')}   {clean(v.id)} ({clean(v.source)}; chosen by "
-              f"{chosen_by}; tools: {prompt.tools.mode})\n")
+              f"{chosen_by})\n")
+    if choice is not None:
+        import textwrap
+        line = textwrap.fill(f"{choice.mode} (decided by {choice.decided_by}: "
+                             f"{clean(choice.reason)})", terminal_width() - 10,
+                             subsequent_indent=" " * 10, break_on_hyphens=False)
+        out.write(f"{paint('tools', 'bold')}     {line}\n")
     out.write(f"{paint('sources', 'bold')}   " + ", ".join(
         f"{clean(layer)} {clean(path)}" for layer, path in compiler.sources) + "\n\n")
     rows = []
@@ -241,13 +258,26 @@ def cmd_tools(args: argparse.Namespace) -> int:
                              "names below)\n")
             sys.stdout.write(table(["tool"], rows) + "\n")
     elif args.format == "openai":
-        print_json(tools.openai(api=args.openai_api))
+        print_json(tools.openai(api=args.openai_api, strict=args.strict_tools == "yes"))
     elif args.format == "anthropic":
         print_json(tools.anthropic())
     elif args.format == "gemini":
-        print_json(tools.gemini())
+        print_json(tools.gemini(schema=args.gemini_schema))
     print_diagnostics(prompt.diagnostics)
     return 0
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    compiler = compiler_from(args)
+    info, ctx = target_from(args)
+    prompt = compiler.compile(info, ctx, variant=args.variant)
+    reply = read_input_text(args.reply)
+    parsed = prompt.tools.parse(reply)
+    print_json({"tool_mode": prompt.tools.mode,
+                "parts": [p if isinstance(p, str) else
+                          {"call" if isinstance(p, ToolCall) else "error": p.to_dict()}
+                          for p in parsed.parts]})
+    return 1 if parsed.errors else 0
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -289,6 +319,10 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     rows.append(["(template text and joins)", "", glue,
                  len(prompt.text) - sum(len(s.text) for s in prompt.sections)])
     rows.append(["total", "", rep.total, len(prompt.text)])
+    if rep.tools:
+        rows.append([f"tools ({rep.tools_format} JSON, sent beside the prompt)", "",
+                     rep.tools, ""])
+        rows.append(["sent before any message", "", rep.with_tools, ""])
     sys.stdout.write(table(["section", "cache", "tokens", "chars"], rows, "llrr") + "\n")
     sys.stdout.write(f"encoding: {rep.encoding}"
                      f"{' (estimate: this family has its own tokenizer)' if rep.estimated else ''}"
@@ -412,11 +446,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="text: the prompt (default); json: the prompt with sections, tokens, "
                         "fingerprints and diagnostics; anthropic|openai|gemini: a request "
                         "payload (system prompt + native tools)")
-    p.add_argument("--breakpoints", type=int, default=2, choices=(1, 2, 3, 4),
-                   help="cache breakpoints for --format anthropic (default 2)")
-    p.add_argument("--openai-api", choices=("chat", "responses"), default="chat",
-                   help="for --format openai: the Chat Completions (default) or Responses "
-                        "API shape")
+    p.add_argument("--breakpoints", type=int, default=2, choices=(0, 1, 2, 3, 4),
+                   help="cache breakpoints for --format anthropic (default 2): the end of the "
+                        "built-in tools, of the static, session and request blocks, first "
+                        "places first, each only once its prefix reaches the model's minimum")
+    add_payload_options(p)
     COMMANDS["render"] = cmd_render
 
     p = _command(sub, "explain", "why this variant, and where each section came from",
@@ -455,10 +489,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="text", choices=("text", "openai", "anthropic", "gemini"),
                    help="text: the tools section, or the tool names for a native variant "
                         "(default); openai|anthropic|gemini: native definitions as JSON")
-    p.add_argument("--openai-api", choices=("chat", "responses"), default="chat",
-                   help="for --format openai: the Chat Completions (default) or Responses "
-                        "API shape")
+    add_payload_options(p)
     COMMANDS["tools"] = cmd_tools
+
+    p = _command(sub, "parse", "read the tool calls in a model's reply",
+                 "Parse a reply written in the text tool-call format against the tools a "
+                 "request offers: prose, calls (arguments typed by their schema) and errors "
+                 "(unknown tool, missing or unknown parameter, wrong type, unclosed call), in "
+                 "order, as JSON. An error's message is written to be sent back to the model.",
+                 [f"promptc parse {TARGET} --native-tools no reply.txt",
+                  "promptc parse --provider ollama --model qwen3-coder:30b -"],
+                 "0 every call is valid · 1 a call has errors · 2 bad usage or input")
+    add_target(p)
+    p.add_argument("reply", metavar="FILE", help="the reply's text (- for stdin)")
+    COMMANDS["parse"] = cmd_parse
 
     p = _command(sub, "lint", "check every registered variant before any request",
                  "Check every registered variant before any request: templates, components, "

@@ -3,6 +3,11 @@
 A loop over stages 3–4 of the request path (sections, assemble), before anything is wrapped. Each
 attempt is counted through the compiler's token memo, cut at section boundaries where counts add
 up exactly, so text that did not change between attempts is not tokenized again.
+
+A budget limits what a request sends before any message: the prompt's text plus, for a variant
+that sends its tools natively, the tool definitions (`tools_tokens`, counted once: sections come
+and go, the tools stay). So a budget means the same for a text variant, whose tool catalogue is
+part of its text, and a native one.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ Attempt = tuple[list[Section | None], str, Placed, Mapping[str, str], int]
 
 
 def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
-               report: Reporter) -> tuple[str, Placed, Mapping[str, str], tuple[Dropped, ...]]:
-    """Sections that fit `budget` tokens (and the text they make), or BudgetExceededError."""
+               report: Reporter, tools_tokens: int = 0
+               ) -> tuple[str, Placed, Mapping[str, str], tuple[Dropped, ...]]:
+    """Sections that fit `budget` tokens together with `tools_tokens` of native tool JSON (and
+    the text they make), or BudgetExceededError."""
     if budget < 0:
         raise BudgetExceededError(f"budget must be ≥ 0, got {budget}", field="budget")
     encoding, _ = encoding_for(plan.provider)
@@ -38,7 +45,7 @@ def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
         sections = plan.sections(request, into, forms, frozenset(dropped))
         text, placed, layers = plan.assemble(sections, request)
         cuts = [span[0] for _section, span in placed]
-        return sections, text, placed, layers, counter.total(text, cuts, encoding)
+        return sections, text, placed, layers, counter.total(text, cuts, encoding) + tools_tokens
 
     current = attempt(report)
     if current[4] <= budget:
@@ -80,11 +87,18 @@ def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
         rows = [{"id": s.id, "tokens": counts[s.id], "required": s.required,
                  "priority": s.priority, "form": s.form} for s in present]
         required = sum(counts[s.id] for s in present if s.required)
+        parts = [f"{required} in required sections"]
+        if tools_tokens:
+            parts.append(f"{tools_tokens} of native tool definitions")
+        rest = current[4] - required - tools_tokens
+        if rest > 0:
+            parts.append(f"{rest} in the template's own text")
         raise BudgetExceededError(
-            f"required sections need {current[4]} tokens (required sections alone: "
-            f"{required}); the budget is {budget}",
+            f"the prompt needs at least {current[4]} tokens ({', '.join(parts)}); the budget "
+            f"is {budget}",
             report={"sections": rows, "total": current[4], "budget": budget,
-                    "dropped": [d.to_dict() for d in log]}, field="budget")
+                    "tools": tools_tokens, "dropped": [d.to_dict() for d in log]},
+            field="budget")
     for d in log:
         report("info", "budget-" + ("shortened" if d.action == "shortened" else "dropped"),
                f"section {d.id!r} {d.action} (priority {d.priority}, saved {d.tokens} tokens): "

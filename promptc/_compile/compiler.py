@@ -26,6 +26,7 @@ import attrs
 
 from .._base.errors import PLUGIN_FAILURES, ConfigError, ContextError, NoVariantError
 from .._base.memo import Memo
+from .._emit.toolset import ToolSet, wire_format
 from .._load.folders import Layer, read_layer
 from .._load.plugins import PluginSet, load_plugins
 from .._load.registry import Registry, Resolution, build_registry
@@ -66,7 +67,7 @@ class Compiler:
             diags.extend(plugins.diagnostics)
         self.load_diagnostics: tuple[Diagnostic, ...] = tuple(diags)
         self._routes = Memo(1024)  # (provider, pinned variant id) -> Route
-        self._plans: dict[tuple[str, ProviderInfo], Plan] = {}
+        self._plans: dict[tuple[str, ProviderInfo, bool | None], Plan] = {}
         self._plans_lock = threading.Lock()
         self._contexts = Memo(memo_size)  # marshal bytes of plain context data -> PromptContext
         self._parts = ContextParts()  # the same for parts: an MCP server's tools, the skills
@@ -158,13 +159,16 @@ class Compiler:
         info = provider.resolved()
         resolution = self.registry.variant_for(variant) if variant is not None else \
             self.registry.resolve(info)
-        plan = self._plan(resolution.variant, info)
+        # The client's own `native_tools` (before resolution filled it in) is the first link
+        # of the tool-mode chain, so the plan knows whether the client chose.
+        plan = self._plan(resolution.variant, info, provider.native_tools)
         diags = (*self.load_diagnostics, *resolution.diagnostics, *plan.diagnostics)
         route = Route(resolution, plan, diags, first_failure(diags))
         return self._routes.put(key, route)  # type: ignore[no-any-return]
 
-    def _plan(self, variant: Variant, info: ProviderInfo) -> Plan:
-        key = (variant.id, info)
+    def _plan(self, variant: Variant, info: ProviderInfo,
+              client_choice: bool | None = None) -> Plan:
+        key = (variant.id, info, client_choice)
         plan = self._plans.get(key)
         if plan is None:
             with self._plans_lock:
@@ -172,7 +176,7 @@ class Compiler:
                 if plan is None:
                     plan = self._plans[key] = Plan(variant, info, self.registry.components,
                                                    self.registry.reserved_tools,
-                                                   self._memo_size)
+                                                   self._memo_size, client_choice)
         return plan
 
     def plan(self, provider: ProviderInfo, variant: str | None = None) -> Plan:
@@ -238,20 +242,21 @@ class Compiler:
         if self._context_hooks:
             ctx = self._contribute(ctx, plan.provider, report)
         request = plan.bind(ctx, date, report)                                  # 2. bind
+        tools = plan.toolset(request, report)
         dropped: tuple[Dropped, ...] = ()
         if budget is None:
             sections = plan.sections(request, report)                           # 3. sections
             text, placed, layers = plan.assemble(sections, request)             # 4. assemble
         else:
             from .budget import fit_budget
-            text, placed, layers, dropped = fit_budget(plan, request, self.tokens, budget,
-                                                       report)
-        tools = plan.toolset(request, report)
+            text, placed, layers, dropped = fit_budget(
+                plan, request, self.tokens, budget, report,
+                self._tool_tokens(tools, plan.provider))
         kept = [section for section, _span in placed]
         kept_spans = [span for _section, span in placed]
         tokens = None
         if counted or budget is not None:
-            kept, tokens = self._count(kept, text, kept_spans, plan.provider)
+            kept, tokens = self._count(kept, text, kept_spans, plan.provider, tools)
         prompt = CompiledPrompt(text=text, variant=plan.variant, provider=plan.provider,   # 5.
                                 sections=tuple(kept), spans=tuple(kept_spans), tools=tools,
                                 diagnostics=tuple(report.items),
@@ -265,16 +270,29 @@ class Compiler:
         return prompt
 
     def _count(self, sections: list[Section], text: str, spans: list[tuple[int, int]],
-               provider: ProviderInfo) -> tuple[list[Section], TokenReport]:
-        """Each section counted (memoized by text), and the whole, summed over pieces cut where
-        counts add up exactly."""
+               provider: ProviderInfo, tools: ToolSet | None = None
+               ) -> tuple[list[Section], TokenReport]:
+        """Each section counted (memoized by text), the whole, summed over pieces cut where
+        counts add up exactly, and the native tool JSON sent with it."""
         encoding, estimated = encoding_for(provider)
         count = self.tokens.count
         counted = [s if s.tokens is not None else
                    Section(s.id, s.text, s.cache, s.origin, s.priority, s.required,
                            count(s.text, encoding), s.form) for s in sections]
         total = self.tokens.total(text, [a for a, _b in spans], encoding)
-        return counted, TokenReport(total, encoding, estimated)
+        if tools is None or tools.mode != "native":
+            return counted, TokenReport(total, encoding, estimated)
+        fmt = wire_format(provider)
+        return counted, TokenReport(total, encoding, estimated,
+                                    self._tool_tokens(tools, provider), fmt)
+
+    def _tool_tokens(self, tools: ToolSet, provider: ProviderInfo) -> int:
+        """Tokens of the native tool definitions as this provider's API takes them (0 in text
+        mode, where the tools are part of the prompt's text), in the model's encoding."""
+        if tools.mode != "native" or not tools.names:
+            return 0
+        fmt = wire_format(provider)
+        return self.tokens.count(tools.json_text(fmt), encoding_for(provider)[0])
 
     def _contribute(self, ctx: PromptContext, provider: ProviderInfo, report: Reporter
                     ) -> PromptContext:

@@ -10,7 +10,7 @@ plan, hence by one Compiler, and keyed by the complete, typed input of what it s
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -22,14 +22,14 @@ from .._emit.toolset import NativeTools, ToolSet, native_key
 from .._load.builtin_data import DataCache
 from .._model.cache import CacheClass
 from .._model.component import Component
-from .._model.context import PromptContext
+from .._model.context import McpServer, PromptContext
 from .._model.diagnostics import Diagnostic, Reporter
 from .._model.inputs import resolve_inputs
 from .._model.placeholders import STANDARD
 from .._model.provider import ProviderInfo
 from .._model.request import Request
-from .._model.tools import McpBinding, ToolSpec, enum_sources, mcp_bindings
-from .._model.variant import Variant, tool_mode_of
+from .._model.tools import McpBinding, ToolSpec, enum_sources, mcp_bindings, per_session
+from .._model.variant import Variant, choose_tool_mode
 from .._text.cleanup import clean
 from .._text.layout import laid_out, render_clean
 from .result import Section
@@ -45,23 +45,44 @@ class Plan:
 
     def __init__(self, variant: Variant, provider: ProviderInfo,
                  components: Mapping[str, Component], reserved: frozenset[str] = frozenset(),
-                 memo_size: int = 512) -> None:
+                 memo_size: int = 512, client_choice: bool | None = None) -> None:
         self.variant = variant
         self.provider = provider
         self.reserved = reserved
-        self.tool_mode = tool_mode_of(variant, provider)
+        # The tool-mode chain: the client's explicit choice, the variant's pinned mode, the
+        # model's capability, text (`client_choice`: native_tools as the client gave it).
+        self.tool_choice = choose_tool_mode(variant, provider, client_choice)
+        self.tool_mode = self.tool_choice.mode
         specs: tuple[ToolSpec, ...] = variant.tool_specs
+        # Built-in block first, per-session tools after it (both in the variant's order), so the
+        # tools every session shares come first on the wire.
+        self.tool_order: tuple[ToolSpec, ...] = (
+            *(s for s in specs if not per_session(s)), *(s for s in specs if per_session(s)))
         tool_reads = {r for spec in specs for r in spec.when.reads}
         if any(p.enum_from for spec in specs for p in spec.parameters):
             tool_reads.add("skills")
         self.tools_class: CacheClass = class_of(frozenset(tool_reads), "static")
-        self.data_cache = DataCache()
+        self.data_cache = DataCache(mcp_names=lambda servers: self.mcp_bindings(servers)[0])
         self._outputs = Memo(memo_size)  # (step, form, values read) -> Produced
         self._layouts = Memo(4 * memo_size)  # (step or -1 for the base, form, shape) -> layout
         self._inputs = Memo(memo_size)  # runtime's typed key -> (values, diagnostics)
         self._bindings = Memo(memo_size)  # MCP servers' keys -> (bindings, diagnostics)
         self._native = Memo(memo_size)  # native_key -> NativeTools
+        # one tool's Shape, or one schema's forms, by its complete input (see NativeTools)
+        self._shapes = Memo(4 * memo_size)
         diags: list[Diagnostic] = []
+        if self.tool_choice.overrides_variant:
+            if self.tool_mode == "text" and "tools" not in variant.components:
+                diags.append(Diagnostic(
+                    "warning", "tool-mode-unsupported",
+                    f"tool mode text: {self.tool_choice.reason}, but the variant has no "
+                    "`tools` component to list them in the prompt: the model sees no tools",
+                    variant.id))
+            else:
+                diags.append(Diagnostic(
+                    "info", "tool-mode-client",
+                    f"tool mode {self.tool_mode}: {self.tool_choice.reason}; the client's "
+                    "choice wins", variant.id))
         self.steps: list[Step] = []
         for index, cid in enumerate(variant.components):
             step = bind_step(variant, cid, index, components, self.tools_class, diags)
@@ -162,7 +183,7 @@ class Plan:
     def _enabled_tools(self, context: PromptContext, report: Reporter
                        ) -> tuple[ToolSpec, ...]:
         out = []
-        for spec in self.variant.tool_specs:
+        for spec in self.tool_order:
             try:
                 ok = spec.when.test(context, self.provider, self.tool_mode)
             except PLUGIN_FAILURES as exc:  # a plugin's condition: it must not break the build
@@ -357,23 +378,32 @@ class Plan:
     # --- tools ---------------------------------------------------------------------------
 
     def toolset(self, request: Request, report: Reporter) -> ToolSet:
+        """The request's tools: MCP tools named for native calling (memoized by the servers),
+        and the native definitions (memoized by the complete tool set)."""
         servers = request.context.mcp_servers
         bindings: tuple[McpBinding, ...] = ()
         if self.tool_mode == "native" and servers:
-            key = tuple(s.key for s in servers)
-            hit = self._bindings.get(key)
-            if hit is None:
-                local = Reporter(False)
-                taken = {s.name for s in self.variant.tool_specs} | set(self.reserved)
-                found = mcp_bindings(servers, taken,
-                                     lambda src, msg: local("warning", "mcp-renamed", msg, src))
-                hit = self._bindings.put(key, (found, tuple(local.items)))
-            bindings, diags = hit
+            bindings, diags = self.mcp_bindings(servers)
             if diags:
                 report.extend(diags)
         nkey = native_key(request.tools, request.enum_sources, bindings)
         native = self._native.get(nkey)
         if native is None:
             native = self._native.put(nkey, NativeTools(request.tools, request.enum_sources,
-                                                        bindings))
-        return ToolSet(self.tool_mode, request.tools, bindings, request.context.skills, native)
+                                                        bindings, self._shapes))
+        return ToolSet(self.tool_mode, request.tools, bindings, request.context.skills, native,
+                       self.tool_choice, request.context, self.provider)
+
+    def mcp_bindings(self, servers: Sequence[McpServer]
+                     ) -> tuple[tuple[McpBinding, ...], tuple[Diagnostic, ...]]:
+        """The function names of the servers' tools (`mcp__<server>__<tool>`), and the renames
+        reported; memoized by the servers' keys. The text of the MCP section uses the same."""
+        key = tuple(s.key for s in servers)
+        hit = self._bindings.get(key)
+        if hit is None:
+            local = Reporter(False)
+            taken = {s.name for s in self.variant.tool_specs} | set(self.reserved)
+            found = mcp_bindings(servers, taken,
+                                 lambda src, msg: local("warning", "mcp-renamed", msg, src))
+            hit = self._bindings.put(key, (found, tuple(local.items)))
+        return hit  # type: ignore[no-any-return]

@@ -2,10 +2,11 @@
 
 Anthropic caches the exact prefix tools → system → messages up to a block marked with
 `cache_control`; at most 4 markers per request, and a prefix shorter than the model's minimum is
-not cached at all (silently). So markers go at the ends of the static and session blocks, and only
-where the prefix up to them (tools included) reaches the minimum. OpenAI caches automatically from
-1,024 tokens; a `prompt_cache_key` derived from the static fingerprint routes requests that share
-the static prefix to the same cache.
+not cached at all (silently). So markers go at the end of the built-in tool block, the static
+block, the session block, and only where the prefix up to them (tools included) reaches the
+minimum. OpenAI caches automatically from 1,024 tokens; a `prompt_cache_key` derived from what is
+sent first (the built-in tools and the static text) routes requests that share that prefix to
+the same cache.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Literal, Protocol
 
-from .._base.frozen import dumps_json
 from .._model.provider import ProviderInfo
 from .blocks import Block
 from .toolset import ToolSet
@@ -42,7 +42,7 @@ class CompiledPrompt(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
 
-__all__ = ["to_anthropic", "to_openai", "to_gemini", "MAX_ANTHROPIC_BREAKPOINTS"]
+__all__ = ["to_anthropic", "to_openai", "to_gemini", "cache_key", "MAX_ANTHROPIC_BREAKPOINTS"]
 
 MAX_ANTHROPIC_BREAKPOINTS = 4
 
@@ -59,9 +59,13 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
                  include_request: bool = True) -> dict[str, Any]:
     """`system` content blocks (+ `tools` when native) with cache breakpoints.
 
-    Markers go at the end of the static block, then the session block (the request block changes
-    every call). `breakpoints` caps how many (1-4; default 2); a marker is placed only where the
-    prefix reaches `cache_min_tokens` (default: the model's minimum). With
+    Anthropic caches tools → system → messages. The places a marker can go, in that order:
+    the end of the built-in tool block (only when per-session tools follow it; else the
+    static marker covers the same prefix), the end of the static block, of the session block,
+    and of the request block (when it is included). `breakpoints` (0-4, default 2) takes the
+    first that many places whose prefix (tools included) reaches `cache_min_tokens` (default:
+    the model's minimum): below it Anthropic caches nothing. The client's own markers (on the
+    conversation) count against the same limit of 4 per request. With
     `include_request=False` the request block is left out (send `prompt.request_text` with the
     latest user message instead).
     """
@@ -69,59 +73,78 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
         raise ValueError(f"breakpoints must be 0..{MAX_ANTHROPIC_BREAKPOINTS}, got {breakpoints}")
     minimum = cache_min_tokens if cache_min_tokens is not None else (
         prompt.provider.cache_min_tokens or 1024)
-    tools = prompt.tools.anthropic() if prompt.tools.mode == "native" else []
-    prefix = prompt.count_tokens(dumps_json(tools, indent=None)) if tools else 0
+    toolset = prompt.tools
+    native = toolset.mode == "native"
+    tools = toolset.anthropic() if native else []
     blocks = [b for b in prompt.blocks if b.text and (include_request or b.cache != "request")]
-    system: list[dict[str, Any]] = []
+    system: list[dict[str, Any]] = [{"type": "text", "text": b.text} for b in blocks]
+    stable = toolset.stable if tools else 0
+    places: list[tuple[str, int]] = [("tools", stable - 1)] if 0 < stable < len(tools) else []
+    places.extend(("system", i) for i in range(len(blocks)))
     placed = 0
-    for i, block in enumerate(blocks):
-        prefix += prompt.count_tokens(block.text)
-        entry: dict[str, Any] = {"type": "text", "text": block.text}
-        last = i == len(blocks) - 1
-        cacheable = block.cache != "request" or (last and len(blocks) == 1)
-        if cacheable and placed < breakpoints and prefix >= minimum:
-            entry["cache_control"] = {"type": "ephemeral"}
+    reached = False  # once the prefix is long enough, later ones are too: no more counting
+    running: int | None = None  # tokens up to the end of the current system block
+    for kind, i in places:
+        if placed >= breakpoints:
+            break
+        if not reached:
+            if kind == "tools":
+                prefix = prompt.count_tokens(toolset.json_text("anthropic", stable))
+            else:
+                if running is None:
+                    running = prompt.count_tokens(toolset.json_text("anthropic")) \
+                        if tools else 0
+                running += prompt.count_tokens(blocks[i].text)
+                prefix = running
+            reached = prefix >= minimum
+        if reached:
+            (tools if kind == "tools" else system)[i]["cache_control"] = {"type": "ephemeral"}
             placed += 1
-        system.append(entry)
     out: dict[str, Any] = {"system": system}
     if tools:
         out["tools"] = tools
     return out
 
 
-def _cache_key(prompt: CompiledPrompt) -> str:
-    """Requests sharing the static prefix and the tool definitions (which OpenAI places before
-    the system prompt in the cached prefix) share a key."""
-    tools = dumps_json(prompt.tools.openai("chat"), indent=None) \
-        if prompt.tools.mode == "native" else ""
-    digest = hashlib.sha256((prompt.fingerprints["static"] + "\0" + tools).encode("utf-8"))
+def cache_key(prompt: CompiledPrompt, fmt: str = "openai") -> str:
+    """A key shared by requests that send the same thing first: the built-in tool block (in
+    the format sent) and the static system text. Per-session tools, the session and request
+    text do not change it, so sessions of one variant land on the same cache."""
+    tools = prompt.tools
+    head = tools.json_text(fmt, tools.stable) if tools.mode == "native" else ""
+    digest = hashlib.sha256((prompt.fingerprints["static"] + "\0" + head).encode("utf-8"))
     return "promptc-" + digest.hexdigest()[:32]
 
 
 def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] = "chat",
               role: Literal["system", "developer"] = "system",
-              include_request: bool = True) -> dict[str, Any]:
-    """Chat Completions (`messages[0]` + `tools`) or Responses (`instructions` + `tools`)."""
+              include_request: bool = True, strict: bool = True) -> dict[str, Any]:
+    """Chat Completions (`messages[0]` + `tools`) or Responses (`instructions` + `tools`), and
+    a `prompt_cache_key`. `strict`: see `ToolSet.openai`."""
     native = prompt.tools.mode == "native"
     text = _system_text(prompt, include_request)
     if api == "chat":
         out: dict[str, Any] = {"messages": [{"role": role, "content": text}]}
-        if native:
-            out["tools"] = prompt.tools.openai("chat")
+        fmt = "openai"
     elif api == "responses":
         out = {"instructions": text}
-        if native:
-            out["tools"] = prompt.tools.openai("responses")
+        fmt = "openai-responses"
     else:
         raise ValueError(f"api must be 'chat' or 'responses', got {api!r}")
-    out["prompt_cache_key"] = _cache_key(prompt)
+    if not strict:
+        fmt += "-loose"
+    if native:
+        out["tools"] = prompt.tools.openai(api, strict=strict)
+    out["prompt_cache_key"] = cache_key(prompt, fmt)
     return out
 
 
-def to_gemini(prompt: CompiledPrompt, include_request: bool = True) -> dict[str, Any]:
-    """`system_instruction` + `tools` (function declarations) for the Gemini API."""
+def to_gemini(prompt: CompiledPrompt, include_request: bool = True,
+              schema: Literal["openapi", "json"] = "openapi") -> dict[str, Any]:
+    """`system_instruction` + `tools` (function declarations) for the Gemini API; `schema`:
+    see `ToolSet.gemini`."""
     out: dict[str, Any] = {"system_instruction": {"parts": [
         {"text": _system_text(prompt, include_request)}]}}
     if prompt.tools.mode == "native":
-        out["tools"] = prompt.tools.gemini()
+        out["tools"] = prompt.tools.gemini(schema)
     return out

@@ -8,7 +8,7 @@ absent) from the bound request.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -16,18 +16,26 @@ import attrs
 from .._base.frozen import FrozenDict, dumps_json, thaw
 from .._base.memo import Memo
 from .._model.request import Request
-from .._model.tools import catalogue_data
+from .._model.context import McpServer
+from .._model.tools import McpBinding, catalogue_data, mcp_bindings
 
 __all__ = ["BUILTIN_DATA", "DataDef", "DataCache", "MAX_INDENTED_DEPTH"]
 
 
+McpNames = Callable[[Sequence[McpServer]], Sequence[McpBinding]]
+
+
 class DataCache:
-    """Memos the data functions share, owned by one plan (never module-global)."""
+    """Memos the data functions share, owned by one plan (never module-global). `mcp_names`
+    gives the function names the plan's tool set sends for the servers' tools (native mode), so
+    the MCP section names them exactly as sent."""
 
-    __slots__ = ("_schemas",)
+    __slots__ = ("_schemas", "mcp_names")
 
-    def __init__(self, size: int = 2048) -> None:
+    def __init__(self, size: int = 2048, mcp_names: McpNames | None = None) -> None:
         self._schemas = Memo(size)
+        self.mcp_names: McpNames = mcp_names if mcp_names is not None else (
+            lambda servers: mcp_bindings(servers, ()))
 
     def schema_text(self, schema: FrozenDict) -> str:
         """An input schema as indented JSON, written once per distinct schema (keyed by its
@@ -76,6 +84,10 @@ def _tool_use(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     return {} if r.tool_mode == "text" else None
 
 
+def _tool_calling(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
+    return {} if r.tool_mode == "native" else None
+
+
 def _tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     if r.tool_mode != "text" or not r.tools:
         return None  # native variants never compute the text catalogue
@@ -87,10 +99,13 @@ def _mcp_servers(r: Request, cache: DataCache) -> Mapping[str, Any] | None:
     if not servers:
         return None
     text_mode = r.tool_mode == "text"
+    names = iter(() if text_mode else cache.mcp_names(servers))
     return {"servers": [{
         "name": s.name,
         "command": s.command or s.url,
         "tools": [{"name": t.name, "description": t.description,
+                   "function": "" if text_mode else next(names).native_name,
+                   "server": s.name,
                    "schema": cache.schema_text(t.input_schema) if text_mode else ""}
                   for t in s.tools],
         "resources": [{"uri": x.uri, "name": x.name, "description": x.description,
@@ -158,6 +173,7 @@ def _notices(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 BUILTIN_DATA: dict[str, DataDef] = {
     "agent_role": DataDef(priority=100, required=True),
     "tool_use": DataDef(_tool_use, reads=("provider",), priority=95, required=True),
+    "tool_calling": DataDef(_tool_calling, reads=("provider",), priority=95, required=True),
     "tools": DataDef(_tools, provides=("tools",), reads=("provider", "tools"), priority=90,
                      required=True),
     "mcp_servers": DataDef(_mcp_servers, provides=("servers", "text_mode", "native_mode"),

@@ -24,6 +24,7 @@ from .context import McpServer, Skill
 
 __all__ = ["ToolParameter", "ToolSpec", "McpBinding", "load_tool_file", "parse_tool",
            "parameters_for", "json_schema", "mcp_bindings", "sanitize_tool_name",
+           "mcp_function_name", "per_session", "MCP_PREFIX", "usage_value", "options_of",
            "catalogue_data", "enum_sources", "EnumSources", "PARAM_TYPES", "NAME_PATTERN"]
 
 PARAM_TYPES = ("string", "integer", "number", "boolean", "array", "object")
@@ -161,6 +162,11 @@ def enum_sources(specs: Sequence[ToolSpec], skills: Sequence[Skill]) -> EnumSour
     return tuple((s.name, s.references if refs else ()) for s in skills)
 
 
+def options_of(param: ToolParameter, sources: EnumSources = ()) -> tuple[str, ...]:
+    """The options a parameter offers in a request: its `enum`, or what `enum_from` names."""
+    return _enum_values(param, sources)
+
+
 def _enum_values(param: ToolParameter, sources: EnumSources) -> tuple[str, ...]:
     if param.enum_from == "skills":
         return tuple(name for name, _refs in sources)
@@ -214,61 +220,108 @@ class McpBinding:
 
 
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
+MCP_PREFIX = "mcp__"
+MAX_NAME = 64
 
 
 def sanitize_tool_name(name: str) -> str:
     """Map any string to 1-64 characters of [A-Za-z0-9_-]; long names keep a hash suffix."""
     clean = _BAD_CHARS.sub("_", name).strip("_") or "tool"
-    if len(clean) > 64:
-        import hashlib
-        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
-        clean = clean[:55] + "_" + digest
+    if len(clean) > MAX_NAME:
+        clean = clean[:55] + "_" + _digest(name)
     return clean
+
+
+def _digest(*parts: str) -> str:
+    import hashlib
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:8]
+
+
+_CLEAN_PART = re.compile(r"[A-Za-z0-9-](?:[A-Za-z0-9_-]*[A-Za-z0-9-])?")
+
+
+def _part(text: str) -> str:
+    if _CLEAN_PART.fullmatch(text):  # most names: nothing to change
+        return text
+    return _BAD_CHARS.sub("_", text).strip("_") or "x"
+
+
+def mcp_function_name(server: str, tool: str, _server_part: str | None = None) -> str:
+    """`mcp__<server>__<tool>`: each part sanitized to [A-Za-z0-9_-]; when the whole would pass
+    64 characters, both parts are shortened (the server to no less than 16) and a hash of the
+    original names keeps the result unique."""
+    s = _server_part if _server_part is not None else _part(server)
+    t = _part(tool)
+    name = f"{MCP_PREFIX}{s}__{t}"
+    if len(name) <= MAX_NAME:
+        return name
+    room = MAX_NAME - len(MCP_PREFIX) - 2 - 9  # 9: "_" + an 8-digit hash
+    s = s[:max(16, room - len(t))]
+    t = t[:room - len(s)]
+    return f"{MCP_PREFIX}{s}__{t}".rstrip("_") + "_" + _digest(server, tool)
 
 
 def mcp_bindings(servers: Sequence[McpServer], taken: Iterable[str],
                  report: Callable[[str, str], None] | None = None) -> tuple[McpBinding, ...]:
-    """Name every MCP tool for native calling, deterministically and without collisions.
+    """Name every MCP tool for native calling: always `mcp__<server>__<tool>` (see
+    `mcp_function_name`), deterministic and without collisions.
 
-    A tool keeps its own (sanitized) name when free; a name that is reserved by a built-in tool or
-    already taken becomes `<server>__<tool>`, then gets a hash suffix if that is taken too, then a
-    counter. Every rename is reported. Linear in the number of tools: each base name remembers
-    the next counter to try.
+    A name already taken (by a tool the variant offers, or by an earlier MCP tool whose names
+    sanitize alike) gets a hash of its server and tool, then a counter. Every name that is not
+    the plain `mcp__<server>__<tool>` is reported. Linear in the number of tools: each base name
+    remembers the next counter to try.
     """
     used = set(taken)
-    reserved = frozenset(used)
     next_number: dict[str, int] = {}
     out: list[McpBinding] = []
     for server in servers:
+        part = _part(server.name)  # once per server
         for tool in server.tools:
-            name = sanitize_tool_name(tool.name)
+            name = mcp_function_name(server.name, tool.name, part)
+            plain = f"{MCP_PREFIX}{server.name}__{tool.name}"
+            why = "" if name == plain else (
+                "is longer than 64 characters" if len(plain) > MAX_NAME else
+                "has characters a function name cannot have")
             if name in used:
-                why = ("is reserved by a built-in tool" if name in reserved else
-                       "is already taken by another MCP tool")
-                candidate = sanitize_tool_name(f"{server.name}__{tool.name}")
-                if candidate in used:
-                    import hashlib
-                    digest = hashlib.sha256(f"{server.name}\0{tool.name}".encode()).hexdigest()
-                    candidate = sanitize_tool_name(candidate[:55] + "_" + digest[:8])
-                    base = candidate[:60]
-                    n = next_number.get(base, 2)
-                    while candidate in used:
-                        candidate = sanitize_tool_name(f"{base}_{n}")
-                        n += 1
-                    next_number[base] = n
-                if report is not None:
-                    report(f"{server.name}/{tool.name}",
-                           f"MCP tool {tool.name!r} of server {server.name!r}: name {name!r} "
-                           f"{why}; offered natively as {candidate!r}")
+                why = "is already taken"
+                base = name[:55] + "_" + _digest(server.name, tool.name)
+                candidate = base
+                n = next_number.get(base, 2)
+                while candidate in used:
+                    suffix = f"_{n}"
+                    candidate = base[:MAX_NAME - len(suffix)] + suffix
+                    n += 1
+                next_number[base] = n
                 name = candidate
-            elif name != tool.name and report is not None:
+            if why and report is not None:
                 report(f"{server.name}/{tool.name}",
-                       f"MCP tool {tool.name!r} of server {server.name!r} is not a valid "
-                       f"function name; offered natively as {name!r}")
+                       f"MCP tool {tool.name!r} of server {server.name!r}: {plain!r} {why}; "
+                       f"offered natively as {name!r}")
             used.add(name)
             out.append(McpBinding(name, server.name, tool.name, tool.description,
                                   tool.input_schema))
     return tuple(out)
+
+
+SESSION_FREE_READS = frozenset({"features", "mode", "provider"})
+
+
+def per_session(spec: ToolSpec) -> bool:
+    """Whether a tool's presence or schema depends on the session (MCP servers, skills, rules,
+    attachments, workspace roots) rather than only on the variant, features, mode and model:
+    such tools go after the built-in block, so that block is the same in every session."""
+    return bool(spec.when.reads - SESSION_FREE_READS) or any(p.enum_from
+                                                             for p in spec.parameters)
+
+
+def usage_value(param: ToolParameter, options: Sequence[str] = ()) -> str:
+    """The value a generated usage example shows: the parameter's `usage`, unless the request
+    lists options it is not one of (a skill name, say): then the first option, so every example
+    is a call the model may make as shown."""
+    usage = param.usage or param.name
+    if options and usage not in options:
+        return options[0]
+    return usage
 
 
 def catalogue_data(specs: Sequence[ToolSpec], sources: EnumSources) -> list[dict[str, Any]]:
@@ -282,7 +335,7 @@ def catalogue_data(specs: Sequence[ToolSpec], sources: EnumSources) -> list[dict
                 "name": p.name, "type": p.type, "required": p.required,
                 "optional": not p.required, "instruction": p.instruction.strip(),
                 "options": list(enum), "has_options": bool(enum),
-                "options_joined": ", ".join(enum), "usage": p.usage or p.name,
+                "options_joined": ", ".join(enum), "usage": usage_value(p, enum),
             })
         tools.append({"name": spec.name, "description": spec.description,
                       "parameters": params, "has_parameters": bool(params),

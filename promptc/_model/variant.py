@@ -24,7 +24,7 @@ from .provider import ProviderInfo
 
 __all__ = ["Variant", "ComponentSettings", "VARIANT_KEYS", "check_variant_table",
            "parse_component_settings", "tool_mode_of", "ToolMode", "ActiveToolMode",
-           "ID_PATTERN"]
+           "ToolModeChoice", "choose_tool_mode", "ID_PATTERN"]
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 ToolMode = Literal["text", "native", "auto"]
@@ -139,8 +139,50 @@ def parse_component_settings(table: Mapping[str, Any], source: str
     return out
 
 
-def tool_mode_of(variant: Variant, provider: ProviderInfo) -> ActiveToolMode:
-    """The variant's choice, else the model's capability, else text."""
-    if variant.tool_mode != "auto":
-        return variant.tool_mode
-    return "native" if provider.native_tools else "text"
+@attrs.frozen
+class ToolModeChoice:
+    """Which tool mode a request gets, and which link of the chain decided it.
+
+    The chain, first link that has an answer wins: the client's explicit choice
+    (`native_tools` set on the ProviderInfo it passed) → the variant's pinned mode (a variant
+    whose prose is written for one mode says `tool_mode = "text"` or `"native"`) → the model's
+    capability (`native_tools` from the model data) → text.
+    """
+
+    mode: ActiveToolMode
+    decided_by: Literal["client", "variant", "model", "default"]
+    reason: str
+    overrides_variant: bool = False  # the client's choice differs from the variant's pinned mode
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "decided_by": self.decided_by, "reason": self.reason,
+                "overrides_variant": self.overrides_variant}
+
+
+def choose_tool_mode(variant: Variant, provider: ProviderInfo,
+                     client_choice: bool | None = None) -> ToolModeChoice:
+    """Walk the chain (see ToolModeChoice). `provider` is the resolved provider; `client_choice`
+    is `native_tools` as the client gave it (None: the client did not say)."""
+    pinned = variant.tool_mode
+    if client_choice is not None:
+        mode: ActiveToolMode = "native" if client_choice else "text"
+        clash = pinned != "auto" and pinned != mode
+        return ToolModeChoice(mode, "client", f"the client set native_tools = "
+                              f"{'true' if client_choice else 'false'}" +
+                              (f" (variant {variant.id!r} is written for {pinned} tools)"
+                               if clash else ""), clash)
+    if pinned != "auto":
+        return ToolModeChoice(pinned, "variant",
+                              f"variant {variant.id!r} is written for {pinned} tools")
+    if provider.native_tools is not None:
+        mode = "native" if provider.native_tools else "text"
+        return ToolModeChoice(mode, "model", f"model {provider.model!r} "
+                              f"{'calls' if provider.native_tools else 'does not call'} "
+                              "tools natively (model data)")
+    return ToolModeChoice("text", "default", "nothing is known of the model's tool calling")
+
+
+def tool_mode_of(variant: Variant, provider: ProviderInfo,
+                 client_choice: bool | None = None) -> ActiveToolMode:
+    """The mode the chain arrives at (see `choose_tool_mode`)."""
+    return choose_tool_mode(variant, provider, client_choice).mode

@@ -26,12 +26,24 @@ _encodings: dict[str, Any] = {}  # encoding name -> tiktoken Encoding (package d
 
 @attrs.frozen
 class TokenReport:
+    """`total`: the prompt's text; `tools`: the native tool definitions sent beside it (0 when
+    the tools are part of the text), counted in `tools_format`'s JSON; `with_tools`: both, what
+    a request sends before any message (and what a budget limits)."""
+
     total: int
     encoding: str
     estimated: bool
+    tools: int = 0
+    tools_format: str | None = None
+
+    @property
+    def with_tools(self) -> int:
+        return self.total + self.tools
 
     def to_dict(self) -> dict[str, Any]:
-        return {"total": self.total, "encoding": self.encoding, "estimated": self.estimated}
+        return {"total": self.total, "encoding": self.encoding, "estimated": self.estimated,
+                "tools": self.tools, "tools_format": self.tools_format,
+                "with_tools": self.with_tools}
 
 
 def _offline_ranks(url: str, expected_hash: str | None = None) -> dict[bytes, int]:

@@ -1,0 +1,76 @@
+"""LiteLLM: keyword arguments for `litellm.completion` (and `acompletion`), for any route.
+
+    reply = litellm.completion(**completion_kwargs(prompt, [{"role": "user", "content": "Hi"}]))
+
+Tools always go in OpenAI's shape (LiteLLM translates them for every provider); strict schemas
+only on OpenAI routes. On an Anthropic route (Anthropic, or Claude on Bedrock/Vertex) the system
+prompt goes as content blocks with the cache markers of `prompt.to_anthropic()`, and a marker
+on the tools stays on the same tool: LiteLLM passes `cache_control` through to Anthropic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .._compile.result import CompiledPrompt
+from .._emit.payloads import cache_key
+from .._emit.toolset import wire_format
+from ._common import ToolRunner, require, run_call
+
+__all__ = ["completion_kwargs", "model_name", "run_tool_calls"]
+
+_PREFIX = {"google": "gemini", "google_ai_studio": "gemini", "vertex": "vertex_ai"}
+
+
+def model_name(prompt: CompiledPrompt) -> str:
+    """LiteLLM's `provider/model` for the prompt's provider (`anthropic/claude-sonnet-4-5`,
+    `gemini/gemini-2.5-pro`, `openrouter/anthropic/claude-sonnet-4.5`)."""
+    info = prompt.provider
+    name = info.provider.strip().lower()
+    if not name:
+        return info.model
+    return f"{_PREFIX.get(name, name)}/{info.model}"
+
+
+def completion_kwargs(prompt: CompiledPrompt, messages: Iterable[Mapping[str, Any]] = (), *,
+                      model: str | None = None, breakpoints: int = 2,
+                      include_request: bool = True) -> dict[str, Any]:
+    """`model`, `messages` (the system prompt first, then `messages`), and `tools` when the
+    variant sends them natively (+ `prompt_cache_key` on OpenAI routes)."""
+    fmt = wire_format(prompt.provider)
+    native = prompt.tools.mode == "native"
+    system: dict[str, Any]
+    tools: list[dict[str, Any]] = []
+    if fmt == "anthropic":
+        payload = prompt.to_anthropic(breakpoints, include_request=include_request)
+        system = {"role": "system", "content": payload["system"]}
+        if native:
+            tools = prompt.tools.openai("chat", strict=False)
+            for mine, marked in zip(tools, payload.get("tools", ())):
+                if "cache_control" in marked:
+                    mine["cache_control"] = marked["cache_control"]
+    else:
+        text = prompt.to_openai("chat", include_request=include_request)["messages"][0]
+        system = {"role": "system", "content": text["content"]}
+        if native:
+            tools = prompt.tools.openai("chat", strict=fmt == "openai")
+    out: dict[str, Any] = {"model": model or model_name(prompt),
+                           "messages": [system, *(dict(m) for m in messages)]}
+    if tools:
+        out["tools"] = tools
+    if fmt == "openai" and prompt.provider.provider.strip().lower() == "openai":
+        out["prompt_cache_key"] = cache_key(prompt, "openai")
+    return out
+
+
+def run_tool_calls(prompt: CompiledPrompt, message: Any, run_tool: ToolRunner
+                   ) -> list[dict[str, Any]]:
+    """The `tool` messages answering an assistant message's `tool_calls` (LiteLLM's OpenAI
+    shape), each call checked by `prompt.tools.decode` before `run_tool` sees it."""
+    require("litellm", "litellm")
+    out = []
+    for call in getattr(message, "tool_calls", None) or ():
+        result = run_call(prompt.tools, run_tool, call.function.name, call.function.arguments)
+        out.append({"role": "tool", "tool_call_id": call.id, "content": result})
+    return out
