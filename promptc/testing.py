@@ -33,6 +33,7 @@ from ._model.context import PromptContext
 from ._model.provider import ProviderInfo
 from ._review.diff import sessions_differ
 from ._text.cleanup import is_separator
+from ._text.fence import mask
 
 __all__ = ["assert_renders_cleanly", "context_matrix", "make_context", "problems_in",
            "sessions_differ",
@@ -65,13 +66,11 @@ def problems_in(prompt: CompiledPrompt) -> list[str]:
     """Structural problems a clean prompt never has (outside user-supplied values)."""
     out = [f"diagnostic: {d.code}: {d.message}" for d in prompt.diagnostics]
     text = prompt.text
-    # Mask user-supplied text so a rule that contains `{{` or `&amp;` does not count. It becomes
-    # one line of content, so masking cannot itself leave a gap, an empty header or two
-    # separators side by side.
-    masked = text
-    for section in prompt.sections:
-        if section.id == "user_instructions" and section.text:
-            masked = masked.replace(section.text, "(user instructions)")
+    # Mask outside text (every fenced element: a rules file, an MCP schema, an escaped
+    # attribute) so a value that contains `{{` or `&amp;` does not count. It becomes one line of
+    # content, so masking cannot itself leave a gap, an empty header or two separators side by
+    # side.
+    masked = mask(text)
     if "{{" in masked or "}}" in masked:
         out.append("leftover mustache braces")
     for escape in ("&lt;", "&gt;", "&amp;", "&quot;", "&#"):

@@ -24,8 +24,10 @@ from typing import Any
 import pytest
 
 # Modules whose time goes into big imports or child processes (test_plugins installs plugins
-# and runs pytest and promptc in subprocesses): together about a third of the suite.
-HEAVY = frozenset({"test_integrations.py", "test_schemas.py", "test_plugins.py"})
+# and runs pytest and promptc in subprocesses; test_faults runs promptc in subprocesses):
+# together about a third of the suite.
+HEAVY = frozenset({"test_integrations.py", "test_schemas.py", "test_plugins.py",
+                   "test_faults.py"})
 CHILD = "PROMPTC_TESTS_ASIDE"
 
 

@@ -125,11 +125,25 @@ def test_an_unknown_tool_shaped_like_a_call_is_an_error(prompt: CompiledPrompt) 
 
 
 def test_tools_not_offered_in_this_request_are_unknown(builtins: Compiler) -> None:
-    plan = builtins.compile(TEXT, load_context("plan"))
-    assert "write_to_file" not in plan.tools.names
-    error = only_error(plan.tools.parse("<write_to_file>\n<path>a</path>\n<content>x</content>"
-                                        "\n</write_to_file>"))
+    no_browser = builtins.compile(TEXT, load_context("no_browser"))
+    assert "browser_action" not in no_browser.tools.names
+    error = only_error(no_browser.tools.parse("<browser_action>\n<action>close</action>\n"
+                                              "</browser_action>"))
     assert error.code == "unknown-tool"
+
+
+def test_plan_mode_offers_every_tool_and_names_those_it_allows(builtins: Compiler) -> None:
+    """The tool list is the same in both modes (a mode switch keeps the cached prefix); an
+    act-only call parses in plan mode, and `allowed_in` tells the client to refuse it."""
+    plan = builtins.compile(TEXT, load_context("plan"))
+    act = builtins.compile(TEXT, load_context("full"))
+    assert plan.tools.names == act.tools.names
+    call = only_call(plan.tools.parse("<write_to_file>\n<path>a</path>\n<content>x</content>"
+                                      "\n</write_to_file>"))
+    assert call.name == "write_to_file"
+    assert "write_to_file" not in plan.tools.allowed_in("plan")
+    assert "write_to_file" in plan.tools.allowed_in("act")
+    assert "plan_mode_respond" not in act.tools.allowed_in("act")
 
 
 @pytest.mark.parametrize("reply", [
@@ -243,12 +257,13 @@ def test_every_usage_example_parses_to_the_call_it_describes(
     variant_tools = {s.name for s in prompt.variant.tool_specs}
     assert all(e.code == "unknown-tool" and e.name in variant_tools for e in whole.errors), (
         variant, [e.message for e in whole.errors])
-    catalogue = prompt.section("tools")
-    assert catalogue is not None
+    # the static catalogue, then the tools this session's MCP servers and skills bring
+    catalogue = "\n".join(s.text for s in prompt.sections if s.id in ("tools", "session_tools"))
+    assert catalogue
     found: dict[str, list[dict[str, Any]]] = {}
-    for call in prompt.tools.parse(catalogue.text).calls:
+    for call in prompt.tools.parse(catalogue).calls:
         found.setdefault(call.name, []).append(call.arguments)
-    listed = re.findall(r"^## (\S+)$", catalogue.text, re.M)
+    listed = re.findall(r"^## (\S+)$", catalogue, re.M)
     assert listed == [s.name for s in prompt.tools.specs]
     assert set(found) == set(listed)  # every tool listed shows a usage example that parses
     for name, args in described_calls(prompt).items():

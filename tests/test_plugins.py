@@ -203,7 +203,7 @@ def test_installed_plugin_registers_and_routes(runner: Runner) -> None:
     assert text.index(ACME_ROLE) < text.index(ACME_NOTES) < text.index("# Editing files")
     assert "sandbox_snapshot" in out["tools"]["names"]
     assert "<sandbox_snapshot>" in text  # text tool mode: its usage block is in the prompt
-    assert "- Default shell: /bin/sh" in text
+    assert 'shell="/bin/sh"' in text
 
     # a gateway's spelling of another acme model; strict: no diagnostic at all
     assert ACME_NOTES in mini.ok().stdout and ACME_MINI in mini.ok().stdout
@@ -216,7 +216,7 @@ def test_without_the_plugin_there_is_no_acme(runner: Runner) -> None:
     text = render.ok().stdout
     assert text.startswith("# Role")
     assert ACME_ROLE not in text and ACME_NOTES not in text and "sandbox_snapshot" not in text
-    assert "Default shell" not in text
+    assert "shell=" not in text
 
 
 def test_context_hook_fills_only_what_the_client_left_empty(runner: Runner) -> None:
@@ -224,9 +224,9 @@ def test_context_hook_fills_only_what_the_client_left_empty(runner: Runner) -> N
                         ("acme", "acme-coder-2", DAY),
                         ("openai", "gpt-4o", DAY)], plugins=["acme"]).json()
     given, empty, other = out["prompts"]
-    assert "- Default shell: /usr/bin/fish" in given["text"] and "/bin/sh" not in given["text"]
-    assert "- Default shell: /bin/sh" in empty["text"]
-    assert other["variant"] == "generic" and "Default shell" not in other["text"]
+    assert 'shell="/usr/bin/fish"' in given["text"] and "/bin/sh" not in given["text"]
+    assert 'shell="/bin/sh"' in empty["text"]
+    assert other["variant"] == "generic" and "shell=" not in other["text"]
 
 
 # --- (b, c) a broken plugin is skipped and named; strict mode makes it an error -------------------
@@ -238,7 +238,7 @@ def test_broken_plugins_leave_the_rest_working(runner: Runner) -> None:
 
     proc = render.ok()
     assert ACME_ROLE in proc.stdout and ACME_NOTES in proc.stdout  # the good plugin still works
-    assert "- Default shell: /bin/sh" in proc.stdout  # and so does its per-request hook
+    assert 'shell="/bin/sh"' in proc.stdout  # and so does its per-request hook
     err = proc.stderr
     assert names_plugin(err, "broken-import", "plugin-import")
     assert "fails on import on purpose" in err
@@ -469,7 +469,7 @@ def test_request_hooks_may_take_a_subset_of_their_arguments() -> None:
         promptc_contribute_context=lambda provider: {"os": f"os-for-{provider.provider}"},
         promptc_inspect_prompt=lambda: ["looked"]))
     prompt = compiler.compile(ProviderInfo("someone", "model-1"), PromptContext(date="2026-01-01"))
-    assert "- Operating system: os-for-someone" in prompt.text
+    assert 'os="os-for-someone"' in prompt.text
     assert [(d.code, d.source) for d in prompt.diagnostics] == \
         [("plugin-finding", "plugin:subset")]
 
@@ -553,7 +553,7 @@ def test_python_variant_matcher_and_template_component() -> None:
     bare = compiler.compile(ProviderInfo("acme", "acme-1.5"), PromptContext(), strict=True)
     assert bare.text == "# Role\n\nYou are an Acme 1 model."  # no data: no section, no separator
     origins = {s.id: (s.origin, s.cache) for s in prompt.sections}
-    assert origins["acme_limits"] == ("plugin:legacy component acme_limits", "session")
+    assert origins["acme_limits"] == ("plugin:legacy component acme_limits", "static")
     trace = compiler.resolve(ProviderInfo("acme", "acme-1.5"), full_trace=True).trace
     assert any(t.variant == "acme-legacy" and t.reason == "an Acme 1.x model" for t in trace)
     assert compiler.resolve(ProviderInfo("acme", "acme-2")).variant.id == "generic"

@@ -157,8 +157,8 @@ def test_native_mcp_tools_never_take_a_builtin_name(builtins: Compiler) -> None:
     assert not [d for d in out.diagnostics if d.code == "mcp-renamed"]
     # the MCP section names the function exactly as sent, and says whose words describe it
     section = out.section("mcp_servers").text
-    assert "`mcp__files__read_file` (tool read_file)" in section
-    assert "description and schema are that server's words" in section
+    assert '<mcp_tool name="read_file" function="mcp__files__read_file">' in section
+    assert '<mcp_server name="files">' in section  # the server's own words, fenced
     [fn] = [f for f in out.tools.anthropic() if f["name"] == "mcp__files__read_file"]
     assert fn["description"] == "Shadow the built-in."  # verbatim
 
@@ -191,7 +191,10 @@ def test_text_variants_list_exactly_the_enabled_tools(builtins: Compiler, contex
             if out.tools.mode == "native":
                 assert section is None and "<execute_command>" not in out.text
                 continue
-            listed = re.findall(r"^## (\S+)$", section.text, re.M)
+            # the static catalogue, then the tools this session brings (MCP, skills)
+            extra = out.section("session_tools")
+            text = section.text + ("\n" + extra.text if extra is not None else "")
+            listed = re.findall(r"^## (\S+)$", text, re.M)
             assert listed == [s.name for s in out.tools.specs], (vid, context)
 
 

@@ -1,4 +1,5 @@
-"""Values are data: any string in any value slot comes out exactly as it went in.
+"""Values are data: any string in any value slot comes out as it went in (outside text that a
+built-in data function fences comes out in its documented fenced form).
 
 Each property renders a prompt twice: once with a neutral marker in the slot, once with an arbitrary
 string. The second output must be the first with the marker replaced: the value is neither
@@ -18,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promptc import Compiler, PromptContext, ProviderInfo
+from promptc._text.fence import attribute, body, one_line
 
 from .conftest import write_tree
 
@@ -49,7 +51,8 @@ tricky = st.sampled_from([
 ])
 values = st.lists(st.one_of(tricky, st.text(max_size=20)), min_size=1, max_size=8).map("".join)
 non_blank = values.filter(lambda v: v.strip() != "" and MARK not in v)
-one_line_ending = non_blank.filter(lambda v: "\r" not in v)
+# a name or path made one line (control characters become spaces) must still show something
+attribute_value = non_blank.filter(lambda v: one_line(v).strip() != "")
 
 
 def lf(value: str) -> str:
@@ -92,23 +95,39 @@ def test_runtime_placeholder(compiler: Compiler, value: str) -> None:
     check(compiler, lambda v: base(runtime={"TEAM": v}), value)
 
 
+def fenced_body(value: str) -> str:
+    """Outside text in an element body: verbatim but for closing fence tags (see
+    promptc._text.fence), after the record folded its line endings."""
+    return body(lf(value))
+
+
 @SETTINGS
 @given(non_blank)
 def test_rules_text(compiler: Compiler, value: str) -> None:
-    check(compiler, lambda v: base(rules=[{"name": "project", "text": v}]), value, lf)
+    check(compiler, lambda v: base(rules=[{"name": "project", "text": v}]), value, fenced_body)
+
+
+@SETTINGS
+@given(attribute_value)
+def test_rule_name_and_cwd(compiler: Compiler, value: str) -> None:
+    """Names and paths are attribute values: one line, XML-escaped."""
+    check(compiler, lambda v: base(rules=[{"name": v, "text": "x"}], cwd=v), value, attribute)
+
+
+@SETTINGS
+@given(attribute_value)
+def test_mcp_server_and_tool_names(compiler: Compiler, value: str) -> None:
+    check(compiler, lambda v: base(mcp_servers=[{"name": v, "tools": [
+        {"name": v, "description": "d", "input_schema": {"type": "object"}}]}]), value,
+        attribute)
 
 
 @SETTINGS
 @given(non_blank)
-def test_rule_name_and_cwd(compiler: Compiler, value: str) -> None:
-    check(compiler, lambda v: base(rules=[{"name": v, "text": "x"}], cwd=v), value)
-
-
-@SETTINGS
-@given(one_line_ending)
-def test_mcp_server_and_tool_names_and_descriptions(compiler: Compiler, value: str) -> None:
-    check(compiler, lambda v: base(mcp_servers=[{"name": v, "tools": [
-        {"name": v, "description": v, "input_schema": {"type": "object"}}]}]), value)
+def test_mcp_tool_descriptions(compiler: Compiler, value: str) -> None:
+    check(compiler, lambda v: base(mcp_servers=[{"name": "gh", "tools": [
+        {"name": "t", "description": v, "input_schema": {"type": "object"}}]}]), value,
+        fenced_body)
 
 
 @SETTINGS
@@ -120,13 +139,20 @@ def test_mcp_schema_strings(compiler: Compiler, value: str) -> None:
                                                    "properties": {v: {"enum": [v]}}}}]}])
     out = compiler.compile(P, PromptContext(**build(value))).text
     schema = build(value)["mcp_servers"][0]["tools"][0]["input_schema"]
-    assert json.dumps(schema, indent=2, ensure_ascii=False) in out
+    assert body(json.dumps(schema, ensure_ascii=False)) in out  # one line, fenced
 
 
 @SETTINGS
-@given(one_line_ending)
-def test_skill_name_and_description(compiler: Compiler, value: str) -> None:
-    check(compiler, lambda v: base(skills=[{"name": v, "description": v}]), value)
+@given(attribute_value)
+def test_skill_name(compiler: Compiler, value: str) -> None:
+    check(compiler, lambda v: base(skills=[{"name": v, "description": "d"}]), value, attribute)
+
+
+@SETTINGS
+@given(non_blank)
+def test_skill_description(compiler: Compiler, value: str) -> None:
+    check(compiler, lambda v: base(skills=[{"name": "s", "description": v}]), value,
+          fenced_body)
 
 
 def test_blank_values_make_their_section_absent(compiler: Compiler, tmp_path: Path) -> None:
@@ -151,7 +177,7 @@ def test_builtin_prompts_keep_rules_and_mcp_text_verbatim(shipped: Compiler, val
                                                                       "claude-sonnet-4-5")):
         neutral = shipped.compile(provider, PromptContext(**build(MARK))).text
         actual = shipped.compile(provider, PromptContext(**build(value)), strict=True).text
-        assert actual == neutral.replace(MARK, lf(value))
+        assert actual == neutral.replace(MARK, fenced_body(value))
 
 
 def test_line_endings_in_text_fields_fold_to_lf() -> None:

@@ -30,10 +30,11 @@ from .._model.provider import ProviderInfo
 from .._model.request import Request
 from .._model.tools import McpBinding, ToolSpec, enum_sources, mcp_bindings, per_session
 from .._model.variant import Variant, choose_tool_mode
+from .._text.fence import element
 from .._text.cleanup import clean
 from .._text.layout import laid_out, render_clean
 from .result import Section
-from .steps import Form, Step, bind_step, class_of
+from .steps import OFFERS, Form, Step, bind_step, class_of
 
 __all__ = ["Plan", "Produced"]
 
@@ -62,6 +63,8 @@ class Plan:
         if any(p.enum_from for spec in specs for p in spec.parameters):
             tool_reads.add("skills")
         self.tools_class: CacheClass = class_of(frozenset(tool_reads), "static")
+        self.stable_class: CacheClass = class_of(frozenset(
+            r for spec in specs if not per_session(spec) for r in spec.when.reads), "static")
         self.data_cache = DataCache(mcp_names=lambda servers: self.mcp_bindings(servers)[0])
         self._outputs = Memo(memo_size)  # (step, form, values read) -> Produced
         self._layouts = Memo(4 * memo_size)  # (step or -1 for the base, form, shape) -> layout
@@ -85,7 +88,8 @@ class Plan:
                     "choice wins", variant.id))
         self.steps: list[Step] = []
         for index, cid in enumerate(variant.components):
-            step = bind_step(variant, cid, index, components, self.tools_class, diags)
+            step = bind_step(variant, cid, index, components, self.tools_class, diags,
+                             self.stable_class)
             if step is not None:
                 self.steps.append(step)
         self._classify_base(components, diags)
@@ -96,7 +100,9 @@ class Plan:
         report = Reporter(False)
         empty = self.bind(PromptContext(), "", report)
         for step in self.steps:
-            if step.reads is not None and step.cache == "static":
+            # Computed once, now: a section that reads nothing but the provider (a static
+            # section may also read the client's settings, such as its features)
+            if step.reads == ():
                 step.static = self._produce(step, empty, "full")
                 if step.short is not None:
                     step.static_short = self._produce(step, empty, "short")
@@ -282,7 +288,9 @@ class Plan:
 
     def _render(self, step: Step, form: Form, template: Any, request: Request,
                 data: Mapping[str, Any], report: Reporter) -> str:
-        std = {n: STANDARD[n][1](request) for n in step.std_names}
+        std: dict[str, Any] = {n: STANDARD[n][1](request) for n in step.std_names}
+        if step.offers:
+            std[OFFERS] = {t.name: True for t in request.tools}
         scopes: list[Any] = [self.variant.placeholders, std, request.inputs, data]
 
         def problem(name: str, message: str, line: int) -> None:
@@ -370,6 +378,8 @@ class Plan:
             if name in inputs:
                 value = inputs[name]
                 layer = "runtime" if name in runtime else "default"
+                if layer == "runtime" and kind == "section":  # the client's text, fenced
+                    value = element("runtime_value", value, name=name)
             if value is not None:
                 scope[name] = value
             layers[name] = layer

@@ -18,18 +18,27 @@ from .._model.component import Component
 from .._model.context import FIELD_CLASSES
 from .._model.diagnostics import Diagnostic
 from .._model.placeholders import STANDARD
+from .._model.tools import per_session
 from .._model.variant import Variant
 from .._text.template import Template
 
-__all__ = ["Step", "bind_step", "class_of", "Form"]
+__all__ = ["Step", "bind_step", "class_of", "Form", "OFFERS"]
+
+# The name a template tests to say something only when a tool is offered: `offers.<tool>` is
+# true exactly when the request offers that tool (`{{#offers.ask_followup_question}}…`).
+OFFERS = "offers"
+SESSION_TOOLS = "session_tools"  # the section that lists the tools a session brings
 
 Form = Literal["full", "short"]
 
 
-def class_of(reads: frozenset[str], tools_class: CacheClass) -> CacheClass:
-    """The cache class of an output computed from `reads`."""
-    classes = [tools_class if r == "tools" else FIELD_CLASSES.get(r.split(".")[0], "request")
-               for r in reads]
+def class_of(reads: frozenset[str], tools_class: CacheClass,
+             stable_class: CacheClass = "static") -> CacheClass:
+    """The cache class of an output computed from `reads` (`tools`: the offered tools, as
+    volatile as what their conditions read; `stable_tools`: those that depend on no session
+    value)."""
+    classes = [tools_class if r == "tools" else stable_class if r == "stable_tools" else
+               FIELD_CLASSES.get(r.split(".")[0], "request") for r in reads]
     return most_volatile(*classes)
 
 
@@ -38,7 +47,7 @@ class Step:
 
     __slots__ = ("cid", "index", "component", "template", "short", "origin", "short_origin",
                  "cache", "priority", "required", "reads", "runtime_names", "runtime_order",
-                 "std_names", "static", "static_short")
+                 "std_names", "static", "static_short", "offers")
 
     def __init__(self, cid: str, index: int) -> None:
         self.cid = cid
@@ -60,10 +69,12 @@ class Step:
         # (Section | None, diagnostics) of a static step, computed when the plan is built
         self.static: tuple[Any, tuple[Diagnostic, ...]] | None = None
         self.static_short: tuple[Any, tuple[Diagnostic, ...]] | None = None
+        self.offers = False  # its templates test `offers.<tool>`: which tools are offered
 
 
 def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Component],
-              tools_class: CacheClass, diags: list[Diagnostic]) -> Step | None:
+              tools_class: CacheClass, diags: list[Diagnostic],
+              stable_class: CacheClass = "static") -> Step | None:
     """Resolve one component of the variant: its templates, settings, reads, class."""
     comp = components.get(cid)
     override: Template | None = v.component_templates.get(cid)
@@ -105,9 +116,13 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Compone
         step.cache = "request"
         return step
     reads: set[str] = set(comp.reads or ()) if comp is not None else set()
+    if "stable_tools" in reads and SESSION_TOOLS not in v.components:
+        # the static catalogue leaves the per-session tools to `session_tools`; a variant
+        # without that section gets them all in this one (as volatile as they are)
+        reads = (reads - {"stable_tools"}) | {"tools"}
     provided = set(comp.provides) if comp is not None else set()
     names: set[str] = set()
-    known = {*STANDARD, *v.placeholders, *(i.name for i in v.inputs), *provided}
+    known = {*STANDARD, OFFERS, *v.placeholders, *(i.name for i in v.inputs), *provided}
     # A data function that does not say what it provides may provide any name.
     open_data = comp is not None and (comp.data is not None or comp.request_data is not None) \
         and not provided
@@ -122,13 +137,21 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Compone
                         f"{tpl.source}:{line}: unknown placeholder {{{{{name}}}}} in component "
                         f"{cid!r}; it renders empty" + did_you_mean(name, known), cid))
     names -= provided
+    if OFFERS in names:  # `{{#offers.read_file}}…`: text that depends on a tool being offered
+        names.discard(OFFERS)
+        step.offers = True
+        named = {n.split(".")[1] for tpl in (step.template, step.short) if tpl is not None
+                 for n in tpl.all_names if n.startswith(OFFERS + ".") and n.count(".") >= 1}
+        # a tool the variant never offers is constantly absent: it reads nothing
+        per = {s.name for s in v.tool_specs if per_session(s)}
+        reads.add("tools" if named & per else "stable_tools")
     step.std_names = tuple(sorted(n for n in names if n in STANDARD))
     for n in step.std_names:
         if STANDARD[n][0]:
             reads.add(STANDARD[n][0])
     step.runtime_names = frozenset(names)
     step.runtime_order = tuple(sorted(names))
-    step.cache = class_of(frozenset(reads), tools_class)
+    step.cache = class_of(frozenset(reads), tools_class, stable_class)
     if comp is not None and comp.cache is not None and RANK[comp.cache] > RANK[step.cache]:
         step.cache = comp.cache  # type: ignore[assignment]
     step.reads = tuple(sorted(r for r in reads if r != "provider"))

@@ -474,17 +474,16 @@ class ToolSet:
 
     def allowed_in(self, mode: Literal["plan", "act"]) -> frozenset[str]:
         """Names of the offered tools that `mode` allows, for a client that refuses calls out
-        of mode. MCP tools are allowed in both modes (the client's permission checks decide).
-
-        Today the plan and act prompts also offer different tools (act-only tools are not
-        offered in plan mode); this answers for the tools of this prompt either way.
-        """
+        of mode. The built-in variants offer the same tools in both modes (so a mode switch
+        keeps the cached prefix) and say in the prompt's mode section what the current mode
+        allows; a tool declares its modes (`modes = ["act"]`). MCP tools are allowed in both
+        modes (the client's permission checks decide)."""
         if mode not in ("plan", "act"):
             raise ValueError(f"mode must be 'plan' or 'act', got {mode!r}")
         context = self.context if self.context is not None else PromptContext()
         provider = self.provider if self.provider is not None else ProviderInfo()
         other = attrs.evolve(context, mode=mode) if context.mode != mode else context
-        allowed = {s.name for s in self.specs if "mode" not in s.when.reads or
-                   s.when.test(other, provider, self.mode)}
+        allowed = {s.name for s in self.specs if mode in s.modes and (
+            "mode" not in s.when.reads or s.when.test(other, provider, self.mode))}
         allowed.update(b.native_name for b in self.mcp)
         return frozenset(allowed)

@@ -17,9 +17,14 @@ from .._base.frozen import FrozenDict, dumps_json, thaw
 from .._base.memo import Memo
 from .._model.request import Request
 from .._model.context import McpServer
-from .._model.tools import McpBinding, catalogue_data, mcp_bindings
+from .._text.fence import attribute, body
+from .._model.tools import McpBinding, catalogue_data, mcp_bindings, per_session
 
-__all__ = ["BUILTIN_DATA", "DataDef", "DataCache", "MAX_INDENTED_DEPTH"]
+__all__ = ["BUILTIN_DATA", "DataDef", "DataCache", "SHARED_TEMPLATES"]
+
+# Components rendered with another component's template file, unless a folder gives them their
+# own: the per-session tool catalogue is written exactly like the static one.
+SHARED_TEMPLATES = {"session_tools": "tools"}
 
 
 McpNames = Callable[[Sequence[McpServer]], Sequence[McpBinding]]
@@ -38,18 +43,15 @@ class DataCache:
             lambda servers: mcp_bindings(servers, ()))
 
     def schema_text(self, schema: FrozenDict) -> str:
-        """An input schema as indented JSON, written once per distinct schema (keyed by its
-        canonical JSON text, which is typed and complete)."""
+        """An input schema as one line of JSON (fenced: a string in it cannot close an
+        element), written once per distinct schema (keyed by its canonical JSON text, which is
+        typed and complete)."""
         if not schema:
             return ""
         key = schema.json_text
         text: str | None = self._schemas.get(key)
         if text is None:
-            value = thaw(schema)
-            # Indentation grows with depth, so a deeply nested schema would come out quadratic
-            # in size: past a few levels, write it on one line instead (linear, same content).
-            indent = 2 if _depth(value) <= MAX_INDENTED_DEPTH else None
-            text = self._schemas.put(key, dumps_json(value, indent=indent))
+            text = self._schemas.put(key, body(dumps_json(thaw(schema), indent=None)))
         return text
 
 
@@ -65,21 +67,6 @@ class DataDef:
     required: bool = False
 
 
-MAX_INDENTED_DEPTH = 24
-
-
-def _depth(value: Any) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        node, d = stack.pop()
-        deepest = max(deepest, d)
-        if isinstance(node, dict):
-            stack.extend((v, d + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, d + 1) for v in node)
-    return deepest
-
-
 def _tool_use(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     return {} if r.tool_mode == "text" else None
 
@@ -89,31 +76,50 @@ def _tool_calling(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 
 
 def _tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
-    if r.tool_mode != "text" or not r.tools:
+    """The text catalogue of the tools every session of this client gets (static)."""
+    if r.tool_mode != "text":
         return None  # native variants never compute the text catalogue
-    return {"tools": catalogue_data(r.tools, r.enum_sources)}
+    if "session_tools" not in r.variant.components:  # then this section lists them all
+        return {"tools": catalogue_data(r.tools, r.enum_sources)} if r.tools else None
+    stable = [t for t in r.tools if not per_session(t)]
+    return {"tools": catalogue_data(stable, r.enum_sources, r.tools)} if stable else None
+
+
+def _session_tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
+    """The text catalogue of the tools this session's MCP servers and skills bring: after
+    the static part, so that part stays the same in every session."""
+    if r.tool_mode != "text":
+        return None
+    extra = [t for t in r.tools if per_session(t)]
+    return {"tools": catalogue_data(extra, r.enum_sources, r.tools),
+            "session": True} if extra else None
 
 
 def _mcp_servers(r: Request, cache: DataCache) -> Mapping[str, Any] | None:
+    """Every name, URI and description is the server's text: fenced (see promptc._text.fence);
+    a native function name is exactly what is sent."""
     servers = r.context.mcp_servers
     if not servers:
         return None
     text_mode = r.tool_mode == "text"
     names = iter(() if text_mode else cache.mcp_names(servers))
     return {"servers": [{
-        "name": s.name,
-        "command": s.command or s.url,
-        "tools": [{"name": t.name, "description": t.description,
+        "name": attribute(s.name),
+        "command": attribute(s.command or s.url),
+        "tools": [{"name": attribute(t.name), "description": body(t.description),
                    "function": "" if text_mode else next(names).native_name,
-                   "server": s.name,
+                   "server": attribute(s.name),
                    "schema": cache.schema_text(t.input_schema) if text_mode else ""}
                   for t in s.tools],
-        "resources": [{"uri": x.uri, "name": x.name, "description": x.description,
-                       "mime_type": x.mime_type} for x in s.resources],
-        "resource_templates": [{"uri_template": x.uri_template, "name": x.name,
-                                "description": x.description, "mime_type": x.mime_type}
+        "resources": [{"uri": attribute(x.uri), "name": attribute(x.name),
+                       "description": body(x.description), "mime_type": attribute(x.mime_type)}
+                      for x in s.resources],
+        "resource_templates": [{"uri_template": attribute(x.uri_template),
+                                "name": attribute(x.name), "description": body(x.description),
+                                "mime_type": attribute(x.mime_type)}
                                for x in s.resource_templates],
-    } for s in servers], "text_mode": text_mode, "native_mode": not text_mode}
+    } for s in servers], "text_mode": text_mode, "native_mode": not text_mode,
+        "any_resources": any(s.resources or s.resource_templates for s in servers)}
 
 
 def _editing(r: Request, _c: DataCache) -> Mapping[str, Any]:
@@ -122,14 +128,19 @@ def _editing(r: Request, _c: DataCache) -> Mapping[str, Any]:
 
 
 def _mode(r: Request, _c: DataCache) -> Mapping[str, Any]:
-    return {"plan": r.context.mode == "plan", "act": r.context.mode == "act"}
+    """The current mode, and the offered tools it rules out (every mode offers the same tools,
+    so that a mode switch keeps the cached prefix: this section says what the mode allows)."""
+    mode = r.context.mode
+    return {"plan": mode == "plan", "act": mode == "act",
+            "not_now": [{"name": t.name} for t in r.tools if mode not in t.modes],
+            "plan_only": [{"name": t.name} for t in r.tools if t.modes == ("plan",)],
+            "act_only": [{"name": t.name} for t in r.tools if t.modes == ("act",)]}
 
 
 def _capabilities(r: Request, _c: DataCache) -> Mapping[str, Any]:
     features = r.context.features
     return {"browser": bool(features.get("browser")),
             "web_fetch": bool(features.get("web_fetch")),
-            "mcp": bool(r.context.mcp_servers),
             "images": bool(r.provider.images)}
 
 
@@ -137,14 +148,16 @@ def _system_info(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     c = r.context
     if not (c.os or c.shell or c.home or c.cwd or c.ide or c.workspace_roots):
         return None
-    roots = [{"path": w.path, "name": w.name or w.path.rstrip("/").rsplit("/", 1)[-1],
-              "vcs": w.vcs} for w in c.workspace_roots]
-    return {"os": c.os, "shell": c.shell, "home": c.home, "cwd": c.cwd, "ide": c.ide,
-            "roots": roots, "multi_root": len(roots) > 1}
+    roots = [{"path": attribute(w.path),
+              "name": attribute(w.name or w.path.rstrip("/").rsplit("/", 1)[-1]),
+              "vcs": attribute(w.vcs)} for w in c.workspace_roots]
+    return {"os": attribute(c.os), "shell": attribute(c.shell), "home": attribute(c.home),
+            "cwd": attribute(c.cwd), "ide": attribute(c.ide), "roots": roots,
+            "multi_root": len(roots) > 1}
 
 
 def _user_instructions(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
-    rules = [{"name": x.name, "origin": x.origin, "text": x.text}
+    rules = [{"name": attribute(x.name), "origin": attribute(x.origin), "text": body(x.text)}
              for x in r.context.rules if x.text.strip()]
     return {"rules": rules} if rules else None
 
@@ -153,8 +166,9 @@ def _skills(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     skills = r.context.skills
     if not skills:
         return None
-    return {"skills": [{"name": s.name, "description": s.description,
-                        "has_references": bool(s.references)} for s in skills],
+    return {"skills": [{"name": attribute(s.name), "description": body(s.description),
+                        "references": attribute(", ".join(s.references))}
+                       for s in skills],
             "any_references": any(s.references for s in skills),
             "text_mode": r.tool_mode == "text"}
 
@@ -167,24 +181,30 @@ def _notices(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     images = [a.name for a in r.context.attachments if a.type.lower().startswith("image/")]
     if not images or r.provider.images:
         return None
-    return {"unreadable_images": [{"name": n} for n in images]}
+    return {"unreadable_images": [{"name": attribute(n)} for n in images]}
 
 
 BUILTIN_DATA: dict[str, DataDef] = {
     "agent_role": DataDef(priority=100, required=True),
     "tool_use": DataDef(_tool_use, reads=("provider",), priority=95, required=True),
     "tool_calling": DataDef(_tool_calling, reads=("provider",), priority=95, required=True),
-    "tools": DataDef(_tools, provides=("tools",), reads=("provider", "tools"), priority=90,
-                     required=True),
-    "mcp_servers": DataDef(_mcp_servers, provides=("servers", "text_mode", "native_mode"),
+    "tools": DataDef(_tools, provides=("tools", "session"), reads=("provider", "stable_tools"),
+                     priority=90, required=True),
+    "session_tools": DataDef(_session_tools, provides=("tools", "session"),
+                             reads=("provider", "tools"), priority=90, required=True),
+    "mcp_servers": DataDef(_mcp_servers, provides=("servers", "text_mode", "native_mode",
+                                                   "any_resources"),
                            reads=("provider", "mcp_servers"), priority=70),
     "editing_files": DataDef(_editing, provides=("text_mode", "native_mode"),
                              reads=("provider",), priority=80),
-    "act_vs_plan_mode": DataDef(_mode, provides=("plan", "act"), reads=("mode",), priority=75),
-    "capabilities": DataDef(_capabilities, provides=("browser", "web_fetch", "mcp", "images"),
-                            reads=("provider", "features.browser", "features.web_fetch",
-                                   "mcp_servers"), priority=40),
+    "act_vs_plan_mode": DataDef(_mode, provides=("plan", "act", "not_now", "plan_only",
+                                                 "act_only"),
+                                reads=("mode", "tools"), priority=75, required=True),
+    "capabilities": DataDef(_capabilities, provides=("browser", "web_fetch", "images"),
+                            reads=("provider", "features.browser", "features.web_fetch"),
+                            priority=40),
     "rules": DataDef(priority=60),
+    "safety": DataDef(priority=99, required=True),
     "system_info": DataDef(_system_info, provides=("os", "shell", "home", "cwd", "ide", "roots",
                                                    "multi_root"),
                            reads=("os", "shell", "home", "cwd", "ide", "workspace_roots"),

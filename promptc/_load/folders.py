@@ -26,6 +26,7 @@ from .._base.files import read_text_file, read_toml
 from .._model.diagnostics import Diagnostic
 from .._model.tools import ToolSpec, load_tool_file
 from .._model.variant import ID_PATTERN, check_variant_table
+from .builtin_data import SHARED_TEMPLATES
 
 __all__ = ["Layer", "RawVariant", "TextFile", "read_layer", "read_variant_folder"]
 
@@ -116,7 +117,17 @@ def _component_files(folder: Path, source: str, notes: list[Diagnostic],
         _inside(p, root, source)
         out[cid] = TextFile(read_text_file(p, VariantConfigError), str(p), source,
                             _origin(p, root, source))
-    return out
+    return share_templates(out)
+
+
+def share_templates(files: dict[str, TextFile]) -> dict[str, TextFile]:
+    """A component that shares another's template (`session_tools` renders with `tools.md`)
+    gets that text too, unless the same folder gives it its own."""
+    for cid, source_cid in SHARED_TEMPLATES.items():
+        for suffix in ("", ".short"):
+            if source_cid + suffix in files and cid + suffix not in files:
+                files[cid + suffix] = files[source_cid + suffix]
+    return files
 
 
 def _tool_files(folder: Path, source: str, notes: list[Diagnostic],

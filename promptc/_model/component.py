@@ -38,10 +38,11 @@ RenderFunction = Callable[["Variant", "PromptContext"], "str | None"]
 RequestDataFunction = Callable[["Request", Any], "Mapping[str, Any] | None"]
 
 # What a `reads` entry may name: a context field (optionally `features.X` / `runtime.X`), the
-# provider, or `tools` (which tools are offered, and what their option lists come from).
+# provider, `tools` (which tools are offered, and what their option lists come from) or
+# `stable_tools` (only those whose presence depends on no session value: static).
 READ_ROOTS = frozenset({"provider", "cwd", "os", "shell", "home", "ide", "mode", "date",
                         "workspace_roots", "rules", "mcp_servers", "skills", "features",
-                        "attachments", "runtime", "tools"})
+                        "attachments", "runtime", "tools", "stable_tools"})
 
 
 def _provides(value: Iterable[str]) -> frozenset[str]:

@@ -495,10 +495,13 @@ class ContextParts:
 
 
 # Cache class of each context field: what a prompt section depending on it can be cached with.
+# Static: what a client configures once (the model, its feature flags), so the same for every
+# session of that client. Session: the project and its environment. Request: what may change
+# from one message to the next, the mode included (a mode switch then keeps the cached prefix).
 FIELD_CLASSES: dict[str, CacheClass] = {
-    "provider": "static",
+    "provider": "static", "features": "static",
     "cwd": "session", "os": "session", "shell": "session", "home": "session", "ide": "session",
-    "mode": "session", "workspace_roots": "session", "rules": "session",
-    "mcp_servers": "session", "skills": "session", "features": "session",
-    "date": "request", "attachments": "request", "runtime": "request",
+    "workspace_roots": "session", "rules": "session", "mcp_servers": "session",
+    "skills": "session",
+    "mode": "request", "date": "request", "attachments": "request", "runtime": "request",
 }

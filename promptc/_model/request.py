@@ -16,7 +16,7 @@ import attrs
 from .._base.frozen import typed_key
 from .context import PromptContext
 from .provider import ProviderInfo
-from .tools import EnumSources, ToolSpec
+from .tools import EnumSources, ToolSpec, per_session
 from .variant import ActiveToolMode, Variant
 
 __all__ = ["Request"]
@@ -46,6 +46,12 @@ class Request:
             return self.provider
         if root == "tools":
             return (tuple(t.name for t in self.tools), self.enum_sources)
+        if root == "stable_tools":  # the tools whose presence depends on no session value,
+            # and which of the tools their parameters depend on are offered
+            stable = [t for t in self.tools if not per_session(t)]
+            wanted = {d for t in stable for p in t.parameters for d in p.depends_on}
+            return (tuple(t.name for t in stable),
+                    tuple(t.name for t in self.tools if t.name in wanted))
         value = getattr(self.context, root)
         if sub:
             return typed_key(value.get(sub))

@@ -19,15 +19,18 @@ from .._base.files import read_toml
 from .._base.frozen import EMPTY, FrozenDict, freeze, thaw
 from .._base.records import build_record, describe, typed
 from .._base.suggest import did_you_mean
+from .._text.fence import attribute
 from .conditions import ALWAYS, Condition, compile_condition
 from .context import McpServer, Skill
 
 __all__ = ["ToolParameter", "ToolSpec", "McpBinding", "load_tool_file", "parse_tool",
            "parameters_for", "json_schema", "mcp_bindings", "sanitize_tool_name",
            "mcp_function_name", "per_session", "MCP_PREFIX", "usage_value", "options_of",
-           "catalogue_data", "enum_sources", "EnumSources", "PARAM_TYPES", "NAME_PATTERN"]
+           "catalogue_data", "enum_sources", "EnumSources", "PARAM_TYPES", "NAME_PATTERN",
+           "MODES"]
 
 PARAM_TYPES = ("string", "integer", "number", "boolean", "array", "object")
+MODES = ("plan", "act")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ENUM_SOURCES = ("skills", "skill_references")
 _STR = typed(str, ToolSpecError)
@@ -81,6 +84,14 @@ class ToolSpec:
     source: str = "builtin"
     origin: str = ""
     example: str = ""  # a hand-written text usage example; default: built from `usage` values
+    # The modes in which the model may call it. Offered in both modes either way, so the tool
+    # list (and the cached prefix) does not change with the mode: the prompt's mode section
+    # says what the current mode allows, and a client refuses the rest (`allowed_in`).
+    modes: tuple[str, ...] = MODES
+
+
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
 @attrs.frozen
@@ -91,6 +102,7 @@ class _ToolFile:
     when: FrozenDict = attrs.field(default=EMPTY, converter=_table)
     override: bool = attrs.field(default=False, validator=_BOOL)
     example: str = attrs.field(default="", validator=_STR)
+    modes: tuple[Any, ...] = attrs.field(default=MODES, converter=_as_tuple)
 
 
 def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
@@ -137,10 +149,15 @@ def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
         if p.required and p.depends_on:
             raise ToolSpecError("a required parameter cannot depend on other tools",
                                 source=origin, field=f"{field}.depends_on")
+    if (not raw.modes or not all(isinstance(m, str) for m in raw.modes)
+            or not set(raw.modes) <= set(MODES) or len(set(raw.modes)) != len(raw.modes)):
+        raise ToolSpecError(f"modes must list \"plan\", \"act\" or both, got "
+                            f"{list(raw.modes)!r}", source=origin, field="modes")
     when = compile_condition(raw.when, origin, "when", ToolSpecError) if raw.when else ALWAYS
     return ToolSpec(name=raw.name, description=raw.description.strip(),
                     parameters=raw.parameters, when=when, override=raw.override, source=source,
-                    origin=origin, example=raw.example.strip("\n"))
+                    origin=origin, example=raw.example.strip("\n"),
+                    modes=tuple(m for m in MODES if m in raw.modes))
 
 
 def load_tool_file(path: Path, source: str) -> ToolSpec:
@@ -324,13 +341,17 @@ def usage_value(param: ToolParameter, options: Sequence[str] = ()) -> str:
     return usage
 
 
-def catalogue_data(specs: Sequence[ToolSpec], sources: EnumSources) -> list[dict[str, Any]]:
-    """What the text-catalogue template iterates over: one entry per enabled tool."""
-    enabled = frozenset(s.name for s in specs)
+def catalogue_data(specs: Sequence[ToolSpec], sources: EnumSources,
+                   offered: Sequence[ToolSpec] | None = None) -> list[dict[str, Any]]:
+    """What the text-catalogue template iterates over: one entry per tool in `specs` (a part
+    of the `offered` tools, which decide the parameters that depend on other tools)."""
+    enabled = frozenset(s.name for s in (specs if offered is None else offered))
     tools = []
     for spec in specs:
         params = []
         for p, enum in parameters_for(spec, enabled, sources):
+            if p.enum_from:  # skill names and paths are the session's text: one line, escaped
+                enum = tuple(attribute(o) for o in enum)
             params.append({
                 "name": p.name, "type": p.type, "required": p.required,
                 "optional": not p.required, "instruction": p.instruction.strip(),

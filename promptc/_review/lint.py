@@ -2,8 +2,9 @@
 
 Finds placeholders no layer can supply (with file:line and did-you-mean), components used in a
 template but not in the order (and the reverse), unregistered components, shadowed or duplicate
-matchers, sections placed out of cache order, and whatever loading noticed (ignored files, plugin
-conflicts, plugin failures).
+matchers, sections placed out of cache order, tools offered only in some modes, prose that
+disagrees with the tools it is sent with (see consistency.py), and whatever loading noticed
+(ignored files, plugin conflicts, plugin failures).
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from .._base.errors import PLUGIN_FAILURES
 from .._compile.compiler import Compiler
 from .._compile.plan import Plan
 from .._model.cache import RANK, most_volatile
-from .._model.context import FIELD_CLASSES
+from .._model.context import FIELD_CLASSES, PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.placeholders import STANDARD
 from .._model.provider import ProviderInfo, model_table
 from .._model.variant import Variant
+from .consistency import variant_matrix
 
 __all__ = ["lint"]
 
@@ -25,9 +27,12 @@ __all__ = ["lint"]
 def lint(compiler: Compiler) -> list[Diagnostic]:
     reg = compiler.registry
     out: list[Diagnostic] = list(compiler.load_diagnostics) + list(reg.findings)
+    full = _full_context()
     for vid, variant in reg.variants.items():
         out.extend(_variant_findings(compiler, variant))
+        out.extend(_consistency_findings(compiler, variant, full))
     out.extend(_matcher_findings(compiler))
+    out.extend(_tool_findings(compiler))
     seen: set[tuple[str, str, str]] = set()
     unique = []
     for d in out:
@@ -36,6 +41,43 @@ def lint(compiler: Compiler) -> list[Diagnostic]:
             seen.add(key)
             unique.append(d)
     return unique
+
+
+def _full_context() -> PromptContext:
+    """The snapshot matrix's full context: several rules files, MCP servers, skills."""
+    from pathlib import Path
+    return PromptContext.load(Path(__file__).parent.parent / "_data" / "snapshot" / "contexts" /
+                              "full.json")
+
+
+def _consistency_findings(compiler: Compiler, variant: Variant,
+                          full: PromptContext) -> list[Diagnostic]:
+    """Every situation the variant can render in (plan and act, each feature flag on and off,
+    native and text tools): the prompt may name only tools it offers, must say which offered
+    tools the mode rules out, and text examples show one call each."""
+    provider = ProviderInfo("lint", "lint", images=True, parallel_tools=True)
+    try:
+        return variant_matrix(compiler, variant.id, provider, full, every=False)
+    except PLUGIN_FAILURES as exc:  # reported, not raised
+        return [Diagnostic("error", "render-failed", f"variant {variant.id!r}: {exc}",
+                           variant.id)]
+
+
+def _tool_findings(compiler: Compiler) -> list[Diagnostic]:
+    """A tool whose presence depends on the mode changes the tool list on every mode switch,
+    and with it the prefix providers cache (tools come first): it should declare `modes`."""
+    out = []
+    for name, spec in compiler.registry.tools.items():
+        if "mode" in spec.when.reads:
+            out.append(Diagnostic(
+                "warning", "tool-mode-condition",
+                f"tool {name!r} is offered only in some modes (`when` reads the mode): every "
+                "plan/act switch then changes the tool list, and providers cache tools first, "
+                "so the whole conversation misses the cache. Offer it in both modes and declare "
+                "where the model may call it: modes = [\"act\"] (the prompt's mode section "
+                "says so, and a client refuses other calls with prompt.tools.allowed_in(mode))",
+                spec.origin or name))
+    return out
 
 
 def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:

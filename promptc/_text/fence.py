@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FENCE_TAGS", "attribute", "body", "one_line"]
+__all__ = ["FENCE_TAGS", "attribute", "body", "one_line", "element", "mask"]
 
 #: Every element the built-in templates wrap outside text in; a body may close none of them.
 FENCE_TAGS = frozenset({
     "user_rules", "mcp_server", "mcp_tool", "mcp_resource", "mcp_resource_template",
-    "skill", "environment", "workspace_root", "attachment", "runtime_value",
+    "skill", "environment", "workspace_root", "attachment", "runtime_value", "input_schema",
 })
 
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -46,3 +46,20 @@ def attribute(value: str) -> str:
 def body(value: str) -> str:
     """`value` verbatim, except that no closing tag of a fence element survives in it."""
     return _CLOSING.sub(r"<\\/", value) if "/" in value else value
+
+
+def element(tag: str, content: str, **attributes: str) -> str:
+    """`content` fenced in a `tag` element on lines of its own (for values the engine places
+    itself, such as a runtime value that replaces a section)."""
+    attrs = "".join(f' {k}="{attribute(v)}"' for k, v in attributes.items())
+    return f"<{tag}{attrs}>\n{body(content)}\n</{tag}>"
+
+
+_FENCED = re.compile(r"<(%s)\b[^>]*?(?:/>|>.*?</\1>)" % "|".join(sorted(FENCE_TAGS)),
+                     re.DOTALL)
+
+
+def mask(text: str, replacement: str = "(outside text)") -> str:
+    """`text` with every fenced element replaced: what is left is the pack's own words (for
+    checks that must not count a rules file's `{{` or an MCP description's tool names)."""
+    return _FENCED.sub(replacement, text)

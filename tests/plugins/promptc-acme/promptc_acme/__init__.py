@@ -65,7 +65,7 @@ def promptc_tools() -> list[dict[str, Any]]:
             "Record a checkpoint of the files in the Acme sandbox, so that a change which is "
             "hard to undo by hand can be rolled back in one step. Returns the checkpoint's id. "
             "A checkpoint holds files only: running processes and their state are not kept."),
-        "when": {"mode": "act"},
+        "modes": ["act"],
         "parameters": [{
             "name": "label",
             "type": "string",

@@ -50,9 +50,9 @@ def test_sections_come_from_this_plugin(promptc_compiler, promptc_context):
 def test_shell_is_filled_only_when_the_client_gives_none(promptc_compiler, promptc_context):
     acme = MODELS["acme-coder-2"]
     filled = promptc_compiler.compile(acme, promptc_context("minimal"), strict=True)
-    assert "Default shell: /bin/sh" in filled.text
+    assert 'shell="/bin/sh"' in filled.text
     given = promptc_compiler.compile(acme, promptc_context("full", shell="/bin/zsh"), strict=True)
-    assert "Default shell: /bin/zsh" in given.text
+    assert 'shell="/bin/zsh"' in given.text
 
 
 # Snapshot ids name the files (tests/snapshots/<id>.md): keep them free of "/" and ":".

@@ -1,0 +1,138 @@
+"""Consistency: does a rendered prompt agree with the tools it is sent with?
+
+A prompt that teaches a tool the request does not offer makes the model call something that
+does not exist; a prompt that offers a tool the current mode forbids, without saying so, makes
+it call something the client will refuse. Both are found here, in the pack's own words only
+(fenced outside text, such as a rules file that mentions a tool, does not count), for one
+render (`inconsistencies`) or for every built-in situation of a variant (`variant_matrix`:
+plan and act, each feature flag on and off, native and text tools).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from collections.abc import Iterable, Iterator
+
+import attrs
+
+from .._compile.compiler import Compiler
+from .._compile.result import CompiledPrompt
+from .._model.context import PromptContext
+from .._model.diagnostics import Diagnostic
+from .._model.provider import ProviderInfo
+from .._text.fence import mask
+
+__all__ = ["inconsistencies", "variant_matrix", "FEATURE_FLAGS"]
+
+#: The feature flags the built-in prose depends on; each is checked on and off.
+FEATURE_FLAGS = ("browser", "web_fetch", "task_progress", "autonomous")
+
+_FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
+
+
+def inconsistencies(prompt: CompiledPrompt, tool_names: Iterable[str],
+                    where: str = "") -> list[Diagnostic]:
+    """What `prompt` says that its own tool list contradicts. `tool_names`: every tool name the
+    prompt could mention (the registry's tools), so that a name it mentions but does not
+    offer is caught."""
+    offered = set(prompt.tools.names)
+    label = f"{prompt.variant.id}{' ' + where if where else ''}"
+    out: list[Diagnostic] = []
+    by_section = [(s.id, mask(s.text)) for s in prompt.sections]
+    missing = sorted(set(tool_names) - offered, key=lambda n: (-len(n), n))
+    if missing:  # one pass per section over every name the render does not offer
+        pattern = _names_pattern(tuple(missing))
+        found: dict[tuple[str, str], int] = {}
+        for sid, text in by_section:
+            for hit in pattern.finditer(text):
+                found.setdefault((hit.group(0), sid), text.count("\n", 0, hit.start()) + 1)
+        for (name, sid), line in sorted(found.items()):
+            out.append(Diagnostic(
+                "error", "names-missing-tool",
+                f"{label}: section {sid!r} (line {line}) names tool {name!r}, which this "
+                "render does not offer", sid))
+    context = prompt.tools.context
+    mode = context.mode if context is not None else "act"
+    if mode in ("plan", "act"):
+        refused = offered - prompt.tools.allowed_in(mode)
+        mode_text = "\n".join(text for sid, text in by_section if sid == "act_vs_plan_mode")
+        for name in sorted(refused):
+            if not re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", mode_text):
+                out.append(Diagnostic(
+                    "error", "mode-unsaid",
+                    f"{label}: tool {name!r} is offered but not allowed in {mode} mode, and the "
+                    "mode section does not say so", "act_vs_plan_mode"))
+    if prompt.tools.mode == "text":
+        out.extend(_examples_with_several_calls(prompt, label, by_section))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w-])")
+
+
+def _examples_with_several_calls(prompt: CompiledPrompt, label: str,
+                                 sections: list[tuple[str, str]]) -> list[Diagnostic]:
+    """Text tools are called one per message: an example showing two calls in one block
+    teaches the opposite."""
+    out = []
+    for sid, text in sections:
+        parts = _FENCE.split(text)
+        # split keeps the fence markers: [before, ```, inside, ```, after, …]
+        for i in range(2, len(parts), 4):
+            calls = prompt.tools.parse(parts[i]).calls
+            if len(calls) > 1:
+                out.append(Diagnostic(
+                    "error", "example-several-calls",
+                    f"{label}: an example in section {sid!r} shows {len(calls)} tool calls in "
+                    "one message, but text tools are called one per message", sid))
+    return out
+
+
+def _flag_sets(every: bool) -> Iterator[tuple[bool, ...]]:
+    """Every combination of the feature flags, or (`every=False`) all off, all on, and each
+    flag alone on and alone off: every flag seen both ways, next to each state of the rest."""
+    n = len(FEATURE_FLAGS)
+    if every:
+        yield from itertools.product((False, True), repeat=n)
+        return
+    yield (False,) * n
+    yield (True,) * n
+    for i in range(n):
+        yield tuple(j == i for j in range(n))
+        yield tuple(j != i for j in range(n))
+
+
+def _situations(base: PromptContext, every: bool) -> Iterator[tuple[str, PromptContext]]:
+    """Plan and act × the feature flag combinations."""
+    for mode in ("act", "plan"):
+        for flags in _flag_sets(every):
+            features = {**base.features, **dict(zip(FEATURE_FLAGS, flags))}
+            on = ",".join(f for f, v in zip(FEATURE_FLAGS, flags) if v) or "no features"
+            yield f"({mode}, {on})", attrs.evolve(base, mode=mode, features=features)
+
+
+def variant_matrix(compiler: Compiler, variant_id: str, provider: ProviderInfo,
+                   base: PromptContext, every: bool = True) -> list[Diagnostic]:
+    """`inconsistencies` of one variant in every situation: plan and act, the feature flags
+    (every combination, or with `every=False` each flag on and off next to all-on and
+    all-off, as lint does), native and text tools (where the variant is written for both)."""
+    variant = compiler.registry.get(variant_id)
+    modes = [None] if variant.tool_mode != "auto" else [True, False]
+    names = set(compiler.registry.tools)
+    out: list[Diagnostic] = []
+    seen: set[tuple[str, str]] = set()
+    for native in modes:
+        info = provider if native is None else attrs.evolve(provider, native_tools=native)
+        for where, ctx in _situations(base, every):
+            prompt = compiler.compile(info, ctx, variant=variant_id)
+            tools = "" if native is None else (" native" if native else " text")
+            for d in inconsistencies(prompt, names, where[:-1] + tools + ")"):
+                key = (d.code, d.message.split(": ", 1)[1])
+                if key not in seen:  # one line per problem, with the first situation it shows
+                    seen.add(key)
+                    out.append(d)
+    return out

@@ -1,0 +1,111 @@
+"""The prompt agrees with the tools it is sent with: it names only tools it offers, it says
+which offered tools the current mode rules out, a text example shows one call, and plan and act
+differ only in their request-class tail."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+import pytest
+
+from promptc import Compiler, ProviderInfo
+from promptc._cli import main
+from promptc._review.consistency import FEATURE_FLAGS, inconsistencies, variant_matrix
+from promptc._review.lint import lint
+
+from .conftest import load_context
+
+PROVIDERS = {
+    "generic": ProviderInfo("openai", "gpt-4.1"),
+    "next-gen": ProviderInfo("anthropic", "claude-sonnet-4-5", native_tools=False),
+    "native-next-gen": ProviderInfo("anthropic", "claude-sonnet-4-5"),
+    "gpt-5": ProviderInfo("openai", "gpt-5"),
+    "gemini-3": ProviderInfo("google", "gemini-3-pro-preview"),
+    "glm": ProviderInfo("zai", "glm-4.6"),
+    "compact": ProviderInfo("ollama", "qwen2.5-coder:7b"),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(PROVIDERS))
+def test_every_situation_of_every_builtin_variant_is_consistent(builtins: Compiler,
+                                                                variant: str) -> None:
+    """Plan and act × every combination of the feature flags × native and text tools (for
+    the variants written for both), with several rules files, MCP servers and skills."""
+    assert len(FEATURE_FLAGS) >= 4
+    found = variant_matrix(builtins, variant, PROVIDERS[variant], load_context("full"))
+    assert found == [], "\n".join(d.message for d in found)
+
+
+INCONSISTENT = {
+    # the component teaches a tool the variant never offers, and one the mode forbids
+    "components/body.md": "# Body\nSave your work with write_notes.\n",
+    "components/tools/write_notes.toml": 'name = "write_notes"\ndescription = "Write."\n'
+                                         'modes = ["act"]\n',
+}
+
+
+def test_a_variant_that_names_a_tool_it_does_not_offer_fails_lint(
+        mini: Callable[..., Compiler], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    compiler = mini(INCONSISTENT)
+    found = [d for d in lint(compiler) if d.code == "names-missing-tool"]
+    assert found and "'write_notes'" in found[0].message and "'body'" in found[0].message
+    # the same tree as a project folder: `promptc lint` fails (exit 1)
+    from .conftest import MINI, write_tree
+    root = write_tree(tmp_path / "proj", {**MINI, **INCONSISTENT})
+    assert main(["lint", "--no-user", "--no-plugins", "--project", str(root)]) == 1
+    assert "names-missing-tool" in capsys.readouterr().out
+
+
+def test_an_offered_tool_the_mode_forbids_must_be_said(mini: Callable[..., Compiler]) -> None:
+    compiler = mini({
+        "variants/base/variant.toml": 'fallback = true\ncomponents = ["intro", "body"]\n'
+                                      'tools = ["echo", "write_notes"]\n',
+        "components/body.md": "# Body\nWorking.\n",
+        "components/tools/write_notes.toml": INCONSISTENT["components/tools/write_notes.toml"],
+    })
+    ctx = attrs.evolve(load_context("plan"))
+    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=True), ctx)
+    assert "write_notes" in prompt.tools.names  # offered in both modes …
+    [d] = inconsistencies(prompt, compiler.registry.tools)
+    assert d.code == "mode-unsaid" and "'write_notes'" in d.message  # … but never said
+
+
+def test_an_example_with_two_calls_is_caught(mini: Callable[..., Compiler]) -> None:
+    two = "```\n<echo>\n</echo>\n<echo>\n</echo>\n```\n"
+    compiler = mini({"components/body.md": "# Body\n" + two})
+    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=False), load_context("full"))
+    [d] = inconsistencies(prompt, compiler.registry.tools)
+    assert d.code == "example-several-calls" and "2 tool calls" in d.message
+
+
+def test_a_rules_file_naming_a_tool_is_not_the_prompts_word(builtins: Compiler) -> None:
+    """Fenced outside text may mention any tool: only the pack's own words are checked."""
+    ctx = load_context("full")
+    ctx = attrs.evolve(ctx, rules=[{"name": "x", "text": "Never call browser_action."}],
+                       features={})
+    prompt = builtins.compile(PROVIDERS["generic"], ctx)
+    assert "browser_action" not in prompt.tools.names and "browser_action" in prompt.text
+    assert inconsistencies(prompt, builtins.registry.tools) == []
+
+
+@pytest.mark.parametrize("variant", sorted(PROVIDERS))
+def test_plan_and_act_differ_only_in_the_request_tail(builtins: Compiler, variant: str) -> None:
+    """A mode switch keeps the cached prefix: the same tools (native JSON and text), and the
+    static and session text byte for byte; only request-class sections change."""
+    act = builtins.compile(PROVIDERS[variant], load_context("full"), variant=variant)
+    plan = builtins.compile(PROVIDERS[variant], attrs.evolve(load_context("full"), mode="plan"),
+                            variant=variant)
+    assert act.tools.names == plan.tools.names
+    if act.tools.mode == "native":
+        assert act.tools.json_text("anthropic") == plan.tools.json_text("anthropic")
+    blocks = {b.cache: b.text for b in act.blocks}, {b.cache: b.text for b in plan.blocks}
+    assert blocks[0]["static"] == blocks[1]["static"]
+    assert blocks[0]["session"] == blocks[1]["session"]
+    assert blocks[0]["request"] != blocks[1]["request"]
+    changed = {s.id for s in plan.sections} ^ {s.id for s in act.sections} | {
+        s.id for s in plan.sections if (act.section(s.id) or s).text != s.text}
+    assert changed and all((plan.section(c) or act.section(c)).cache == "request"
+                           for c in changed)

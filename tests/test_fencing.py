@@ -1,0 +1,138 @@
+"""Outside text stays inside its element: any string in any slot that comes from outside the
+pack (rules, MCP servers, tools and resources, skills, the environment, attachment names,
+runtime values) renders inside an element whose tag says what it is, verbatim apart from the
+documented neutralization (promptc._text.fence), and changes nothing outside its element: no
+new section, header, separator or diff marker, and the pack's own words stay byte-identical."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from promptc import Compiler, PromptContext, ProviderInfo
+from promptc._text.fence import FENCE_TAGS, attribute, body, mask
+
+from .conftest import load_context
+
+MARK = "QQ9MARKQQ"
+TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False, images=False)
+NATIVE = ProviderInfo("anthropic", "claude-sonnet-4-5", images=False)
+VARIANTS = [("generic", TEXT), ("native-next-gen", NATIVE), ("compact", TEXT),
+            ("glm", TEXT), ("gpt-5", ProviderInfo("openai", "gpt-5", images=False))]
+
+
+def _rules(ctx: PromptContext, field: str, v: str) -> PromptContext:
+    rules = [attrs.asdict(r) for r in ctx.rules]
+    rules[0][field] = v
+    return attrs.evolve(ctx, rules=rules)
+
+
+def _mcp(ctx: PromptContext, path: tuple[Any, ...], v: str) -> PromptContext:
+    servers = [attrs.asdict(s) for s in ctx.mcp_servers]
+    node: Any = servers
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = v
+    return attrs.evolve(ctx, mcp_servers=servers)
+
+
+def _skill(ctx: PromptContext, field: str, v: str) -> PromptContext:
+    skills = [attrs.asdict(s) for s in ctx.skills]
+    if field == "references":
+        skills[0]["references"] = [v, *skills[0]["references"][1:]]
+    else:
+        skills[0][field] = v
+    return attrs.evolve(ctx, skills=skills)
+
+
+def _root(ctx: PromptContext, field: str, v: str) -> PromptContext:
+    roots = [attrs.asdict(r) for r in ctx.workspace_roots]
+    roots[0][field] = v
+    return attrs.evolve(ctx, workspace_roots=roots)
+
+
+# slot -> (how the value is neutralized, how to put it in a context)
+Slot = tuple[str, Callable[[PromptContext, str], PromptContext]]
+SLOTS: dict[str, Slot] = {
+    "rule name": ("attribute", lambda c, v: _rules(c, "name", v)),
+    "rule source": ("attribute", lambda c, v: _rules(c, "origin", v)),
+    "rule text": ("body", lambda c, v: _rules(c, "text", v)),
+    "mcp server name": ("attribute", lambda c, v: _mcp(c, (0, "name"), v)),
+    "mcp tool name": ("attribute", lambda c, v: _mcp(c, (0, "tools", 0, "name"), v)),
+    "mcp tool description": ("body", lambda c, v: _mcp(c, (0, "tools", 0, "description"), v)),
+    "mcp resource name": ("attribute", lambda c, v: _mcp(c, (0, "resources", 0, "name"), v)),
+    "mcp resource uri": ("attribute", lambda c, v: _mcp(c, (0, "resources", 0, "uri"), v)),
+    "mcp resource description": ("body",
+                                 lambda c, v: _mcp(c, (0, "resources", 0, "description"), v)),
+    "mcp resource template": ("attribute", lambda c, v: _mcp(
+        c, (0, "resource_templates", 0, "uri_template"), v)),
+    "skill name": ("attribute", lambda c, v: _skill(c, "name", v)),
+    "skill description": ("body", lambda c, v: _skill(c, "description", v)),
+    "skill reference": ("attribute", lambda c, v: _skill(c, "references", v)),
+    "cwd": ("attribute", lambda c, v: attrs.evolve(c, cwd=v)),
+    "os": ("attribute", lambda c, v: attrs.evolve(c, os=v)),
+    "shell": ("attribute", lambda c, v: attrs.evolve(c, shell=v)),
+    "home": ("attribute", lambda c, v: attrs.evolve(c, home=v)),
+    "ide": ("attribute", lambda c, v: attrs.evolve(c, ide=v)),
+    "workspace root path": ("attribute", lambda c, v: _root(c, "path", v)),
+    "workspace root name": ("attribute", lambda c, v: _root(c, "name", v)),
+    "attachment name": ("attribute", lambda c, v: attrs.evolve(
+        c, attachments=[{"name": v, "type": "image/png"}])),
+    "runtime value": ("body", lambda c, v: attrs.evolve(c, runtime={"request_info": v})),
+}
+
+closing = st.sampled_from([f"</{t}>" for t in sorted(FENCE_TAGS)] +
+                          ["</USER_RULES>", "< / mcp_server >", "</skill\n", "<\\/skill>"])
+tricky = st.sampled_from([
+    "\n", "\n\n\n", "====", "\n====\n", "=======", "------- SEARCH", "+++++++ REPLACE",
+    "\n# Header\n", "## ", "```", "\r\n", "\t", "\u2028", "\x00", "\x1b[31m", '"', "'", "&amp;",
+    "<b>", ">", "`", "{{X}}", "{{#a}}", "<user_rules>", '" evil="1', "/>",
+])
+payloads = st.lists(st.one_of(closing, tricky, st.text(max_size=12)), min_size=1,
+                    max_size=8).map("".join).map(lambda v: f"x{v}x")  # never blank
+
+
+def lf(value: str) -> str:
+    """Text fields fold CRLF and CR to LF when a record is made."""
+    return value.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def fenced(kind: str, value: str) -> str:
+    return attribute(value) if kind == "attribute" else body(lf(value))
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          max_examples=min(300, settings.default.max_examples))
+@given(case=st.sampled_from(VARIANTS), slot=st.sampled_from(sorted(SLOTS)), value=payloads)
+def test_any_value_in_any_slot_stays_inside_its_element(
+        builtins: Compiler, case: tuple[str, ProviderInfo], slot: str, value: str) -> None:
+    variant, provider = case
+    kind, put = SLOTS[slot]
+    base = load_context("full")
+    neutral = builtins.compile(provider, put(base, MARK), variant=variant)
+    if MARK not in neutral.text:
+        return  # the variant does not show this slot (compact shows no resources)
+    prompt = builtins.compile(provider, put(base, value), variant=variant)
+    # verbatim apart from the documented neutralization, inside an element …
+    assert fenced(kind, value) in prompt.text
+    # … and outside the elements nothing changed: no section, header, separator or diff marker
+    assert mask(prompt.text) == mask(neutral.text)
+    assert [s.id for s in prompt.sections] == [s.id for s in neutral.sections]
+
+
+@pytest.mark.parametrize("slot", sorted(SLOTS))
+def test_every_slot_is_fenced(builtins: Compiler, slot: str) -> None:
+    """Each slot's marker is inside a fence element in the generic prompt, text and native."""
+    kind, put = SLOTS[slot]
+    for provider in (TEXT, NATIVE):
+        prompt = builtins.compile(provider, put(load_context("full"), MARK), variant="generic")
+        if slot.startswith("mcp tool") or slot == "mcp server name" or "resource" in slot \
+                or slot.startswith(("skill", "rule", "cwd", "os", "shell", "home", "ide",
+                                    "workspace", "attachment", "runtime")):
+            assert MARK in prompt.text, (slot, provider.native_tools)
+        assert MARK not in mask(prompt.text), (slot, provider.native_tools)
