@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from promptc import BudgetExceededError, Compiler, ProviderInfo, count_tokens
+from promptc import (BudgetExceededError, Compiler, ProviderInfo, StrictModeError,
+                     count_tokens)
 from promptc._cli import main
 
 from .conftest import CONTEXTS, load_context
@@ -21,15 +22,31 @@ def full_tokens(builtins: Compiler) -> int:
     return builtins.compile(GPT, load_context("full"), count_tokens=True).tokens.with_tools
 
 
+@pytest.fixture(scope="module")
+def floor_tokens(builtins: Compiler) -> int:
+    """The least the full prompt can be: every shorter form, every optional section dropped."""
+    with pytest.raises(BudgetExceededError) as info:
+        builtins.compile(GPT, load_context("full"), budget=1)
+    total: int = info.value.report["total"]
+    return total
+
+
+@pytest.fixture(scope="module")
+def tight(full_tokens: int, floor_tokens: int) -> int:
+    """A budget halfway between the floor and the whole prompt: some sections must go."""
+    assert floor_tokens < full_tokens
+    return floor_tokens + (full_tokens - floor_tokens) // 2
+
+
 def test_a_budget_that_fits_changes_nothing(builtins: Compiler, full_tokens: int) -> None:
     out = builtins.compile(GPT, load_context("full"), budget=full_tokens)
     assert out.dropped == () and out.tokens.with_tools == full_tokens
     assert out.budget == full_tokens
 
 
-def test_sixty_percent_drops_optional_sections_with_a_log(builtins: Compiler,
-                                                          full_tokens: int) -> None:
-    budget = int(full_tokens * 0.6)
+def test_a_tight_budget_drops_optional_sections_with_a_log(builtins: Compiler,
+                                                           tight: int) -> None:
+    budget = tight
     out = builtins.compile(GPT, load_context("full"), budget=budget)
     assert out.tokens.with_tools <= budget
     assert out.dropped
@@ -44,12 +61,49 @@ def test_sixty_percent_drops_optional_sections_with_a_log(builtins: Compiler,
     # every drop is also a diagnostic (info level: a report, not a failure in strict mode)
     assert {d.source for d in out.diagnostics if d.code.startswith("budget-")} == \
         {d.id for d in out.dropped}
+    assert "user_instructions" in kept
     strict = builtins.compile(GPT, load_context("full"), budget=budget, strict=True)
     assert strict.text == out.text
 
 
-def test_lowest_priority_goes_first(builtins: Compiler, full_tokens: int) -> None:
-    out = builtins.compile(GPT, load_context("full"), budget=int(full_tokens * 0.6))
+def test_the_users_rules_are_dropped_last_and_never_quietly(builtins: Compiler,
+                                                           floor_tokens: int) -> None:
+    """At the floor every optional section is gone, the user's rules last of all; that drop
+    is a warning (strict mode refuses it), the others are infos."""
+    out = builtins.compile(GPT, load_context("full"), budget=floor_tokens)
+    dropped = [d.id for d in out.dropped if d.action == "dropped"]
+    assert dropped[-1] == "user_instructions"
+    [warning] = [d for d in out.diagnostics if d.level == "warning"]
+    assert warning.code == "budget-dropped-user-rules" and warning.source == "user_instructions"
+    with pytest.raises(StrictModeError) as info:
+        builtins.compile(GPT, load_context("full"), budget=floor_tokens, strict=True)
+    assert "the user's rules files" in str(info.value)
+
+
+def test_what_documents_a_tool_or_guards_the_model_is_never_dropped(
+        builtins: Compiler, floor_tokens: int) -> None:
+    """The required core (role, safety, the mode rule, the tool-call format) and every section
+    that documents offered tools survive any budget that can be met."""
+    out = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
+                           load_context("full"), budget=10**6)
+    floor = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
+                             load_context("full"), budget=_floor(builtins, False))
+    kept = {s.id for s in floor.sections}
+    assert {"agent_role", "safety", "act_vs_plan_mode", "tool_use", "tools", "session_tools",
+            "editing_files", "mcp_servers", "skills", "task_progress"} <= kept
+    assert {s.id for s in out.sections} - kept  # and something optional did go
+
+
+def _floor(builtins: Compiler, native: bool) -> int:
+    with pytest.raises(BudgetExceededError) as info:
+        builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=native),
+                         load_context("full"), budget=1)
+    total: int = info.value.report["total"]
+    return total
+
+
+def test_lowest_priority_goes_first(builtins: Compiler, tight: int) -> None:
+    out = builtins.compile(GPT, load_context("full"), budget=tight)
     dropped = [d for d in out.dropped if d.action == "dropped"]
     assert [d.priority for d in dropped] == sorted(d.priority for d in dropped)
     shortened = [d for d in out.dropped if d.action == "shortened"]
@@ -65,14 +119,14 @@ def test_required_sections_alone_over_budget_raise(builtins: Compiler) -> None:
     assert isinstance(info.value, ValueError)
 
 
-def test_cli_budget_exit_codes(capsys: pytest.CaptureFixture[str], full_tokens: int) -> None:
+def test_cli_budget_exit_codes(capsys: pytest.CaptureFixture[str], tight: int) -> None:
     ctx = str(CONTEXTS / "full.json")
     args = ["render", "--builtins-only", "--provider", "openai", "--model", "gpt-4.1",
             "--context", ctx, "--format", "json"]
-    assert main([*args, "--budget", str(int(full_tokens * 0.6))]) == 0
+    assert main([*args, "--budget", str(tight)]) == 0
     import json
     data = json.loads(capsys.readouterr().out)
-    assert data["tokens"]["with_tools"] <= int(full_tokens * 0.6) and data["dropped"]
+    assert data["tokens"]["with_tools"] <= tight and data["dropped"]
     assert main([*args, "--budget", "100"]) == 3
     assert "budget" in capsys.readouterr().err
 

@@ -297,7 +297,47 @@ def cmd_lint(args: argparse.Namespace) -> int:
     return 1 if failing else 0
 
 
+def cmd_token_targets(args: argparse.Namespace) -> int:
+    """Every case of the snapshot matrix in its full context, against its token targets."""
+    from .._review.snapshot import load_matrix
+    compiler = compiler_from(args)
+    matrix = load_matrix(args.matrix, compiler)
+    rows, data, missed = [], [], 0
+    for t in matrix.targets:
+        prompt = compiler.compile(t.provider, t.context, variant=t.variant, count_tokens=True)
+        rep = prompt.tokens
+        if rep is None:  # count_tokens=True above: never
+            raise RuntimeError("the prompt was not counted")
+        static = sum(s.tokens or 0 for s in prompt.sections if s.cache == "static")
+        share = static / rep.total if rep.total else 0.0
+        ok = (t.max_tokens is None or rep.with_tools <= t.max_tokens) and \
+            (t.min_static_share is None or share >= t.min_static_share)
+        missed += not ok
+        target = " · ".join(x for x in (
+            f"≤ {t.max_tokens:,}" if t.max_tokens is not None else "",
+            f"static ≥ {t.min_static_share:.0%}" if t.min_static_share is not None else "")
+            if x) or "-"
+        rows.append([t.name, prompt.tools.mode, rep.total, rep.tools, rep.with_tools,
+                     f"{share:.0%}", target,
+                     "-" if target == "-" else Styled("ok", "green") if ok else
+                     Styled("missed", "red")])
+        data.append({"case": t.name, "variant": prompt.variant.id, "tool_mode": prompt.tools.mode,
+                     "prompt": rep.total, "tools": rep.tools, "together": rep.with_tools,
+                     "static_share": round(share, 4), "max_tokens": t.max_tokens,
+                     "min_static_share": t.min_static_share, "ok": ok})
+    if args.json:
+        print_json(data)
+    else:
+        sys.stdout.write(table(["case", "tools", "prompt", "tool JSON", "together", "static",
+                                "target", ""], rows, "llrrrrll") + "\n")
+        sys.stdout.write(f"encoding as each model counts; context: the matrix's full context "
+                         f"({clean(matrix.path)})\n")
+    return 1 if missed else 0
+
+
 def cmd_tokens(args: argparse.Namespace) -> int:
+    if args.targets:
+        return cmd_token_targets(args)
     compiler = compiler_from(args)
     info, ctx = target_from(args)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True,
@@ -522,11 +562,17 @@ def build_parser() -> argparse.ArgumentParser:
                  "the encoding used; with --budget, also what a budget would shorten or drop.",
                  ["promptc tokens --provider openai --model gpt-5 --context context.json",
                   f"promptc tokens {TARGET} --budget 3000",
-                  "promptc tokens --provider openai --model gpt-4.1 --json"],
-                 "0 ok · 2 bad usage or input · 3 the budget cannot be met")
+                  "promptc tokens --targets --builtins-only"],
+                 "0 ok · 1 a token target missed (--targets) · 2 bad usage or input · "
+                 "3 the budget cannot be met")
     add_target(p)
     p.add_argument("--budget", type=non_negative, metavar="N",
                    help="count the prompt as fitted into N tokens (see render --budget)")
+    p.add_argument("--targets", action="store_true",
+                   help="instead: every case of the snapshot matrix in its full context, "
+                        "prompt and native tool JSON, against the case's token targets")
+    p.add_argument("--matrix", metavar="FILE",
+                   help="with --targets: the matrix file (default: the built-in one)")
     add_json(p, "variant, tokens, sections, dropped")
     COMMANDS["tokens"] = cmd_tokens
 

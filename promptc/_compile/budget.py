@@ -23,6 +23,9 @@ from .plan import Plan
 from .result import Dropped, Section
 from .steps import Form
 
+# Sections that hold the user's own instructions: dropping one is a warning, not an info.
+USER_SECTIONS = frozenset({"user_instructions"})
+
 __all__ = ["fit_budget"]
 
 Placed = list[tuple[Section, tuple[int, int]]]
@@ -100,6 +103,11 @@ def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
                     "tools": tools_tokens, "dropped": [d.to_dict() for d in log]},
             field="budget")
     for d in log:
+        if d.id in USER_SECTIONS and d.action != "shortened":  # the user's own words: loud
+            report("warning", "budget-dropped-user-rules",
+                   f"section {d.id!r} (the user's rules files) dropped to fit the budget "
+                   f"(saved {d.tokens} tokens): {d.reason}; the model does not see them", d.id)
+            continue
         report("info", "budget-" + ("shortened" if d.action == "shortened" else "dropped"),
                f"section {d.id!r} {d.action} (priority {d.priority}, saved {d.tokens} tokens): "
                f"{d.reason}", d.id)

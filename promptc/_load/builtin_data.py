@@ -72,7 +72,11 @@ def _tool_use(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 
 
 def _tool_calling(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
-    return {} if r.tool_mode == "native" else None
+    """The native tool-calling rules, with the parallel-call policy the model supports."""
+    if r.tool_mode != "native":
+        return None
+    parallel = bool(r.provider.parallel_tools)
+    return {"parallel": parallel, "sequential": not parallel}
 
 
 def _tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
@@ -184,19 +188,23 @@ def _notices(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     return {"unreadable_images": [{"name": attribute(n)} for n in images]}
 
 
+# `required`: the core a budget never drops (the role, safety, the mode rule, the tool-call
+# format) and every section that documents offered tools (a budget cannot withdraw the tools,
+# so it keeps their documentation; it may still use the shorter form).
 BUILTIN_DATA: dict[str, DataDef] = {
     "agent_role": DataDef(priority=100, required=True),
     "tool_use": DataDef(_tool_use, reads=("provider",), priority=95, required=True),
-    "tool_calling": DataDef(_tool_calling, reads=("provider",), priority=95, required=True),
+    "tool_calling": DataDef(_tool_calling, provides=("parallel", "sequential"),
+                            reads=("provider",), priority=95, required=True),
     "tools": DataDef(_tools, provides=("tools", "session"), reads=("provider", "stable_tools"),
                      priority=90, required=True),
     "session_tools": DataDef(_session_tools, provides=("tools", "session"),
                              reads=("provider", "tools"), priority=90, required=True),
     "mcp_servers": DataDef(_mcp_servers, provides=("servers", "text_mode", "native_mode",
                                                    "any_resources"),
-                           reads=("provider", "mcp_servers"), priority=70),
+                           reads=("provider", "mcp_servers"), priority=70, required=True),
     "editing_files": DataDef(_editing, provides=("text_mode", "native_mode"),
-                             reads=("provider",), priority=80),
+                             reads=("provider",), priority=80, required=True),
     "act_vs_plan_mode": DataDef(_mode, provides=("plan", "act", "not_now", "plan_only",
                                                  "act_only"),
                                 reads=("mode", "tools"), priority=75, required=True),
@@ -213,8 +221,9 @@ BUILTIN_DATA: dict[str, DataDef] = {
     "user_instructions": DataDef(_user_instructions, provides=("rules",), reads=("rules",),
                                  priority=88),
     "skills": DataDef(_skills, provides=("skills", "any_references", "text_mode"),
-                      reads=("provider", "skills"), priority=55),
-    "task_progress": DataDef(_task_progress, reads=("features.task_progress",), priority=30),
+                      reads=("provider", "skills"), priority=55, required=True),
+    "task_progress": DataDef(_task_progress, reads=("features.task_progress",), priority=30,
+                             required=True),
     "notices": DataDef(_notices, provides=("unreadable_images",),
                        reads=("provider", "attachments"), priority=92),
     "request_info": DataDef(priority=20),

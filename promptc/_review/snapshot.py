@@ -18,6 +18,8 @@ Matrix format (TOML; paths are relative to the matrix file):
     native_tools = false               # optional capability overrides (any ProviderInfo field)
     name = "sonnet"                    # optional: the case's name (default: the variant id)
     tools = ["openai", "anthropic"]    # optional: also snapshot native tool JSON (full context)
+    max_tokens = 6500                  # optional targets, in the full context: prompt + native
+    min_static_share = 0.8             #   tool JSON, and the static block's share of the prompt
 """
 
 from __future__ import annotations
@@ -36,13 +38,14 @@ from .._compile.compiler import Compiler
 from .._model.context import PromptContext
 from .._model.provider import ProviderInfo
 
-__all__ = ["Matrix", "Case", "load_matrix", "default_matrix_path", "render_case",
+__all__ = ["Matrix", "Case", "Target", "load_matrix", "default_matrix_path", "render_case",
            "render_tools", "expected_files", "check_dir", "update_dir", "SnapshotDiff",
            "ownership", "MANIFEST"]
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 TOOL_FORMATS = ("openai", "anthropic", "gemini")
-_CASE_KEYS = {"provider", "model", "variant", "contexts", "name", "tools"}
+_CASE_KEYS = {"provider", "model", "variant", "contexts", "name", "tools", "max_tokens",
+              "min_static_share"}
 _CAP_KEYS = {"context_window", "max_output", "native_tools", "parallel_tools", "images",
              "prompt_caching", "cache_min_tokens"}
 
@@ -63,6 +66,18 @@ class Case:
 
 
 @attrs.frozen
+class Target:
+    """A case's token targets in the full context (`promptc tokens --targets` checks them)."""
+
+    name: str
+    provider: ProviderInfo
+    variant: str | None
+    context: PromptContext
+    max_tokens: int | None
+    min_static_share: float | None
+
+
+@attrs.frozen
 class ToolCase:
     id: str
     provider: ProviderInfo
@@ -76,6 +91,7 @@ class Matrix:
     path: str
     cases: tuple[Case, ...]
     tool_cases: tuple[ToolCase, ...]
+    targets: tuple[Target, ...] = ()
 
 
 def default_matrix_path() -> Path:
@@ -105,6 +121,7 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
         raise ConfigError("a matrix needs at least one context", source=str(p), field="contexts")
     cases: list[Case] = []
     tool_cases: list[ToolCase] = []
+    targets: list[Target] = []
     seen: set[str] = set()
     for i, raw in enumerate(cases_table):
         field = f"case[{i}]"
@@ -142,6 +159,16 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
                 raise ConfigError(f"duplicate case {cid!r}", source=str(p), field=field)
             seen.add(cid)
             cases.append(Case(cid, info, variant, ctx_name, contexts[ctx_name], name))
+        limit, share = raw.get("max_tokens"), raw.get("min_static_share")
+        if limit is not None and (type(limit) is not int or limit <= 0):
+            raise ConfigError("must be a positive whole number", source=str(p),
+                              field=f"{field}.max_tokens")
+        if share is not None and (type(share) not in (int, float) or not 0 <= share <= 1):
+            raise ConfigError("must be a number from 0 to 1", source=str(p),
+                              field=f"{field}.min_static_share")
+        full_name = "full" if "full" in contexts else next(iter(contexts))
+        targets.append(Target(name, info, variant, contexts[full_name], limit,
+                              None if share is None else float(share)))
         for fmt in raw.get("tools") or []:
             if fmt not in TOOL_FORMATS:
                 raise ConfigError(f"tool format must be one of {list(TOOL_FORMATS)}",
@@ -151,7 +178,7 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
             tool_cases.append(ToolCase(tid, info, variant, contexts[ctx_name], fmt))
     if not cases:
         raise ConfigError("a matrix needs at least one [[case]]", source=str(p), field="case")
-    return Matrix(str(p), tuple(cases), tuple(tool_cases))
+    return Matrix(str(p), tuple(cases), tuple(tool_cases), tuple(targets))
 
 
 @attrs.frozen
