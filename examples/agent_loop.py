@@ -123,12 +123,16 @@ class Agent:
         self.backend.add_user(user_text)
         for _ in range(self.max_requests):
             prompt = self.compiler.compile(self.backend.provider, context)
+            # Plan and act offer the same tools (so a mode switch keeps the prompt cache); the
+            # prompt tells the model what the mode rules out, and the client refuses it here.
+            allowed = prompt.tools.allowed_in(context.mode)
             reply = self.backend.send(prompt)
             if prompt.tools.mode == "text":  # calls written in the reply's text
                 parsed = prompt.tools.parse(reply.text)
                 if not parsed.calls and not parsed.errors:
                     return reply.text
-                done = [(c.name, self.run_tool(c.name, c.arguments)) for c in parsed.calls]
+                done = [(c.name, self.run(c.name, c.arguments, allowed, context.mode))
+                        for c in parsed.calls]
                 done += [(e.name, f"error: {e.message}") for e in parsed.errors]
                 self.backend.add_user(text_results(done))
                 continue
@@ -139,9 +143,18 @@ class Agent:
                 checked = prompt.tools.decode(call.name, call.arguments)
                 results.append((call, f"error: {checked.message}"
                                 if isinstance(checked, CallError)
-                                else self.run_tool(checked.name, checked.arguments)))
+                                else self.run(checked.name, checked.arguments, allowed,
+                                              context.mode)))
             self.backend.add_tool_results(results)
         raise RuntimeError(f"the model gave no final answer in {self.max_requests} requests")
+
+    def run(self, name: str, arguments: Mapping[str, Any], allowed: frozenset[str],
+            mode: str) -> str:
+        """Run a call the current mode allows; refuse any other, saying why."""
+        if name not in allowed:
+            return (f"error: {name} is not available in {mode} mode; the user switches modes "
+                    "when they are ready")
+        return self.run_tool(name, arguments)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import attrs
 import pytest
 
 from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo
@@ -370,6 +371,30 @@ def test_text_mode_bad_calls_go_back_as_errors(example: ModuleType, builtins: Co
     answer = script.bodies[1]["messages"][-1]["content"]
     assert answer.startswith("[list_files] result:\nerror: ")
     assert "'recursive' must be a boolean" in answer and "'path' is missing" in answer
+
+
+def test_a_call_the_mode_rules_out_is_refused_not_run(example: ModuleType,
+                                                     builtins: Compiler) -> None:
+    """Plan mode offers write_to_file too (one tool list for both modes keeps the cache); the
+    prompt says it is not allowed now, and the loop refuses the call instead of running it."""
+    write = "<write_to_file>\n<path>a.txt</path>\n<content>x</content>\n</write_to_file>"
+    script = Script(http_library(openai), "/chat/completions", [
+        chat_completion("chatcmpl-1", {"role": "assistant", "content": write}, "stop"),
+        CHAT_SCRIPT[1]])
+    client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
+    ran: list[str] = []
+    agent = example.Agent(builtins, example.OpenAIChat(client, model="gpt-4.1",
+                                                       native_tools=False),
+                          lambda name, args: ran.append(name) or "")
+    plan = attrs.evolve(example.turn_context(SESSION, DAY_ONE), mode="plan")
+    agent.turn("Write a.txt.", plan)
+    assert ran == []
+    answer = script.bodies[1]["messages"][-1]["content"]
+    assert answer == "[write_to_file] result:\nerror: write_to_file is not available in plan " \
+        "mode; the user switches modes when they are ready"
+    prompt = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False), plan)
+    assert "write_to_file" in prompt.tools.names  # offered, and the mode section rules it out
+    assert "write_to_file" in prompt.section("act_vs_plan_mode").text
 
 
 def test_native_mode_on_generic_sends_tools_and_checks_calls(example: ModuleType,
