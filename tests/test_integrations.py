@@ -260,6 +260,25 @@ def test_a_bad_call_never_reaches_run_tool(builtins: Compiler, server: FakeServe
     assert output.startswith("error: ") and "'path' is missing" in output
 
 
+def test_a_call_the_mode_rules_out_never_reaches_run_tool(builtins: Compiler,
+                                                          server: FakeServer) -> None:
+    """Plan mode offers the same tools as act mode; the integration refuses the act-only call
+    (as the prompt's mode section told the model) and the model reads why."""
+    import attrs
+    from agents import Runner as AgentsRunner
+
+    from promptc.integrations.openai_agents import make_agent
+    server.script("responses", Reply("", (("write_to_file", {"path": "a", "content": "x"}),)),
+                  Reply("Understood."))
+    runner = Runner()
+    plan = attrs.evolve(load_context("full"), mode="plan")
+    agent = make_agent(builtins, GPT, plan, runner, model="gpt-4.1")
+    assert AgentsRunner.run_sync(agent, "Go.").final_output == "Understood."
+    assert runner.calls == []
+    output = server.bodies("responses")[1]["input"][-1]["output"]
+    assert output == "error: write_to_file is not available in plan mode"
+
+
 def test_text_mode_hands_over_the_prompt_alone(builtins: Compiler) -> None:
     from promptc.integrations.langchain import bind_tools_kwargs
     from promptc.integrations.litellm import completion_kwargs

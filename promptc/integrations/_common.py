@@ -32,9 +32,15 @@ def require(module: str, extra: str) -> ModuleType:
 
 def _checked(tools: ToolSet, name: str, arguments: str | Mapping[str, Any] | None
              ) -> ToolCall | str:
+    """The call, checked against its tool and against the mode: plan and act offer the same
+    tools (so a switch keeps the prompt cache), and a call the mode rules out is refused here,
+    as the prompt's mode section told the model."""
     call = tools.decode(name, arguments)
     if isinstance(call, CallError):
         return f"error: {call.message}"
+    mode = tools.context.mode if tools.context is not None else None
+    if mode in ("plan", "act") and call.name not in tools.allowed_in(mode):
+        return f"error: {call.name} is not available in {mode} mode"
     return call
 
 
