@@ -34,7 +34,7 @@ def test_schema_nested_500_deep_renders_in_text_and_native(builtins: Compiler) -
     again = PromptContext.from_dict({"mcp_servers": [{"name": "deep", "tools": [
         {"name": "t", "description": "deep", "input_schema": nested_schema(500)}]}]})
     text = builtins.compile(GPT, ctx, strict=True)
-    assert text.text.count('"properties": {') == 500
+    assert text.text.count('"properties":{') == 500  # minified JSON, one line
     assert len(text.text) < 200_000  # written on one line: linear in depth, not quadratic
     assert builtins.compile(GPT, again, strict=True).text == text.text  # equal, deep compare
     native = builtins.compile(SONNET, ctx, strict=True)
@@ -55,6 +55,8 @@ def test_iterative_json_matches_the_standard_encoder(value: Any) -> None:
     from promptc._base.frozen import _dumps_iterative
     assert _dumps_iterative(value, 2) == json.dumps(value, indent=2, ensure_ascii=False)
     assert _dumps_iterative(value, None) == json.dumps(value, ensure_ascii=False)
+    assert _dumps_iterative(value, None, (",", ":")) == json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"))  # minified, as MCP schemas are shown
     assert freeze(value) == freeze(value) or value != value  # (NaN is never equal)
 
 

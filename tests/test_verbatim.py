@@ -139,7 +139,7 @@ def test_mcp_schema_strings(compiler: Compiler, value: str) -> None:
                                                    "properties": {v: {"enum": [v]}}}}]}])
     out = compiler.compile(P, PromptContext(**build(value))).text
     schema = build(value)["mcp_servers"][0]["tools"][0]["input_schema"]
-    assert body(json.dumps(schema, ensure_ascii=False)) in out  # one line, fenced
+    assert body(json.dumps(schema, ensure_ascii=False, separators=(",", ":"))) in out
 
 
 @SETTINGS

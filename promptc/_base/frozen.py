@@ -275,16 +275,17 @@ def _flatten(value: Any) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def dumps_json(value: Any, indent: int | None = 2) -> str:
-    """`json.dumps(value, indent=…, ensure_ascii=False)`, without a depth limit.
+def dumps_json(value: Any, indent: int | None = 2,
+               separators: tuple[str, str] | None = None) -> str:
+    """`json.dumps(value, indent=…, separators=…, ensure_ascii=False)`, without a depth limit.
 
     The C encoder recurses, so a schema nested a few hundred levels deep raises RecursionError;
     this falls back to an iterative encoder that writes the same text.
     """
     try:
-        return json.dumps(value, indent=indent, ensure_ascii=False)
+        return json.dumps(value, indent=indent, separators=separators, ensure_ascii=False)
     except RecursionError:
-        return _dumps_iterative(value, indent)
+        return _dumps_iterative(value, indent, separators)
 
 
 def _dumps_iterative(value: Any, indent: int | None,

@@ -43,7 +43,7 @@ class DataCache:
             lambda servers: mcp_bindings(servers, ()))
 
     def schema_text(self, schema: FrozenDict) -> str:
-        """An input schema as one line of JSON (fenced: a string in it cannot close an
+        """An input schema as one line of minified JSON (fenced: a string in it cannot close an
         element), written once per distinct schema (keyed by its canonical JSON text, which is
         typed and complete)."""
         if not schema:
@@ -51,7 +51,8 @@ class DataCache:
         key = schema.json_text
         text: str | None = self._schemas.get(key)
         if text is None:
-            text = self._schemas.put(key, body(dumps_json(thaw(schema), indent=None)))
+            text = self._schemas.put(key, body(dumps_json(thaw(schema), indent=None,
+                                                          separators=(",", ":"))))
         return text
 
 
