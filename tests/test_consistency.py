@@ -35,6 +35,11 @@ def test_every_situation_of_every_builtin_variant_is_consistent(builtins: Compil
     the variants written for both), with several rules files, MCP servers and skills."""
     assert len(FEATURE_FLAGS) >= 4
     found = variant_matrix(builtins, variant, PROVIDERS[variant], load_context("full"))
+    # and with fewer session parts (no MCP servers; no rules or skills; nothing at all): text
+    # about a tool those parts bring must go with them
+    for base in ("no_mcp", "no_rules_skills", "minimal"):
+        found += variant_matrix(builtins, variant, PROVIDERS[variant], load_context(base),
+                                every=False)
     assert found == [], "\n".join(d.message for d in found)
 
 

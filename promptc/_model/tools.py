@@ -356,6 +356,9 @@ def catalogue_data(specs: Sequence[ToolSpec], sources: EnumSources,
                 "name": p.name, "type": p.type, "required": p.required,
                 "optional": not p.required, "instruction": p.instruction.strip(),
                 "options": list(enum), "has_options": bool(enum),
+                # fixed options are listed; a session's (skill names, reference paths) are
+                # shown fenced in their own section
+                "show_options": bool(enum) and not p.enum_from,
                 "options_joined": ", ".join(enum), "usage": usage_value(p, enum),
             })
         tools.append({"name": spec.name, "description": spec.description,

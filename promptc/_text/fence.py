@@ -55,11 +55,15 @@ def element(tag: str, content: str, **attributes: str) -> str:
     return f"<{tag}{attrs}>\n{body(content)}\n</{tag}>"
 
 
-_FENCED = re.compile(r"<(%s)\b[^>]*?(?:/>|>.*?</\1>)" % "|".join(sorted(FENCE_TAGS)),
-                     re.DOTALL)
+# A fence element starts a line (that is how the templates place them), so prose that names a
+# tag mid-sentence (`<user_rules>`) is not mistaken for one; attribute values hold no `>` or
+# line break, and a body cannot hold the element's closing tag.
+_FENCED = re.compile(r"^<(%s)\b[^>\n]*?(?:/>|>.*?</\1>)" % "|".join(sorted(FENCE_TAGS)),
+                     re.DOTALL | re.MULTILINE)
 
 
 def mask(text: str, replacement: str = "(outside text)") -> str:
     """`text` with every fenced element replaced: what is left is the pack's own words (for
-    checks that must not count a rules file's `{{` or an MCP description's tool names)."""
+    checks that must not count a rules file's `{{` or an MCP description's tool names).
+    Elements are recognized where templates put them: at the start of a line."""
     return _FENCED.sub(replacement, text)
