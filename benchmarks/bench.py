@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from promptc import Compiler, PromptContext, ProviderInfo  # noqa: E402
+from sidebyside import Progress  # noqa: E402  (benchmarks/ is this script's folder)
 
 FULL = json.loads((ROOT / "promptc/_data/snapshot/contexts/full.json").read_text("utf-8"))
 VARIANTS = [
@@ -47,24 +48,6 @@ VARIANTS = [
     ("glm", ProviderInfo("zai", "glm-4.6")),
     ("compact", ProviderInfo("ollama", "qwen2.5-coder:7b")),
 ]
-
-class Progress:
-    """One self-overwriting status line on stderr, only when stderr is a terminal."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.on = not quiet and sys.stderr.isatty()
-        self.t0 = time.perf_counter()
-
-    def __call__(self, msg: str) -> None:
-        if self.on:
-            sys.stderr.write(f"\r\x1b[K[{time.perf_counter() - self.t0:5.0f}s] {msg}")
-            sys.stderr.flush()
-
-    def clear(self) -> None:
-        if self.on:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-
 
 PROGRESS = Progress(quiet=True)  # replaced in main() once the options are read
 

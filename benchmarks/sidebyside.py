@@ -224,10 +224,11 @@ def pct(xs: Sequence[float], p: float) -> float:
 
 
 class Progress:
-    """One self-overwriting status line on stderr, only when stderr is a terminal."""
+    """One self-overwriting status line on stderr, only when stderr is a terminal (bench.py
+    uses it too)."""
 
-    def __init__(self) -> None:
-        self.on = sys.stderr.isatty()
+    def __init__(self, quiet: bool = False) -> None:
+        self.on = not quiet and sys.stderr.isatty()
         self.t0 = time.perf_counter()
 
     def __call__(self, msg: str) -> None:

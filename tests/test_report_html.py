@@ -6,11 +6,8 @@ README's picture the same way."""
 from __future__ import annotations
 
 import re
-import shutil
-import struct
-import subprocess
-import zlib
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -20,28 +17,19 @@ from promptc._review.diff import review_prompts
 
 from .conftest import load_context
 
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars"]
+def _script() -> ModuleType:
+    """docs/review_screenshot.py, the tool the README's picture comes from: the test finds the
+    browser, takes the screenshot and reads the PNG with its functions, so it checks them."""
+    import importlib.util
+    script = Path(__file__).resolve().parent.parent / "docs" / "review_screenshot.py"
+    spec = importlib.util.spec_from_file_location("review_screenshot", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _browser() -> str | None:
-    return next((path for name in BROWSERS if (path := shutil.which(name))), None)
-
-
-def _png(path: Path) -> tuple[int, int, int]:
-    """(width, height, distinct bytes in the pixel data): a blank page has a handful."""
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    width, height = struct.unpack(">II", data[16:24])
-    pos, idat = 8, b""
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        if kind == b"IDAT":
-            idat += data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-    return width, height, len(set(zlib.decompress(idat)))
+SCRIPT = _script()
 
 
 def _page(builtins: Compiler) -> str:
@@ -55,18 +43,15 @@ def _page(builtins: Compiler) -> str:
 
 def test_the_review_page_renders_in_headless_chromium(builtins: Compiler,
                                                       tmp_path: Path) -> None:
-    exe = _browser()
-    if exe is None:
+    if SCRIPT.browser() is None:
         pytest.skip("no headless Chromium on this machine (looked for "
-                    + ", ".join(BROWSERS) + "); on Debian: apt-get install chromium")
+                    + ", ".join(SCRIPT.BROWSERS) + "); on Debian: apt-get install chromium")
     page = tmp_path / "review.html"
     page.write_text(_page(builtins), encoding="utf-8")
     png = tmp_path / "review.png"
-    done = subprocess.run([exe, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-                           f"--screenshot={png}", "--window-size=900,700", page.as_uri()],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and png.is_file(), done.stderr[-2000:]
-    width, height, distinct = _png(png)
+    SCRIPT.screenshot(page, png, "900,700")
+    assert png.is_file()
+    width, height, distinct = SCRIPT.png_summary(png)
     assert (width, height) == (900, 700)
     assert distinct > 32, "the screenshot is blank"
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .._model.diagnostics import Diagnostic
 
 __all__ = ["table", "use_colour", "paint", "format_diagnostic", "clean", "clean_line", "bound",
-           "terminal_width", "Styled", "Progress", "word_diff"]
+           "terminal_width", "Styled", "Progress", "word_diff", "change_block"]
 
 # C0 and C1 controls, DEL, and the invisible characters that reorder or split what is shown
 # (bidi embeddings/overrides/isolates, line and paragraph separators, BOM).
@@ -169,6 +169,19 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
 
 
 _WORD = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def change_block(lines: Sequence[tuple[str, Any]], start: int) -> tuple[int, int]:
+    """In diff lines ((tag, text), tag "-", "+" or " "), the run of removals from `start` and
+    the additions right after it: their ends (j, k), so lines[start:j] are removed and
+    lines[j:k] added (for showing each removed line beside the line that replaced it)."""
+    j = start
+    while j < len(lines) and lines[j][0] == "-":
+        j += 1
+    k = j
+    while k < len(lines) and lines[k][0] == "+":
+        k += 1
+    return j, k
 
 
 def word_diff(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:

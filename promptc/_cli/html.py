@@ -13,7 +13,7 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .format import clean, clean_line, word_diff
+from .format import change_block, clean, clean_line, word_diff
 
 if TYPE_CHECKING:
     from .._review.diff import Bar, CaseReview, Hunk
@@ -133,12 +133,7 @@ def _side_by_side(hunks: Sequence[Hunk]) -> str:
                             f'<td class="n">{new_no}</td><td>{cell}</td></tr>')
                 old_no, new_no, i = old_no + 1, new_no + 1, i + 1
                 continue
-            j = i
-            while j < len(lines) and lines[j][0] == "-":
-                j += 1
-            k = j
-            while k < len(lines) and lines[k][0] == "+":
-                k += 1
+            j, k = change_block(lines, i)
             minus = [t for _, t in lines[i:j]]
             plus = [t for _, t in lines[j:k]]
             for n in range(max(len(minus), len(plus))):

@@ -18,7 +18,8 @@ from typing import IO, TYPE_CHECKING, Any
 import attrs
 
 from .args import UsageError, add_sources, add_target, compiler_from, print_json, target_from
-from .format import Progress, Styled, clean, clean_line, paint, table, use_colour, word_diff
+from .format import (Progress, Styled, change_block, clean, clean_line, paint, table, use_colour,
+                     word_diff)
 
 if TYPE_CHECKING:
     from .._compile.compiler import Compiler
@@ -46,12 +47,7 @@ def _pairs(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str, str | None]
             out.append((lines[i][0], lines[i][1], None))
             i += 1
             continue
-        j = i
-        while j < len(lines) and lines[j][0] == "-":
-            j += 1
-        k = j
-        while k < len(lines) and lines[k][0] == "+":
-            k += 1
+        j, k = change_block(lines, i)
         minus, plus = lines[i:j], lines[j:k]
         for n, (_, text) in enumerate(minus):
             out.append(("-", text, plus[n][1] if n < len(plus) else None))
