@@ -86,6 +86,12 @@ def test_bom_crlf_and_bad_utf8(tmp_path: Path) -> None:
         PromptContext.load(path)
 
 
+def test_runtime_text_values_fold_line_endings_like_other_text_fields() -> None:
+    crlf = PromptContext.from_dict({"runtime": {"note": "a\r\nb\rc", "count": 2}})
+    assert crlf.runtime == {"note": "a\nb\nc", "count": 2}
+    assert crlf == PromptContext.from_dict({"runtime": {"note": "a\nb\nc", "count": 2}})
+
+
 def test_contexts_are_hashable_and_equal_by_value() -> None:
     a = PromptContext.from_dict({"features": {"browser": True},
                                  "mcp_servers": [{"name": "s", "tools": [

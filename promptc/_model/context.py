@@ -122,6 +122,11 @@ def _features(value: Mapping[str, Any] | None) -> FrozenDict:
 
 
 def _runtime(value: Mapping[str, Any] | None) -> FrozenDict:
+    """Runtime values are text placed in the prompt: line endings fold to LF like every other
+    text field, so a CRLF value renders the same as its LF twin."""
+    if (value is not None and value.__class__ is not FrozenDict and isinstance(value, Mapping)
+            and any(v.__class__ is str and "\r" in v for v in value.values())):
+        value = {k: _lf(v) for k, v in value.items()}
     return _json_map(value, "runtime")
 
 
