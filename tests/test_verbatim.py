@@ -56,8 +56,8 @@ attribute_value = non_blank.filter(lambda v: one_line(v).strip() != "")
 
 
 def lf(value: str) -> str:
-    """Text fields (rules, descriptions, skill content) fold CRLF and CR to LF when a record is
-    made; names and paths stay exactly as given."""
+    """Text fields (rules, descriptions, skill content, runtime values) fold CRLF and CR to LF
+    when a record is made; names and paths stay exactly as given."""
     return value.replace("\r\n", "\n").replace("\r", "\n")
 
 SETTINGS = settings(deadline=None,
@@ -92,7 +92,7 @@ def check(compiler: Compiler, build: Callable[[str], dict[str, Any]], value: str
 @SETTINGS
 @given(non_blank)
 def test_runtime_placeholder(compiler: Compiler, value: str) -> None:
-    check(compiler, lambda v: base(runtime={"TEAM": v}), value)
+    check(compiler, lambda v: base(runtime={"TEAM": v}), value, lf)
 
 
 def fenced_body(value: str) -> str:
