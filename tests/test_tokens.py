@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from importlib.resources import files
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc import Compiler, ProviderInfo, count_tokens
+from promptc._cli import main
 from promptc._model.provider import encoding_for
 from promptc._text.tokens import TokenCounter, get_encoding
 
@@ -97,3 +102,38 @@ def test_builtin_prompts_total_equals_a_whole_count(builtins: Compiler) -> None:
             out = builtins.compile(ProviderInfo("openai", "gpt-5"), load_context(name),
                                    variant=vid, count_tokens=True)
             assert out.tokens.total == len(get_encoding("o200k_base").encode_ordinary(out.text))
+
+
+def test_the_builtin_pack_meets_its_token_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 14's targets (matrix.toml): every case in the full context, prompt and native tool
+    JSON together, and the static block's share where a case sets one."""
+    code = main(["tokens", "--targets", "--builtins-only", "--json"])
+    rows = json.loads(capsys.readouterr().out)
+    assert code == 0, [r for r in rows if not r["ok"]]
+    assert {r["variant"] for r in rows} == {
+        "generic", "next-gen", "native-next-gen", "gpt-5", "gemini-3", "glm", "compact"}
+    assert {r["tool_mode"] for r in rows} == {"text", "native"}
+    for row in rows:
+        assert row["ok"] and row["max_tokens"] is not None
+        assert row["together"] == row["prompt"] + row["tools"] <= row["max_tokens"]
+        if row["min_static_share"] is not None:
+            assert row["static_share"] >= row["min_static_share"]
+
+
+def test_a_missed_target_fails_and_is_named(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    builtin = files("promptc") / "_data" / "snapshot"
+    (tmp_path / "full.json").write_text((builtin / "contexts" / "full.json").read_text())
+    (tmp_path / "matrix.toml").write_text(
+        '[contexts]\nfull = "full.json"\n\n'
+        '[[case]]\nname = "roomy"\nvariant = "compact"\nprovider = "ollama"\nmodel = "qwen3:8b"\n'
+        'max_tokens = 100000\n\n'
+        '[[case]]\nname = "tight"\nvariant = "generic"\nprovider = "openai"\nmodel = "gpt-4.1"\n'
+        'max_tokens = 500\nmin_static_share = 0.99\n')
+    code = main(["tokens", "--targets", "--builtins-only", "--matrix",
+                 str(tmp_path / "matrix.toml")])
+    out = capsys.readouterr().out
+    assert code == 1
+    lines = {line.split()[0]: line for line in out.splitlines() if line[:5] in ("roomy", "tight")}
+    assert lines["roomy"].rstrip().endswith("ok")
+    assert lines["tight"].rstrip().endswith("missed") and "≤ 500" in lines["tight"]
