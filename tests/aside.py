@@ -24,10 +24,11 @@ from typing import Any
 import pytest
 
 # Modules whose time goes into big imports or child processes (test_plugins installs plugins
-# and runs pytest and promptc in subprocesses; test_faults runs promptc in subprocesses):
+# and runs pytest and promptc in subprocesses; test_faults runs promptc in subprocesses;
+# test_examples drives the anthropic and openai SDKs, which the child imports anyway):
 # together about a third of the suite.
 HEAVY = frozenset({"test_integrations.py", "test_schemas.py", "test_plugins.py",
-                   "test_faults.py"})
+                   "test_faults.py", "test_examples.py"})
 CHILD = "PROMPTC_TESTS_ASIDE"
 
 
@@ -76,7 +77,9 @@ class Aside:
             return
         log = Path(tempfile.mkstemp(prefix="promptc-aside-", suffix=".log")[1])
         root = Path(str(config.rootpath))
+        profile = config.getoption("hypothesis_profile", None)  # .ci/run's deep pass
         argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                *([f"--hypothesis-profile={profile}"] if profile else []),
                 *(i.nodeid for i in heavy)]
         with log.open("wb") as out:
             proc = subprocess.Popen(argv, cwd=root, stdout=out, stderr=subprocess.STDOUT,

@@ -24,8 +24,14 @@ import pytest
 
 from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo
 
-anthropic = pytest.importorskip("anthropic")
-openai = pytest.importorskip("openai")
+
+
+def sdk(name: str) -> ModuleType:
+    """The SDK, imported by the test that uses it: collecting this module stays cheap (it runs
+    in the second process with the other SDK tests, tests/aside.py)."""
+    module: ModuleType = pytest.importorskip(name)
+    return module
+
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "agent_loop.py"
 SESSION = PromptContext(cwd="/home/dev/project", os="Linux", shell="/bin/bash", home="/home/dev")
@@ -117,6 +123,7 @@ ANTHROPIC_SCRIPT = [
 @pytest.fixture
 def anthropic_run(example: ModuleType, builtins: Compiler
                   ) -> tuple[Script, list[str], list[tuple[str, dict[str, Any]]]]:
+    anthropic = sdk("anthropic")
     script = Script(http_library(anthropic), "/v1/messages", ANTHROPIC_SCRIPT)
     client = anthropic.Anthropic(api_key="sk-ant-test", max_retries=0,
                                  http_client=script.client())
@@ -197,6 +204,7 @@ CHAT_SCRIPT = [
 
 @pytest.fixture
 def chat_run(example: ModuleType, builtins: Compiler) -> tuple[Script, list[str]]:
+    openai = sdk("openai")
     script = Script(http_library(openai), "/chat/completions", CHAT_SCRIPT)
     client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
     return script, two_turns(example, builtins, example.OpenAIChat(client))
@@ -272,6 +280,7 @@ RESPONSES_SCRIPT = [
 
 @pytest.fixture
 def responses_run(example: ModuleType, builtins: Compiler) -> tuple[Script, list[str]]:
+    openai = sdk("openai")
     script = Script(http_library(openai), "/responses", RESPONSES_SCRIPT)
     client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
     return script, two_turns(example, builtins, example.OpenAIResponses(client))
@@ -327,6 +336,7 @@ def test_text_mode_calls_are_parsed_run_and_answered(example: ModuleType,
                                                      builtins: Compiler) -> None:
     """gpt-4.1 with `native_tools=False`: the prompt teaches the text format, no `tools` are
     sent, and the loop reads the call out of the reply's text."""
+    openai = sdk("openai")
     script = Script(http_library(openai), "/chat/completions", [
         chat_completion("chatcmpl-1", {"role": "assistant", "content": TEXT_CALL}, "stop"),
         CHAT_SCRIPT[1]])
@@ -358,6 +368,7 @@ def test_text_mode_calls_are_parsed_run_and_answered(example: ModuleType,
 
 def test_text_mode_bad_calls_go_back_as_errors(example: ModuleType, builtins: Compiler) -> None:
     bad = "<list_files>\n<recursive>perhaps</recursive>\n</list_files>"
+    openai = sdk("openai")
     script = Script(http_library(openai), "/chat/completions", [
         chat_completion("chatcmpl-1", {"role": "assistant", "content": bad}, "stop"),
         CHAT_SCRIPT[1]])
@@ -378,6 +389,7 @@ def test_a_call_the_mode_rules_out_is_refused_not_run(example: ModuleType,
     """Plan mode offers write_to_file too (one tool list for both modes keeps the cache); the
     prompt says it is not allowed now, and the loop refuses the call instead of running it."""
     write = "<write_to_file>\n<path>a.txt</path>\n<content>x</content>\n</write_to_file>"
+    openai = sdk("openai")
     script = Script(http_library(openai), "/chat/completions", [
         chat_completion("chatcmpl-1", {"role": "assistant", "content": write}, "stop"),
         CHAT_SCRIPT[1]])
@@ -406,6 +418,7 @@ def test_native_mode_on_generic_sends_tools_and_checks_calls(example: ModuleType
         {"id": "call_1", "type": "function", "function": {
             "name": "list_files", "arguments": json.dumps({"path": ".", "recursive": None})}}]},
         "tool_calls")
+    openai = sdk("openai")
     script = Script(http_library(openai), "/chat/completions", [null_call, CHAT_SCRIPT[1]])
     client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
     calls: list[tuple[str, dict[str, Any]]] = []

@@ -27,9 +27,8 @@ from promptc._emit.schemas import (drop_unasked_nulls, gemini_schema, object_roo
 from .conftest import load_context
 from .fakeserver import FakeServer
 
-anthropic = pytest.importorskip("anthropic")
-openai = pytest.importorskip("openai")
-genai = pytest.importorskip("google.genai")
+# The SDKs are imported by the tests that use them, not at collection: importing all three
+# takes seconds, which the process that only collects this module should not pay.
 
 CORPUS = json.loads((Path(__file__).parent / "fixtures" / "mcp_schemas.json").read_text())
 SERVERS = [{**s, "tools": [{k: v for k, v in t.items() if k != "strict"} for t in s["tools"]]}
@@ -230,6 +229,7 @@ def test_gemini_openapi_subset() -> None:
 
 def test_anthropic_sdk_sends_every_tool_as_given(builtins: Compiler, server: FakeServer,
                                                  corpus_context: PromptContext) -> None:
+    anthropic = pytest.importorskip("anthropic")
     client = anthropic.Anthropic(api_key="sk-ant-test", base_url=server.url, max_retries=0)
     for prompt in prompts(builtins, corpus_context, NATIVE["anthropic"]):
         payload = prompt.to_anthropic()
@@ -252,6 +252,7 @@ def test_anthropic_sdk_sends_every_tool_as_given(builtins: Compiler, server: Fak
 @pytest.mark.parametrize("api", ["chat", "responses"])
 def test_openai_sdk_sends_strict_tools(builtins: Compiler, server: FakeServer,
                                        corpus_context: PromptContext, api: str) -> None:
+    openai = pytest.importorskip("openai")
     client = openai.OpenAI(api_key="sk-test", base_url=server.url + "/v1", max_retries=0)
     for prompt in prompts(builtins, corpus_context, NATIVE["openai"]):
         payload = prompt.to_openai(api)
@@ -282,6 +283,7 @@ def test_openai_sdk_sends_strict_tools(builtins: Compiler, server: FakeServer,
 def test_google_genai_sdk_accepts_every_declaration(builtins: Compiler, server: FakeServer,
                                                     corpus_context: PromptContext,
                                                     schema: str) -> None:
+    genai = pytest.importorskip("google.genai")
     from google.genai import types
     client = genai.Client(api_key="test", http_options=types.HttpOptions(base_url=server.url))
     for prompt in prompts(builtins, corpus_context, NATIVE["gemini"]):
