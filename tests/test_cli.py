@@ -55,8 +55,8 @@ def test_explain_json_shows_every_variant_tried(capsys: pytest.CaptureFixture[st
     data = json.loads(out)
     assert code == 0 and data["variant"]["id"] == "generic"
     tried = {t["variant"]: t for t in data["trace"]}
-    assert set(tried) == {"compact", "gpt-5", "gemini-3", "glm", "native-next-gen", "next-gen",
-                          "generic"}
+    assert set(tried) == {"compact", "gpt-5-codex", "gpt-5", "gemini-3", "glm",
+                          "native-next-gen", "next-gen", "generic"}
     assert tried["gpt-5"]["matched"] is False and "gpt-4-1" in tried["gpt-5"]["reason"]
     assert tried["generic"]["reason"].startswith("fallback")
     assert all({"variant", "priority", "matched", "reason"} <= set(t) for t in data["trace"])

@@ -22,10 +22,16 @@ PROVIDERS = {
     "next-gen": ProviderInfo("anthropic", "claude-sonnet-4-5", native_tools=False),
     "native-next-gen": ProviderInfo("anthropic", "claude-sonnet-4-5"),
     "gpt-5": ProviderInfo("openai", "gpt-5"),
+    "gpt-5-codex": ProviderInfo("openai", "gpt-5.1-codex"),
     "gemini-3": ProviderInfo("google", "gemini-3-pro-preview"),
     "glm": ProviderInfo("zai", "glm-4.6"),
     "compact": ProviderInfo("ollama", "qwen2.5-coder:7b"),
 }
+
+
+def test_every_builtin_variant_is_checked(builtins: Compiler) -> None:
+    assert set(PROVIDERS) == set(builtins.variants)
+    assert all(builtins.resolve(p).variant.id == v for v, p in PROVIDERS.items())
 
 
 @pytest.mark.parametrize("variant", sorted(PROVIDERS))

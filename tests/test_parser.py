@@ -25,7 +25,7 @@ from promptc._model.tools import parameters_for, usage_value
 from .conftest import load_context
 
 TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)  # generic, text tools
-TEXT_VARIANTS = ("generic", "next-gen", "glm", "compact", "gpt-5", "gemini-3")
+TEXT_VARIANTS = ("generic", "next-gen", "glm", "compact", "gpt-5", "gpt-5-codex", "gemini-3")
 
 
 @pytest.fixture(scope="module")

@@ -189,7 +189,7 @@ def test_family_rules(model: str, family: str) -> None:
 @pytest.mark.parametrize(("model", "family"), [
     # Releases newer than any table: the family rule carries them, no change needed.
     ("claude-opus-6", "claude-4"), ("claude-sonnet-7-2-20300101", "claude-4"),
-    ("claude-newtier-5", "claude-4"), ("gpt-7", "gpt-5"), ("gpt-5.9-codex-max", "gpt-5"),
+    ("claude-newtier-5", "claude-4"), ("gpt-7", "gpt-5"), ("gpt-5.9-codex-max", "gpt-5-codex"), ("gpt-6-mini", "gpt-5"),
     ("gemini-3.9-pro", "gemini-3"), ("gemini-4-ultra", "gemini-3"), ("glm-6.1", "glm"),
     ("glm-5.7v", "glm"), ("grok-5", "grok-4"), ("kimi-k4", "kimi-k2"),
     ("deepseek-v5-pro", "deepseek"), ("deepseek-r2", "deepseek"), ("qwen4-coder", "qwen3"),

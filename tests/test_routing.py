@@ -51,7 +51,9 @@ CASES = [
     _case("bedrock", "anthropic.claude-3-7-sonnet-20250219-v1:0", "generic"),
     # --- GPT-5 family -> gpt-5; older OpenAI models -> generic --------------------------------
     _case("openai", "gpt-5", "gpt-5"),
-    _case("openai", "gpt-5-codex", "gpt-5"),
+    _case("openai", "gpt-5-codex", "gpt-5-codex"),              # no preamble spec (Codex guide)
+    _case("openrouter", "openai/gpt-5.1-codex-max", "gpt-5-codex"),
+    _case("azure", "codex-deployment", "gpt-5-codex", family="gpt-5-codex"),
     _case("openai", "gpt-5.1", "gpt-5"),
     _case("openai", "gpt-5-nano", "gpt-5"),
     _case("openrouter", "openai/gpt-5.1", "gpt-5"),
@@ -208,6 +210,7 @@ GLUED = r"^(?:(?:databricks|openai|anthropic|google|meta|alibaba|zai|fw|system-a
         r"moonshotai|mistralai)-)?"
 END = r"(?:-|$)"
 RULES = [  # (variant, regex on the normalized id, unless this regex matches)
+    ("gpt-5-codex", GLUED + r"gpt-[5-9](?:-\d\d?)?-codex" + END, None),  # GPT-5 Codex models
     ("gpt-5", GLUED + r"gpt-[5-9]" + END, None),                       # GPT-5 and later
     ("gemini-3", GLUED + r"gemini-[3-9]" + END, None),                 # Gemini 3 and later
     ("glm", GLUED + r"glm-(?:4-[5-9]|[5-9](?:-\d\d?)?)v?" + END, None),  # GLM 4.5 and later

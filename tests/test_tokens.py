@@ -111,7 +111,8 @@ def test_the_builtin_pack_meets_its_token_targets(capsys: pytest.CaptureFixture[
     rows = json.loads(capsys.readouterr().out)
     assert code == 0, [r for r in rows if not r["ok"]]
     assert {r["variant"] for r in rows} == {
-        "generic", "next-gen", "native-next-gen", "gpt-5", "gemini-3", "glm", "compact"}
+        "generic", "next-gen", "native-next-gen", "gpt-5", "gpt-5-codex", "gemini-3", "glm",
+        "compact"}
     assert {r["tool_mode"] for r in rows} == {"text", "native"}
     for row in rows:
         assert row["ok"] and row["max_tokens"] is not None
