@@ -38,8 +38,16 @@ def one_line(value: str) -> str:
     return _LINE_BREAKING.sub(" ", value)
 
 
+# What `attribute` changes; most names and paths hold none of it and are returned as they are
+# (one search instead of a substitution and a translation: attributes are written on every
+# request that brings a new session).
+_ATTRIBUTE_CHANGES = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029&<>"]')
+
+
 def attribute(value: str) -> str:
     """`value` as the text of a double-quoted attribute: one line, XML-escaped."""
+    if _ATTRIBUTE_CHANGES.search(value) is None:
+        return value
     return one_line(value).translate(_ENTITIES)
 
 
