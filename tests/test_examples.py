@@ -366,17 +366,25 @@ def test_text_mode_calls_are_parsed_run_and_answered(example: ModuleType,
     ]
 
 
-def test_text_mode_bad_calls_go_back_as_errors(example: ModuleType, builtins: Compiler) -> None:
-    bad = "<list_files>\n<recursive>perhaps</recursive>\n</list_files>"
+def text_mode_agent(example: ModuleType, builtins: Compiler, reply: str
+                    ) -> tuple[Any, Script, list[str]]:
+    """An agent on gpt-4.1 with text tools whose model first replies `reply`, then ends the
+    turn; the names of the tools it ran are collected."""
     openai = sdk("openai")
     script = Script(http_library(openai), "/chat/completions", [
-        chat_completion("chatcmpl-1", {"role": "assistant", "content": bad}, "stop"),
+        chat_completion("chatcmpl-1", {"role": "assistant", "content": reply}, "stop"),
         CHAT_SCRIPT[1]])
     client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
     ran: list[str] = []
     agent = example.Agent(builtins, example.OpenAIChat(client, model="gpt-4.1",
                                                        native_tools=False),
                           lambda name, args: ran.append(name) or "")
+    return agent, script, ran
+
+
+def test_text_mode_bad_calls_go_back_as_errors(example: ModuleType, builtins: Compiler) -> None:
+    bad = "<list_files>\n<recursive>perhaps</recursive>\n</list_files>"
+    agent, script, ran = text_mode_agent(example, builtins, bad)
     agent.turn("List the files.", example.turn_context(SESSION, DAY_ONE))
     assert ran == []  # never run
     answer = script.bodies[1]["messages"][-1]["content"]
@@ -389,15 +397,7 @@ def test_a_call_the_mode_rules_out_is_refused_not_run(example: ModuleType,
     """Plan mode offers write_to_file too (one tool list for both modes keeps the cache); the
     prompt says it is not allowed now, and the loop refuses the call instead of running it."""
     write = "<write_to_file>\n<path>a.txt</path>\n<content>x</content>\n</write_to_file>"
-    openai = sdk("openai")
-    script = Script(http_library(openai), "/chat/completions", [
-        chat_completion("chatcmpl-1", {"role": "assistant", "content": write}, "stop"),
-        CHAT_SCRIPT[1]])
-    client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
-    ran: list[str] = []
-    agent = example.Agent(builtins, example.OpenAIChat(client, model="gpt-4.1",
-                                                       native_tools=False),
-                          lambda name, args: ran.append(name) or "")
+    agent, script, ran = text_mode_agent(example, builtins, write)
     plan = attrs.evolve(example.turn_context(SESSION, DAY_ONE), mode="plan")
     agent.turn("Write a.txt.", plan)
     assert ran == []
