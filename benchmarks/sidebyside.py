@@ -714,14 +714,8 @@ def scaling(compiler: Compiler, s: Settings, sessions: Sessions,
 
     def tools_once(i: int, n: float) -> float:
         data = colliding_tools(int(n), i)
-        gc.collect(1)
-        gc.disable()
-        try:
-            t0 = time.perf_counter()
-            client_request(compiler, native, data, "anthropic")
-            return time.perf_counter() - t0
-        finally:
-            gc.enable()
+        return time_calls(lambda d: client_request(compiler, native, d, "anthropic"),
+                          [data])[0] / 1e6
 
     def tools_warm(n: float) -> None:
         client_request(compiler, native, colliding_tools(16, sessions.take(1)[0]), "anthropic")
@@ -742,14 +736,7 @@ def scaling(compiler: Compiler, s: Settings, sessions: Sessions,
         def comp_once(i: int, kb: float) -> float:
             c = comp(kb)
             data = {"cwd": f"/srv/scale/c{i}", "date": "2026-02-03"}
-            gc.collect(1)
-            gc.disable()
-            try:
-                t0 = time.perf_counter()
-                client_request(c, plain, data, "openai")
-                return time.perf_counter() - t0
-            finally:
-                gc.enable()
+            return time_calls(lambda d: client_request(c, plain, d, "openai"), [data])[0] / 1e6
 
         def comp_warm(kb: float) -> None:
             c = comp(kb)
