@@ -19,15 +19,17 @@ Requests are built by the official SDKs, one backend per API:
   `prompt.to_openai("responses")`; turns are chained with `previous_response_id`, and the
   instructions are sent every time because that API does not carry them over.
 
-Both tool modes work. With native tools (the model calls functions) each call is checked with
-`prompt.tools.decode` (arguments against the tool; the nulls OpenAI's strict mode sends for
-optional parameters removed). With text tools (the prompt teaches an XML-style call format, as
-for a model without function calling or `--native-tools no`) the loop reads the calls out of the
-reply with `prompt.tools.parse` and sends the results back as the next user message. Either
-way, a call that does not fit its tool is not run: the model gets the problem back as the
-result. The loop hands each call to a `ToolRunner`, sends the result back and asks again, until
-the model answers without a tool call. The runner used here only describes the call; put your
-own in its place to do real work.
+Both tool modes work, and no call is checked by hand. With native tools (the model calls
+functions) each call object the SDK returned goes to `prompt.tools.check`, which gives either
+the checked call (typed arguments; an MCP tool's server and tool) or a `CallError` whose
+`tool_result()` is the error result ready to send back in that API's shape; a call's own answer
+is `call.tool_result(output)`. With text tools (the prompt teaches an XML-style call format, as
+for a model without function calling or `--native-tools no`) the loop reads the reply with
+`prompt.tools.parse`: the call to run, the errors to send back, the warnings to pass on, all in
+the next user message. Either way, a call that does not fit its tool, or that the current mode
+rules out, is not run: the model gets the problem back as the result. The loop hands each call
+to a `ToolRunner`, sends the result back and asks again, until the model answers without a tool
+call. The runner used here only describes the call; put your own in its place to do real work.
 
 Running it against the real APIs (it spends tokens; tools are never actually run):
 
@@ -52,7 +54,7 @@ import json
 import os
 import platform
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -60,31 +62,24 @@ import anthropic
 import attrs
 import openai
 
-from promptc import CallError, CompiledPrompt, Compiler, PromptContext, ProviderInfo
+from promptc import CallError, CompiledPrompt, Compiler, PromptContext, ProviderInfo, ToolCall
 
 if TYPE_CHECKING:  # the SDKs' own request types, for the histories each backend keeps
     from anthropic.types import ContentBlockParam, MessageParam
     from openai.types.chat import ChatCompletionMessageParam, ChatCompletionMessageToolCallParam
     from openai.types.responses import ResponseInputItemParam
 
-ToolRunner = Callable[[str, Mapping[str, Any]], str]
+ToolRunner = Callable[[ToolCall], str]
 
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "chat": "gpt-5", "responses": "gpt-5"}
 
 
 @dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: Mapping[str, Any] | str  # as the API gave them (OpenAI: JSON text)
-
-
-@dataclass(frozen=True)
 class Reply:
-    """What the model said back: its text, and the native tool calls it made."""
+    """What the model said back: its text, and the native call objects as the SDK gave them."""
 
     text: str
-    tool_calls: tuple[ToolCall, ...] = ()
+    calls: tuple[Any, ...] = ()
 
 
 class Backend(Protocol):
@@ -97,7 +92,7 @@ class Backend(Protocol):
 
     def send(self, prompt: CompiledPrompt) -> Reply: ...
 
-    def add_tool_results(self, results: list[tuple[ToolCall, str]]) -> None: ...
+    def add_tool_results(self, results: list[dict[str, Any]]) -> None: ...
 
 
 def text_results(results: list[tuple[str, str]]) -> str:
@@ -105,10 +100,10 @@ def text_results(results: list[tuple[str, str]]) -> str:
     return "\n\n".join(f"[{name}] result:\n{output}" for name, output in results)
 
 
-def describe_call(name: str, arguments: Mapping[str, Any]) -> str:
+def describe_call(call: ToolCall) -> str:
     """A stand-in for running a tool: it reports what would have been run and does nothing."""
-    args = json.dumps(dict(arguments), sort_keys=True)
-    return f"(example only: {name} was not run; arguments {args})"
+    args = json.dumps(call.arguments, sort_keys=True)
+    return f"(example only: {call.name} was not run; arguments {args})"
 
 
 @dataclass
@@ -123,38 +118,25 @@ class Agent:
         self.backend.add_user(user_text)
         for _ in range(self.max_requests):
             prompt = self.compiler.compile(self.backend.provider, context)
-            # Plan and act offer the same tools (so a mode switch keeps the prompt cache); the
-            # prompt tells the model what the mode rules out, and the client refuses it here.
-            allowed = prompt.tools.allowed_in(context.mode)
             reply = self.backend.send(prompt)
-            if prompt.tools.mode == "text":  # calls written in the reply's text
+            if prompt.tools.mode == "text":  # the call is written in the reply's text
                 parsed = prompt.tools.parse(reply.text)
-                if not parsed.calls and not parsed.errors:
+                if parsed.call is None and not parsed.errors:
                     return reply.text
-                done = [(c.name, self.run(c.name, c.arguments, allowed, context.mode))
-                        for c in parsed.calls]
+                done = [(parsed.call.name, self.run_tool(parsed.call))] if parsed.call else []
                 done += [(e.name, f"error: {e.message}") for e in parsed.errors]
+                done += [("note", w.message) for w in parsed.warnings]
                 self.backend.add_user(text_results(done))
                 continue
-            if not reply.tool_calls:
+            if not reply.calls:
                 return reply.text
             results = []
-            for call in reply.tool_calls:
-                checked = prompt.tools.decode(call.name, call.arguments)
-                results.append((call, f"error: {checked.message}"
-                                if isinstance(checked, CallError)
-                                else self.run(checked.name, checked.arguments, allowed,
-                                              context.mode)))
+            for raw in reply.calls:  # checked against its tool and the mode, answered in kind
+                checked = prompt.tools.check(raw)
+                results.append(checked.tool_result() if isinstance(checked, CallError)
+                               else checked.tool_result(self.run_tool(checked)))
             self.backend.add_tool_results(results)
         raise RuntimeError(f"the model gave no final answer in {self.max_requests} requests")
-
-    def run(self, name: str, arguments: Mapping[str, Any], allowed: frozenset[str],
-            mode: str) -> str:
-        """Run a call the current mode allows; refuse any other, saying why."""
-        if name not in allowed:
-            return (f"error: {name} is not available in {mode} mode; the user switches modes "
-                    "when they are ready")
-        return self.run_tool(name, arguments)
 
 
 @dataclass
@@ -184,7 +166,6 @@ class AnthropicMessages:
         )
         content: list[ContentBlockParam] = []
         texts: list[str] = []
-        calls: list[ToolCall] = []
         for block in response.content:
             if block.type == "text":
                 content.append({"type": "text", "text": block.text})
@@ -192,14 +173,12 @@ class AnthropicMessages:
             elif block.type == "tool_use":
                 content.append({"type": "tool_use", "id": block.id, "name": block.name,
                                 "input": block.input})
-                calls.append(ToolCall(block.id, block.name, dict(block.input)))
         self.messages.append({"role": "assistant", "content": content})
-        return Reply("".join(texts), tuple(calls))
+        calls = tuple(b for b in response.content if b.type == "tool_use")
+        return Reply("".join(texts), calls)
 
-    def add_tool_results(self, results: list[tuple[ToolCall, str]]) -> None:
-        self.messages.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": call.id, "content": output}
-            for call, output in results]})
+    def add_tool_results(self, results: list[dict[str, Any]]) -> None:
+        self.messages.append({"role": "user", "content": results})  # type: ignore[typeddict-item]
 
 
 @dataclass
@@ -235,13 +214,10 @@ class OpenAIChat:
                                  "tool_calls": echoed})
         else:
             self.history.append({"role": "assistant", "content": message.content})
-        calls = tuple(ToolCall(c.id, c.function.name, c.function.arguments or "{}")
-                      for c in functions)
-        return Reply(message.content or "", calls)
+        return Reply(message.content or "", tuple(functions))
 
-    def add_tool_results(self, results: list[tuple[ToolCall, str]]) -> None:
-        self.history.extend({"role": "tool", "tool_call_id": call.id, "content": output}
-                            for call, output in results)
+    def add_tool_results(self, results: list[dict[str, Any]]) -> None:
+        self.history.extend(results)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -272,13 +248,11 @@ class OpenAIResponses:
         )
         self.pending = []
         self.previous_id = response.id
-        calls = tuple(ToolCall(item.call_id, item.name, item.arguments or "{}")
-                      for item in response.output if item.type == "function_call")
+        calls = tuple(item for item in response.output if item.type == "function_call")
         return Reply(response.output_text, calls)
 
-    def add_tool_results(self, results: list[tuple[ToolCall, str]]) -> None:
-        self.pending.extend({"type": "function_call_output", "call_id": call.id, "output": output}
-                            for call, output in results)
+    def add_tool_results(self, results: list[dict[str, Any]]) -> None:
+        self.pending.extend(results)  # type: ignore[arg-type]
 
 
 def session_context() -> PromptContext:
@@ -317,9 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     native = None if args.native_tools is None else args.native_tools == "yes"
 
-    def run_tool(name: str, arguments: Mapping[str, Any]) -> str:
-        print(f"[tool] {name} {json.dumps(dict(arguments))}", file=sys.stderr)
-        return describe_call(name, arguments)
+    def run_tool(call: ToolCall) -> str:
+        print(f"[tool] {call.name} {json.dumps(call.arguments)}", file=sys.stderr)
+        return describe_call(call)
 
     agent = Agent(Compiler.default(), make_backend(args.api, args.model, native), run_tool)
     print(agent.turn(args.message, turn_context(session_context())))

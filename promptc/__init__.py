@@ -15,13 +15,15 @@ payloads) → `_compile` (the request pipeline) → `_review` (lint, snapshots, 
 from typing import TYPE_CHECKING, Any
 
 from ._base.errors import (BudgetExceededError, ComponentError, ConfigError, ContextError,
-                           InputError, MatcherError, NoVariantError, OfflineDataError,
-                           PlaceholderError, PluginError, PromptcError, StrictModeError,
-                           TemplateError, ToolSpecError, VariantConfigError)
+                           InputError, MatcherError, MissingExtraError, NoVariantError,
+                           OfflineDataError, PlaceholderError, PluginError, PromptcError,
+                           StrictModeError, TemplateError, ToolSpecError, VariantConfigError)
 from ._compile.compiler import Compiler
 from ._compile.result import CompiledPrompt, Dropped, Section
 from ._emit.blocks import Block
-from ._emit.parser import CallError, CallProblem, OpenCall, ParsedMessage, ToolCall
+from ._calls.records import (CallError, CallProblem, CallWarning, Notice, OpenCall,
+                             ParsedMessage, Problem, ToolCall)
+from ._calls.wire import CallShapeError
 from ._emit.toolset import ToolSet
 from ._load.registry import Registry, Resolution, TraceEntry
 from ._model.component import Component
@@ -48,6 +50,8 @@ __all__ = [
     "BudgetExceededError",
     "CallError",
     "CallProblem",
+    "CallShapeError",
+    "CallWarning",
     "CompiledPrompt",
     "Compiler",
     "Component",
@@ -64,12 +68,15 @@ __all__ = [
     "McpResourceTemplate",
     "McpServer",
     "McpTool",
+    "MissingExtraError",
     "NoVariantError",
+    "Notice",
     "OfflineDataError",
     "OpenCall",
     "ParsedMessage",
     "PlaceholderError",
     "PluginError",
+    "Problem",
     "PromptContext",
     "PromptcError",
     "ProviderInfo",

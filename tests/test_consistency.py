@@ -77,7 +77,7 @@ def test_an_offered_tool_the_mode_forbids_must_be_said(mini: Callable[..., Compi
         "components/body.md": "# Body\nWorking.\n",
         "components/tools/write_notes.toml": INCONSISTENT["components/tools/write_notes.toml"],
     })
-    ctx = attrs.evolve(load_context("plan"))
+    ctx = attrs.evolve(load_context("plan"), mcp_servers=())  # MCP tools: their own test
     prompt = compiler.compile(ProviderInfo("x", "y", native_tools=True), ctx)
     assert "write_notes" in prompt.tools.names  # offered in both modes …
     [d] = inconsistencies(prompt, compiler.registry.tools)

@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 import pytest
 
-from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo
+from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo, ToolCall
 
 
 
@@ -81,10 +81,10 @@ def example() -> Iterator[ModuleType]:
 def two_turns(example: ModuleType, compiler: Compiler, backend: Any,
               calls: list[tuple[str, dict[str, Any]]] | None = None) -> list[str]:
     """Turn one: the model calls list_files, then answers. Turn two (a day later): it answers."""
-    def run_tool(name: str, arguments: Any) -> str:
+    def run_tool(call: ToolCall) -> str:
         if calls is not None:
-            calls.append((name, dict(arguments)))
-        return example.describe_call(name, arguments)
+            calls.append((call.name, dict(call.arguments)))
+        return example.describe_call(call)
 
     agent = example.Agent(compiler, backend, run_tool)
     return [agent.turn("List the files.", example.turn_context(SESSION, DAY_ONE)),
@@ -99,7 +99,7 @@ def compiled(compiler: Compiler, provider: str, model: str, day: datetime.date
 
 
 def tool_output(example: ModuleType) -> str:
-    return example.describe_call("list_files", LIST_ARGS)
+    return example.describe_call(ToolCall("list_files", dict(LIST_ARGS)))
 
 
 # --- Anthropic Messages API ----------------------------------------------------------------------
@@ -343,9 +343,9 @@ def test_text_mode_calls_are_parsed_run_and_answered(example: ModuleType,
     client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
     calls: list[tuple[str, dict[str, Any]]] = []
 
-    def run_tool(name: str, arguments: Any) -> str:
-        calls.append((name, dict(arguments)))
-        return example.describe_call(name, arguments)
+    def run_tool(call: ToolCall) -> str:
+        calls.append((call.name, dict(call.arguments)))
+        return example.describe_call(call)
 
     backend = example.OpenAIChat(client, model="gpt-4.1", native_tools=False)
     agent = example.Agent(builtins, backend, run_tool)
@@ -378,7 +378,7 @@ def text_mode_agent(example: ModuleType, builtins: Compiler, reply: str
     ran: list[str] = []
     agent = example.Agent(builtins, example.OpenAIChat(client, model="gpt-4.1",
                                                        native_tools=False),
-                          lambda name, args: ran.append(name) or "")
+                          lambda call: ran.append(call.name) or "")
     return agent, script, ran
 
 
@@ -389,7 +389,8 @@ def test_text_mode_bad_calls_go_back_as_errors(example: ModuleType, builtins: Co
     assert ran == []  # never run
     answer = script.bodies[1]["messages"][-1]["content"]
     assert answer.startswith("[list_files] result:\nerror: ")
-    assert "'recursive' must be a boolean" in answer and "'path' is missing" in answer
+    assert "parameter 'recursive' of list_files must be true or false, got 'perhaps'" in answer
+    assert "tool 'list_files' is missing its required parameter 'path'" in answer
 
 
 def test_a_call_the_mode_rules_out_is_refused_not_run(example: ModuleType,
@@ -402,8 +403,9 @@ def test_a_call_the_mode_rules_out_is_refused_not_run(example: ModuleType,
     agent.turn("Write a.txt.", plan)
     assert ran == []
     answer = script.bodies[1]["messages"][-1]["content"]
-    assert answer == "[write_to_file] result:\nerror: write_to_file is not available in plan " \
-        "mode; the user switches modes when they are ready"
+    assert answer.startswith("[write_to_file] result:\nerror: write_to_file is not allowed in "
+                             "plan mode; allowed now: ")
+    assert "read_file" in answer and "plan_mode_respond" in answer
     prompt = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False), plan)
     assert "write_to_file" in prompt.tools.names  # offered, and the mode section rules it out
     assert "write_to_file" in prompt.section("act_vs_plan_mode").text
@@ -423,7 +425,7 @@ def test_native_mode_on_generic_sends_tools_and_checks_calls(example: ModuleType
     client = openai.OpenAI(api_key="sk-test", max_retries=0, http_client=script.client())
     calls: list[tuple[str, dict[str, Any]]] = []
     agent = example.Agent(builtins, example.OpenAIChat(client, model="gpt-4.1"),
-                          lambda name, args: calls.append((name, dict(args))) or "ok")
+                          lambda call: calls.append((call.name, call.arguments)) or "ok")
     assert agent.turn("Hi.", example.turn_context(SESSION, DAY_ONE)) == "There are three files."
     prompt = compiled(builtins, "openai", "gpt-4.1", DAY_ONE)
     assert prompt.variant.id == "generic" and prompt.tools.mode == "native"

@@ -25,7 +25,8 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from promptc import CompiledPrompt, Compiler, ProviderInfo, ToolCall  # noqa: E402
-from promptc.integrations._common import MissingExtraError, require  # noqa: E402
+from promptc.integrations import MissingExtraError  # noqa: E402
+from promptc.integrations._common import require  # noqa: E402
 
 from .conftest import load_context  # noqa: E402
 from .fakeserver import FakeServer, Reply  # noqa: E402
@@ -147,7 +148,7 @@ def test_litellm_on_an_openai_route_sends_strict_tools_and_a_cache_key(
         builtins: Compiler, server: FakeServer) -> None:
     import litellm
 
-    from promptc.integrations.litellm import completion_kwargs, run_tool_calls
+    from promptc.integrations.litellm import answer_calls, completion_kwargs
     prompt = builtins.compile(GPT, load_context("full"))
     server.script("chat", LIST_CALL)
     kwargs = completion_kwargs(prompt, [{"role": "user", "content": "Hi"}])
@@ -158,7 +159,7 @@ def test_litellm_on_an_openai_route_sends_strict_tools_and_a_cache_key(
     assert body["messages"][0] == {"role": "system", "content": prompt.text}
     assert body["prompt_cache_key"] == prompt.to_openai()["prompt_cache_key"]
     runner = Runner()
-    [answer] = run_tool_calls(prompt, reply.choices[0].message, runner)
+    [answer] = answer_calls(prompt, reply.choices[0].message, runner)
     assert answer["role"] == "tool" and answer["content"] == "a.py b.py c.py"
     assert [(c.name, c.arguments) for c in runner.calls] == [("list_files", {"path": "."})]
 
@@ -205,22 +206,26 @@ def test_pydantic_ai_snippet_places_cache_markers_once(builtins: Compiler,
     assert out.strip() == "Three files."
     assert [(c.name, c.arguments) for c in runner.calls] == [("list_files", {"path": "."})]
     first = server.bodies("anthropic")[0]
-    assert "".join(b["text"] for b in first["system"]) == prompt.text
-    assert len(marks(first["system"])) == 1 and len(marks(first["tools"])) == 1
+    # Pydantic AI sends each part as a block and strips its ends (blank lines at the boundaries)
+    assert [b["text"] for b in first["system"]] == [b.text.strip() for b in prompt.blocks]
+    assert [b.cache for b in prompt.blocks] == ["static", "session", "request"]
+    assert marks(first["system"]) == [0]  # the static block: shared by every session
+    assert "2026" not in first["system"][0]["text"] and "2026" in first["system"][2]["text"]
+    assert len(marks(first["tools"])) == 1
     ours = {t["name"]: t["input_schema"] for t in prompt.tools.anthropic()}
     assert {t["name"] for t in first["tools"]} == set(ours)
     assert all(t["input_schema"] == ours[t["name"]] for t in first["tools"])
 
 
 def test_langchain_snippet(builtins: Compiler, server: FakeServer) -> None:
-    from promptc.integrations.langchain import tool_messages
+    from promptc.integrations.langchain import answer_calls
     server.script("chat", LIST_CALL)
     prompt, _runner, _out, scope = run_snippet("langchain", builtins, GPT)
     [body] = server.bodies("chat")
     assert body["messages"][0] == {"role": "system", "content": prompt.text}
     assert body["tools"] == prompt.tools.openai()
     runner = Runner()
-    [answer] = tool_messages(prompt, scope["reply"], runner)
+    [answer] = answer_calls(prompt, scope["reply"], runner)
     assert answer.content == "a.py b.py c.py" and answer.tool_call_id == "call_1_0"
     assert [(c.name, c.arguments) for c in runner.calls] == [("list_files", {"path": "."})]
 
@@ -257,7 +262,8 @@ def test_a_bad_call_never_reaches_run_tool(builtins: Compiler, server: FakeServe
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
-    assert output.startswith("error: ") and "'path' is missing" in output
+    assert output.startswith("error: ")
+    assert "tool 'list_files' is missing its required parameter 'path'" in output
 
 
 def test_a_call_the_mode_rules_out_never_reaches_run_tool(builtins: Compiler,
@@ -276,7 +282,7 @@ def test_a_call_the_mode_rules_out_never_reaches_run_tool(builtins: Compiler,
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Understood."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
-    assert output == "error: write_to_file is not available in plan mode"
+    assert output.startswith("error: write_to_file is not allowed in plan mode; allowed now: ")
 
 
 def test_text_mode_hands_over_the_prompt_alone(builtins: Compiler) -> None:
@@ -287,7 +293,8 @@ def test_text_mode_hands_over_the_prompt_alone(builtins: Compiler) -> None:
                               load_context("full"))
     assert prompt.tools.mode == "text"
     assert "tools" not in completion_kwargs(prompt)
-    assert bind_tools_kwargs(prompt) == {"tools": []}
+    assert bind_tools_kwargs(prompt) == {"tools": [], "prompt_cache_key": prompt.to_openai()[
+        "prompt_cache_key"]}
     assert agent_kwargs(prompt, Runner())["instructions"] == prompt.text
 
 
@@ -305,3 +312,115 @@ def test_frameworks_are_imported_only_when_used() -> None:
             "set(sys.modules)\nassert not loaded, loaded")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# --- the call checker behind every integration -------------------------------------------------
+
+def test_agents_check_calls_against_the_runs_mode(builtins: Compiler,
+                                                  server: FakeServer) -> None:
+    """An agent made in act mode, run with a plan-mode context: the run's mode decides."""
+    import attrs
+    from agents import Runner as AgentsRunner
+
+    from promptc.integrations.openai_agents import make_agent
+    server.script("responses", Reply("", (("write_to_file", {"path": "a", "content": "x"}),)),
+                  Reply("Understood."))
+    runner = Runner()
+    act = load_context("full")
+    agent = make_agent(builtins, GPT, act, runner, model="gpt-4.1")
+    plan = attrs.evolve(act, mode="plan")
+    assert AgentsRunner.run_sync(agent, "Go.", context=plan).final_output == "Understood."
+    assert runner.calls == []
+    first, second = server.bodies("responses")
+    assert first["instructions"] == builtins.compile(GPT, plan).text  # the run's prompt
+    assert second["input"][-1]["output"].startswith(
+        "error: write_to_file is not allowed in plan mode")
+
+
+def test_an_mcp_call_that_misses_its_schema_never_reaches_run_tool(builtins: Compiler,
+                                                                   server: FakeServer) -> None:
+    from agents import Runner as AgentsRunner
+
+    from promptc.integrations.openai_agents import make_agent
+    server.script("responses", Reply("", (("mcp__github__create_issue", {"repo": 5}),)),
+                  Reply("Sorry."))
+    runner = Runner()
+    agent = make_agent(builtins, GPT, load_context("full"), runner, model="gpt-4.1")
+    assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
+    assert runner.calls == []
+    output = server.bodies("responses")[1]["input"][-1]["output"]
+    assert "parameter 'repo' of mcp__github__create_issue must be string, got 5" in output
+    assert "missing its required parameter 'title'" in output
+
+
+def test_langchain_answers_the_calls_it_could_not_parse(builtins: Compiler) -> None:
+    """A call whose arguments are not JSON lands in `invalid_tool_calls`; it gets an answer
+    (status error, the checker's words), so the next request has no unanswered call id."""
+    from langchain_core.messages import AIMessage
+
+    from promptc.integrations.langchain import answer_calls
+    prompt = builtins.compile(GPT, load_context("full"))
+    reply = AIMessage(content="", tool_calls=[
+        {"name": "list_files", "args": {"path": "."}, "id": "call_a", "type": "tool_call"}],
+        invalid_tool_calls=[{"name": "read_file", "args": '{"path": "a.py"', "id": "call_b",
+                             "error": "Expecting ',' delimiter", "type": "invalid_tool_call"}])
+    runner = Runner()
+    ok, bad = answer_calls(prompt, reply, runner)
+    assert (ok.tool_call_id, ok.status, ok.content) == ("call_a", "success", "a.py b.py c.py")
+    assert (bad.tool_call_id, bad.status) == ("call_b", "error")
+    assert bad.content.startswith("error: the arguments text is not valid JSON")
+    assert [c.name for c in runner.calls] == ["list_files"]
+
+
+def test_a_tool_that_raises_answers_its_own_call_and_the_others_run(
+        builtins: Compiler, server: FakeServer) -> None:
+    import litellm
+
+    from promptc.integrations.litellm import answer_calls, completion_kwargs
+    prompt = builtins.compile(GPT, load_context("full"))
+    server.script("chat", Reply("", (("read_file", {"path": "gone.py"}),
+                                     ("list_files", {"path": "."}))))
+    reply = litellm.completion(**completion_kwargs(prompt, [{"role": "user", "content": "Go"}]))
+    ran: list[str] = []
+
+    def run_tool(call: ToolCall) -> str:
+        ran.append(call.name)
+        if call.name == "read_file":
+            raise FileNotFoundError("gone.py")
+        return "a.py"
+
+    first, second = answer_calls(prompt, reply.choices[0].message, run_tool)
+    assert ran == ["read_file", "list_files"]
+    assert first["content"] == "error: the tool read_file failed: FileNotFoundError: gone.py"
+    assert (second["tool_call_id"], second["content"]) == ("call_1_1", "a.py")
+
+
+def test_every_integration_that_can_sends_the_prompt_cache_key(builtins: Compiler,
+                                                               server: FakeServer) -> None:
+    from langchain_openai import ChatOpenAI
+    from pydantic_ai import Agent
+
+    from promptc.integrations.langchain import bind_tools_kwargs, system_message
+    from promptc.integrations.pydantic_ai import agent_kwargs
+    prompt = builtins.compile(GPT, load_context("full"))
+    key = prompt.to_openai()["prompt_cache_key"]
+    model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
+    model.invoke([system_message(prompt), ("user", "Hi")])
+    agent = Agent("openai:gpt-4.1", **agent_kwargs(prompt, Runner()))
+    agent.run_sync("Hi")
+    [langchain_body] = server.bodies("chat")
+    assert langchain_body["prompt_cache_key"] == key
+    [pydantic_body] = server.bodies("responses")  # Pydantic AI's OpenAI model: Responses API
+    assert pydantic_body["prompt_cache_key"] == prompt.to_openai("responses")["prompt_cache_key"]
+
+
+def test_one_name_per_job_and_the_old_names_still_work() -> None:
+    import promptc
+    from promptc.integrations import langchain, litellm, llm, openai_agents, pydantic_ai
+    assert promptc.MissingExtraError is MissingExtraError
+    assert all(callable(m.tools) for m in (llm, openai_agents, pydantic_ai))
+    assert all(callable(m.answer_calls) for m in (litellm, langchain))
+    assert litellm.run_tool_calls is litellm.answer_calls
+    assert langchain.tool_messages is langchain.answer_calls
+    assert openai_agents.function_tools is openai_agents.tools
+    assert pydantic_ai.toolset is pydantic_ai.tools

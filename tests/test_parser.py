@@ -1,9 +1,11 @@
-"""The text tool-call parser: `prompt.tools.parse(text)` reads the calls a text variant teaches.
+"""The taught text format: `prompt.tools.parse(text)` reads a reply the way the prompt taught.
 
-Unit cases for the format and its errors (always data, never exceptions), streamed prefixes, and
-three properties: every usage example a rendered prompt shows parses to the call it describes;
-arguments → `format_call` → `parse` is the identity; and any prefix of a reply parses without an
-error, the call appearing once its closing tag has arrived.
+Unit cases for the format and its errors (always data, never exceptions), the message rules (one
+call per message, text after it, reasoning, fences, quotations, unknown tools in any layout),
+streamed prefixes, and three properties: every usage example a rendered prompt shows parses to
+the call it describes; arguments → `format_call` → `parse` is the identity, whatever the values
+hold; and any prefix of a reply parses without an error, the call appearing once it closed.
+The parser's cost is counted, not timed (tests/test_parser_scaling.py; timings in benchmarks/).
 """
 
 from __future__ import annotations
@@ -82,17 +84,64 @@ def test_multiline_values_keep_every_byte_but_the_layout_newline(prompt: Compile
     assert only_call(prompt.tools.parse(inline)).arguments["content"] == "x = 1\n"
 
 
-def test_several_calls_in_order(prompt: CompiledPrompt) -> None:
+def every_call(prompt: CompiledPrompt, text: str) -> list[ToolCall | CallError]:
+    """Each call in `text` as if it were the only one (a message runs only its first), each
+    read in a mode that allows it (examples teach tools of both modes)."""
+    found: list[ToolCall | CallError] = []
+    while True:
+        parsed = prompt.tools.parse(text)
+        first = next((p for p in parsed.parts if not isinstance(p, str)), None)
+        if first is None:
+            return found
+        end = first.end
+        if isinstance(first, CallError) and first.code == "not-allowed-in-mode":
+            other = "plan" if prompt.tools.context.mode == "act" else "act"  # type: ignore
+            first = prompt.tools.parse(first.raw, mode=other).parts[0]  # type: ignore
+        found.append(first)  # type: ignore[arg-type]
+        text = text[end:]
+
+
+FENCED = re.compile(r"^```[^\n]*\n(.*?)^```$", re.M | re.S)
+
+
+def examples(prompt: CompiledPrompt, text: str) -> list[ToolCall | CallError]:
+    """Every example call in a prompt's text: inside each code fence, and written bare."""
+    inside = [c for block in FENCED.findall(text) for c in every_call(prompt, block)]
+    return inside + every_call(prompt, FENCED.sub("", text))
+
+
+def test_one_call_per_message_the_second_is_sent_back(prompt: CompiledPrompt) -> None:
     reply = ("<read_file>\n<path>a</path>\n</read_file>\nthen\n"
              "<list_files>\n<path>.</path>\n<recursive>true</recursive>\n</list_files>")
     parsed = prompt.tools.parse(reply)
-    assert [(c.name, c.arguments) for c in parsed.calls] == [
-        ("read_file", {"path": "a"}), ("list_files", {"path": ".", "recursive": True})]
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("read_file", {"path": "a"})]
+    [second] = parsed.errors
+    assert (second.name, second.code) == ("list_files", "second-call")
+    assert "was not run; send it in your next message" in second.message
+    assert second.raw == reply[second.start:second.end] and second.raw.endswith("</list_files>")
     assert parsed.text == "\nthen\n"
+    assert [w.code for w in parsed.warnings] == ["text-after-call"]
+
+
+def test_text_after_the_call_is_a_warning(prompt: CompiledPrompt) -> None:
+    parsed = prompt.tools.parse("<read_file>\n<path>a</path>\n</read_file>\nThen I'll fix it.")
+    assert only_call(parsed).arguments == {"path": "a"}
+    [note] = parsed.warnings
+    assert note.code == "text-after-call" and note.name == "read_file"
+    assert "should end the message" in note.message
+    clean = prompt.tools.parse("Reading.\n<read_file>\n<path>a</path>\n</read_file>\n\n")
+    assert clean.warnings == ()
 
 
 @pytest.mark.parametrize(("reply", "code", "parameter"), [
     ("<read_file>\n<file>a.py</file>\n</read_file>", "unknown-parameter", "file"),
+    ("<read_file><path>a.py</path><task_progress>- [x] read</task_progress></read_file>",
+     "unknown-parameter", "task_progress"),
+    ("<read_file>\n<task_progress>\n- [ ] a\n</task_progress>\n<path>a.py</path>\n</read_file>",
+     "unknown-parameter", "task_progress"),
+    ("<execute_command>\n<command>make</command>\n<requires_approval>false</requires_approval>"
+     "\n<timeout_seconds>99999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999</timeout_seconds>\n</execute_command>", "bad-value",
+     "timeout_seconds"),
     ("<read_file>\n</read_file>", "missing-parameter", "path"),
     ("<read_file>\n<path>a</path>\n<path>b</path>\n</read_file>", "duplicate-parameter", "path"),
     ("<list_files>\n<path>.</path>\n<recursive>maybe</recursive>\n</list_files>", "bad-value",
@@ -132,35 +181,111 @@ def test_tools_not_offered_in_this_request_are_unknown(builtins: Compiler) -> No
     assert error.code == "unknown-tool"
 
 
-def test_plan_mode_offers_every_tool_and_names_those_it_allows(builtins: Compiler) -> None:
-    """The tool list is the same in both modes (a mode switch keeps the cached prefix); an
-    act-only call parses in plan mode, and `allowed_in` tells the client to refuse it."""
+def test_an_unknown_parameter_is_named_whatever_its_position(prompt: CompiledPrompt) -> None:
+    """The slip of models trained on other agents: the message names the real problem, not
+    an unclosed tag, so the model does not resend the same call."""
+    for reply in ("<read_file><path>a.py</path><task_progress>x</task_progress></read_file>",
+                  "<read_file>\n<task_progress>x</task_progress>\n<path>a.py</path>\n</read_file>",
+                  "<read_file>\n<path>a.py</path>\n<reason>to see it</reason>\n</read_file>"):
+        error = only_error(prompt.tools.parse(reply))
+        [problem] = error.problems
+        assert problem.code == "unknown-parameter"
+        assert problem.message.startswith(f"tool 'read_file' has no parameter "
+                                          f"{problem.parameter!r}")
+        assert "(its parameters: path)" in problem.message
+
+
+def test_an_unknown_tool_is_an_error_whatever_the_layout(prompt: CompiledPrompt) -> None:
+    for reply in ("<read_files>\n<path>a</path>\n</read_files>",
+                  "Now: <read_files><path>a</path></read_files>",
+                  "<ReadFile>\n<path>a</path>\n</ReadFile>",
+                  "<readfile><path>a</path></readfile>"):
+        error = only_error(prompt.tools.parse(reply))
+        assert error.code == "unknown-tool", reply
+        assert "(did you mean 'read_file'?)" in error.message
+
+
+def test_plan_mode_offers_every_tool_and_refuses_what_it_rules_out(builtins: Compiler) -> None:
+    """The tool list is the same in both modes (a mode switch keeps the cached prefix); a call
+    the mode rules out is refused as the prompt's mode section says, naming what is allowed."""
     plan = builtins.compile(TEXT, load_context("plan"))
     act = builtins.compile(TEXT, load_context("full"))
     assert plan.tools.names == act.tools.names
-    call = only_call(plan.tools.parse("<write_to_file>\n<path>a</path>\n<content>x</content>"
-                                      "\n</write_to_file>"))
-    assert call.name == "write_to_file"
+    write = "<write_to_file>\n<path>a</path>\n<content>x</content>\n</write_to_file>"
+    error = only_error(plan.tools.parse(write))
+    assert error.code == "not-allowed-in-mode"
+    assert error.message.startswith("write_to_file is not allowed in plan mode; allowed now: ")
+    assert "plan_mode_respond" in error.message
+    assert only_call(act.tools.parse(write)).name == "write_to_file"
+    assert only_call(plan.tools.parse(write, mode="act")).name == "write_to_file"
     assert "write_to_file" not in plan.tools.allowed_in("plan")
-    assert "write_to_file" in plan.tools.allowed_in("act")
     assert "plan_mode_respond" not in act.tools.allowed_in("act")
+    for act_only in ("browser_action", "new_task", "attempt_completion"):
+        assert act_only in act.tools.names and act_only not in act.tools.allowed_in("plan")
+    with pytest.raises(ValueError):
+        act.tools.parse(write, mode="build")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("reply", [
     "<thinking>\nI should read the file.\n</thinking>",
     "Use <read_file> to read a file.",
     "An HTML page:\n<div>\n<p>hi</p>\n</div>",
-    "```xml\n<some_tool>\n<x>1</x>\n</some_tool>\n```",
+    "```html\n<section>\n<p>1</p>\n</section>\n```",
     "a < b and c > d; <br> <read_file> alone",
+    "Config looks like <config><name>x</name></config> in XML.",
 ])
 def test_prose_and_markup_are_not_calls(prompt: CompiledPrompt, reply: str) -> None:
     parsed = prompt.tools.parse(reply)
-    assert parsed.parts == (reply,) and parsed.complete
+    assert parsed.parts == (reply,) and parsed.complete and not parsed.warnings
 
 
-def test_a_call_inside_a_fence_is_still_a_call(prompt: CompiledPrompt) -> None:
-    call = only_call(prompt.tools.parse("```xml\n<read_file>\n<path>a</path>\n</read_file>\n```"))
-    assert call.arguments == {"path": "a"}
+DANGER = ("<execute_command>\n<command>rm -rf build</command>\n"
+          "<requires_approval>false</requires_approval>\n</execute_command>")
+
+
+def test_a_fence_holding_only_a_call_is_read_with_a_warning(prompt: CompiledPrompt) -> None:
+    parsed = prompt.tools.parse("```xml\n<read_file>\n<path>a</path>\n</read_file>\n```")
+    assert only_call(parsed).arguments == {"path": "a"}
+    assert [w.code for w in parsed.warnings] == ["fenced-call"]
+    unknown = prompt.tools.parse("```\n<some_tool>\n<x>1</x>\n</some_tool>\n```")
+    assert only_error(unknown).code == "unknown-tool"  # an unknown tool, fenced or not
+
+
+@pytest.mark.parametrize("reply", [
+    f"To clean up you could run:\n```\n{DANGER}\n```\nbut I have not.",
+    f"Example:\n~~~\n# the call\n{DANGER}\n~~~",
+    "Run `<execute_command><command>rm -rf build</command><requires_approval>false"
+    "</requires_approval></execute_command>` yourself.",
+    f'The agent wrote "{DANGER}" in its log.',
+])
+def test_a_quoted_call_is_text(prompt: CompiledPrompt, reply: str) -> None:
+    parsed = prompt.tools.parse(reply)
+    assert not parsed.calls and not parsed.errors
+    assert parsed.text == reply
+    [note] = parsed.warnings
+    assert note.code == "quoted-call" and note.name == "execute_command"
+
+
+@pytest.mark.parametrize("tag", ["think", "thinking", "reasoning", "thought"])
+def test_a_call_in_reasoning_is_never_run(prompt: CompiledPrompt, tag: str) -> None:
+    reply = f"<{tag}>\nI will clean: {DANGER}\n</{tag}>\nDone."
+    alone = prompt.tools.parse(reply)
+    assert not alone.calls
+    [error] = alone.errors
+    assert error.code == "call-in-reasoning" and f"inside the <{tag}> reasoning" in error.message
+    assert error.raw == DANGER and alone.text == reply.replace(DANGER, "")
+    both = prompt.tools.parse(f"<{tag}>{DANGER}</{tag}>\n<read_file>\n<path>a</path>\n"
+                              "</read_file>")
+    assert only_call(both).name == "read_file"
+    assert [w.code for w in both.warnings] == ["call-in-reasoning"]
+
+
+def test_reasoning_whose_opening_tag_the_template_wrote(prompt: CompiledPrompt) -> None:
+    """Reasoning models' templates open `<think>` in the prompt: the reply starts inside it."""
+    parsed = prompt.tools.parse(f"Let me clean up.\n{DANGER}\n</think>\nNothing to do.")
+    assert not parsed.calls and only_error(parsed).code == "call-in-reasoning"
+    after = prompt.tools.parse("Plan: read it.\n</think>\n<read_file><path>a</path></read_file>")
+    assert only_call(after).arguments == {"path": "a"}
 
 
 # --- streamed prefixes ---------------------------------------------------------------------------
@@ -181,21 +306,6 @@ def test_a_streamed_call_is_open_until_it_closes(prompt: CompiledPrompt) -> None
     assert done.complete and only_call(done).arguments == {"path": "a"}
     plain = tools.parse("Just prose with a < sign", partial=True)
     assert plain.complete and plain.text == "Just prose with a < sign"
-
-
-# --- size ----------------------------------------------------------------------------------------
-
-def test_parsing_is_linear(prompt: CompiledPrompt) -> None:
-    def cost(n: int) -> float:
-        reply = ("<read_file>\n<path>" + "</path>x" * n + "</path>\n</read_file>\n" +
-                 "<read_file> " * n + "<a_b>\n<c>\n" * n)
-        start = time.perf_counter()
-        parsed = prompt.tools.parse(reply)
-        assert parsed.calls[0].arguments["path"] == "</path>x" * n
-        return time.perf_counter() - start
-    cost(500)
-    small, large = cost(2_000), cost(32_000)
-    assert large < small * 16 * 4
 
 
 # --- properties ----------------------------------------------------------------------------------
@@ -253,15 +363,17 @@ def test_every_usage_example_parses_to_the_call_it_describes(
     # Every example anywhere in the prompt is a well-formed call. (One may still name a tool
     # this request does not offer, such as an act-only tool in plan mode: making the prose
     # agree with the tool list is issue 14's consistency lint, so that case is let through.)
-    whole = prompt.tools.parse(prompt.text)
     variant_tools = {s.name for s in prompt.variant.tool_specs}
-    assert all(e.code == "unknown-tool" and e.name in variant_tools for e in whole.errors), (
-        variant, [e.message for e in whole.errors])
+    # An example's values are placeholders: an MCP server named there is not this session's.
+    errors = [c for c in examples(prompt, prompt.text) if isinstance(c, CallError)]
+    assert all((e.code == "unknown-tool" and e.name in variant_tools) or
+               (e.code == "unknown-server" and e.name == "use_mcp_tool")
+               for e in errors), (variant, [e.message for e in errors])
     # the static catalogue, then the tools this session's MCP servers and skills bring
     catalogue = "\n".join(s.text for s in prompt.sections if s.id in ("tools", "session_tools"))
     assert catalogue
     found: dict[str, list[dict[str, Any]]] = {}
-    for call in prompt.tools.parse(catalogue).calls:
+    for call in examples(prompt, catalogue):
         found.setdefault(call.name, []).append(call.arguments)
     listed = re.findall(r"^## (\S+)$", catalogue, re.M)
     assert listed == [s.name for s in prompt.tools.specs]
@@ -270,10 +382,19 @@ def test_every_usage_example_parses_to_the_call_it_describes(
         assert found[name] == [args], (variant, name)
 
 
-def values(kind: str, items: str | None, options: tuple[str, ...]) -> st.SearchStrategy[Any]:
-    text = st.text(st.sampled_from("ab <>/\n\t\"{}é_xyz"), max_size=30) | st.sampled_from(
-        ["", "\n", " x ", "</path>", "</content> later", "<path>", "a</path>b",
-         "line\n</content>\nmore", "{\"a\": 1}", "[1, 2]", "true"])
+def fragments(tool: str, params: list[str]) -> list[str]:
+    """Pieces a value is made of: every tag the format uses for this tool (its own closing
+    tag, each parameter's tags), the escape's markers, and what the reader treats specially
+    elsewhere (fences, reasoning tags, other models' call markers)."""
+    return [f"<{tool}>", f"</{tool}>", *(f"<{p}>" for p in params),
+            *(f"</{p}>" for p in params), "<![CDATA[", "]]>", "]]", "```", "~~~", "<think>",
+            "</think>", "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "<function=x>", "\n",
+            " ", "\t", "a", "é", "<", ">", "`", '"', "{}", "<read_file>"]
+
+
+def values(kind: str, items: str | None, options: tuple[str, ...], pieces: list[str]
+           ) -> st.SearchStrategy[Any]:
+    text = st.lists(st.sampled_from(pieces) | st.text(max_size=3), max_size=12).map("".join)
     if options:
         return st.sampled_from(options)
     return {
@@ -281,10 +402,8 @@ def values(kind: str, items: str | None, options: tuple[str, ...]) -> st.SearchS
         "integer": st.integers(-10**12, 10**12),
         "number": st.integers(-1000, 1000) | st.floats(allow_nan=False, allow_infinity=False),
         "boolean": st.booleans(),
-        "array": st.lists(st.text(max_size=8) if items in (None, "string") else st.integers(),
-                          max_size=4),
-        "object": st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5),
-                                  max_size=3),
+        "array": st.lists(text if items in (None, "string") else st.integers(), max_size=4),
+        "object": st.dictionaries(text, st.integers() | text, max_size=3),
     }[kind]
 
 
@@ -294,23 +413,18 @@ def calls(draw: st.DrawFn, prompt: CompiledPrompt) -> tuple[str, dict[str, Any]]
     enabled = frozenset(s.name for s in tools.specs)
     from promptc._model.tools import enum_sources
     sources = enum_sources(tools.specs, tools.skills)
-    spec = draw(st.sampled_from(tools.specs))
+    # use_mcp_tool routes to a real server's schema: its round trip is tests/test_call_checker.py's
+    allowed = prompt.tools.allowed_in("act")
+    spec = draw(st.sampled_from([s for s in tools.specs if s.name in allowed
+                                 and s.name != "use_mcp_tool"]))
+    params = parameters_for(spec, enabled, sources)
+    pieces = fragments(spec.name, [p.name for p, _options in params])
     args: dict[str, Any] = {}
-    for param, options in parameters_for(spec, enabled, sources):
+    for param, options in params:
         if param.required or draw(st.booleans()):
             items = param.items.get("type") if param.items else None
-            args[param.name] = draw(values(param.type, items, tuple(options)))
+            args[param.name] = draw(values(param.type, items, tuple(options), pieces))
     return spec.name, args
-
-
-def ambiguous(name: str, args: dict[str, Any], prompt: CompiledPrompt) -> bool:
-    """A string value holding its own closing tag followed by a parameter's opening tag or the
-    tool's closing tag: the one thing the format cannot carry (documented)."""
-    spec = next(s for s in prompt.tools.specs if s.name == name)
-    after = "|".join([re.escape(f"</{name}>")] +
-                     [re.escape(f"<{p.name}>") for p in spec.parameters])
-    return any(isinstance(v, str) and re.search(re.escape(f"</{k}>") + r"\s*(?:" + after + ")", v)
-               for k, v in args.items())
 
 
 @settings(deadline=None)
@@ -318,7 +432,6 @@ def ambiguous(name: str, args: dict[str, Any], prompt: CompiledPrompt) -> bool:
 def test_arguments_to_rendered_call_to_parse_is_the_identity(prompt: CompiledPrompt,
                                                              data: st.DataObject) -> None:
     name, args = data.draw(calls(prompt))
-    assume(not ambiguous(name, args, prompt))
     text = prompt.tools.format_call(name, args)
     call = only_call(prompt.tools.parse(text))
     assert call.name == name
@@ -333,7 +446,6 @@ def test_every_prefix_of_a_reply_parses_without_error(prompt: CompiledPrompt,
                                                       data: st.DataObject, before: str,
                                                       after: str) -> None:
     name, args = data.draw(calls(prompt))
-    assume(not ambiguous(name, args, prompt))
     call_text = prompt.tools.format_call(name, args)
     assume(prompt.tools.parse(before + "\n" + call_text).calls)  # `before` opens nothing
     reply = before + "\n" + call_text + "\n" + after
@@ -350,43 +462,6 @@ def test_every_prefix_of_a_reply_parses_without_error(prompt: CompiledPrompt,
             assert not parsed.calls
         shown = "".join(p for p in parsed.parts if isinstance(p, str))
         assert reply[:cut].startswith(shown[:len(before)])
-
-
-# --- native calls come back through decode ----------------------------------------------------
-
-def test_decode_checks_native_calls_and_drops_strict_nulls(builtins: Compiler) -> None:
-    prompt = builtins.compile(ProviderInfo("openai", "gpt-4.1"), load_context("full"))
-    tools = prompt.tools
-    assert tools.mode == "native"
-    call = tools.decode("list_files", '{"path": ".", "recursive": null}')
-    assert isinstance(call, ToolCall) and call.arguments == {"path": "."}
-    error = tools.decode("list_files", {"path": 3})
-    assert isinstance(error, CallError) and error.code == "bad-value"
-    assert isinstance(tools.decode("list_files", "{not json"), CallError)
-    assert tools.decode("nope", {}).code == "unknown-tool"  # type: ignore[union-attr]
-    mcp = tools.decode("mcp__github__create_issue", {"repo": "a/b", "title": "t", "body": None})
-    assert isinstance(mcp, ToolCall) and (mcp.server, mcp.tool) == ("github", "create_issue")
-    schema = next(f for f in tools.openai() if f["function"]["name"] ==
-                  "mcp__github__create_issue")["function"]["parameters"]
-    assert "body" in schema["properties"]
-    assert "body" not in mcp.arguments  # optional in the server's schema: the null goes
-
-
-def test_allowed_in_names_the_tools_each_mode_allows(builtins: Compiler) -> None:
-    act = builtins.compile(TEXT, load_context("full"))
-    assert "write_to_file" in act.tools.allowed_in("act")
-    assert "write_to_file" not in act.tools.allowed_in("plan")
-    assert "read_file" in act.tools.allowed_in("plan")
-    assert act.tools.allowed_in("act") <= set(act.tools.names)
-    plan = builtins.compile(TEXT, load_context("plan"))
-    assert "plan_mode_respond" in plan.tools.allowed_in("plan")
-    assert "plan_mode_respond" not in plan.tools.allowed_in("act")
-    native = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"),
-                              load_context("full"))
-    assert {n for n in native.tools.names if n.startswith("mcp__")} <= \
-        native.tools.allowed_in("plan")
-    with pytest.raises(ValueError):
-        act.tools.allowed_in("build")  # type: ignore[arg-type]
 
 
 def test_parse_on_an_empty_context_prompt(builtins: Compiler) -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "BudgetExceededError",
     "StrictModeError",
     "OfflineDataError",
+    "MissingExtraError",
     "PLUGIN_FAILURES",
 ]
 
@@ -124,3 +125,7 @@ class OfflineDataError(PromptcError, RuntimeError):
 # function) fails: any Exception, and a SystemExit raised by that code, which would otherwise end
 # the client's process with no message. KeyboardInterrupt (the user's Ctrl-C) still propagates.
 PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+
+
+class MissingExtraError(PromptcError, ImportError):
+    """An integration's framework is not installed (the message names the extra to install)."""

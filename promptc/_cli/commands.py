@@ -15,7 +15,7 @@ from typing import Any
 from .._base.errors import (BudgetExceededError, ConfigError, ContextError, NoVariantError,
                             PromptcError)
 from .._compile.result import CompiledPrompt, prompt_to_dict
-from .._emit.parser import ToolCall
+from .._calls.records import ToolCall
 from .._model.provider import ProviderInfo, capability_sources
 from .args import (DOCS, Findings, Parser, UsageError, add_json, add_payload_options,
                    add_sources, add_target, compiler_from, epilog, non_negative,

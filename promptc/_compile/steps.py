@@ -137,6 +137,9 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Compone
                         f"{tpl.source}:{line}: unknown placeholder {{{{{name}}}}} in component "
                         f"{cid!r}; it renders empty" + did_you_mean(name, known), cid))
     names -= provided
+    if any(n == OFFERS or n.startswith(OFFERS + ".") for tpl in (step.template, step.short)
+           if tpl is not None for n in tpl.all_names):
+        names.add(OFFERS)  # also where it is tested inside a section, `{{#plan}}…{{/plan}}`
     if OFFERS in names:  # `{{#offers.read_file}}…`: text that depends on a tool being offered
         names.discard(OFFERS)
         step.offers = True

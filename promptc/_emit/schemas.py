@@ -26,6 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._calls.nulls import drop_unasked_nulls
+from .._model.json_schema import allows_null, lookup_ref, resolve_ref
+
 __all__ = ["object_root", "openai_strict", "gemini_schema", "drop_unasked_nulls",
            "allows_null", "MAX_DEPTH", "STRICT_MAX_OBJECT_DEPTH"]
 
@@ -114,44 +117,8 @@ def object_root(schema: Any) -> dict[str, Any]:
     return out
 
 
-def _resolve(node: Any, root: Mapping[str, Any]) -> Any:
-    """A local `$ref` (`#/$defs/X`, `#/definitions/X`) followed to its target, else the node."""
-    seen: set[str] = set()
-    while isinstance(node, Mapping) and isinstance(node.get("$ref"), str):
-        ref = node["$ref"]
-        if ref in seen:
-            return {}
-        seen.add(ref)
-        target = _lookup(ref, root)
-        if target is None:
-            return node
-        node = target
-    return node
-
-
-def _lookup(ref: str, root: Mapping[str, Any]) -> Any:
-    for prefix in ("#/$defs/", "#/definitions/"):
-        if ref.startswith(prefix):
-            table = root.get(prefix[2:-1])
-            name = ref[len(prefix):].replace("~1", "/").replace("~0", "~")
-            if isinstance(table, Mapping) and isinstance(table.get(name), Mapping):
-                return table[name]
-    return None
-
-
-def allows_null(node: Any) -> bool:
-    """Whether a schema node admits null as it stands."""
-    if not isinstance(node, Mapping):
-        return False
-    kind = node.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    for key in ("anyOf", "oneOf"):
-        parts = node.get(key)
-        if isinstance(parts, list) and any(allows_null(p) for p in parts):
-            return True
-    enum = node.get("enum")
-    return isinstance(enum, list) and None in enum
+_resolve = resolve_ref
+_lookup = lookup_ref
 
 
 # --- OpenAI strict ----------------------------------------------------------------------------
@@ -321,46 +288,6 @@ def _nullable(node: dict[str, Any]) -> dict[str, Any]:
         out["enum"] = [*out["enum"], None]
         return out
     raise _NotStrict
-
-
-def drop_unasked_nulls(value: Any, schema: Mapping[str, Any]) -> Any:
-    """`value` (a tool's arguments) without the nulls strict mode made the model send: a key
-    whose value is null is removed when the original schema neither requires it nor admits
-    null there. Nested objects (through properties, items, local `$ref`s and `anyOf`) too."""
-    return _drop(value, schema, schema, 0)
-
-
-def _drop(value: Any, node: Any, root: Mapping[str, Any], depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        return value
-    node = _resolve(node, root)
-    if not isinstance(node, Mapping):
-        return value
-    if isinstance(value, dict):
-        props = node.get("properties")
-        if not isinstance(props, Mapping):
-            for key in ("anyOf", "oneOf", "allOf"):
-                for alt in node.get(key) or ():
-                    alt = _resolve(alt, root)
-                    if isinstance(alt, Mapping) and isinstance(alt.get("properties"), Mapping) \
-                            and set(value) <= set(alt["properties"]):
-                        return _drop(value, alt, root, depth + 1)
-            return value
-        required = node.get("required")
-        asked = set(required) if isinstance(required, list) else set()
-        out = {}
-        for key, item in value.items():
-            sub = props.get(key)
-            if item is None and key not in asked and sub is not None and \
-                    not allows_null(_resolve(sub, root)):
-                continue
-            out[key] = _drop(item, sub, root, depth + 1) if sub is not None else item
-        return out
-    if isinstance(value, list):
-        items = node.get("items")
-        if isinstance(items, Mapping):
-            return [_drop(v, items, root, depth + 1) for v in value]
-    return value
 
 
 # --- Gemini (OpenAPI subset) ------------------------------------------------------------------

@@ -17,7 +17,6 @@ schemas.py): OpenAI strict where the schema allows it, Gemini's OpenAPI subset (
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
@@ -29,7 +28,9 @@ from .._model.provider import ProviderInfo
 from .._model.tools import (EnumSources, McpBinding, ToolSpec, json_schema, options_of,
                             per_session)
 from .._model.variant import ActiveToolMode, ToolModeChoice
-from .parser import CallError, McpTarget, ParsedMessage, TextCallParser, ToolCall
+from .._calls.desk import CallDesk, builtin_tools, mcp_entries
+from .._calls.records import CallError, ParsedMessage, ToolCall
+from .._calls.checker import BuiltinTool
 from .schemas import gemini_schema, object_root, openai_strict
 
 __all__ = ["ToolSet", "NativeTools", "Shape", "SchemaForms", "native_key", "shape_key",
@@ -251,7 +252,7 @@ class NativeTools:
     """
 
     __slots__ = ("_specs", "_sources", "_mcp", "_copies", "_uses", "_shaped", "_texts",
-                 "_parser", "_lock", "_cache", "stable")
+                 "_builtins", "_cache", "stable")
 
     def __init__(self, specs: tuple[ToolSpec, ...], sources: EnumSources,
                  mcp: tuple[McpBinding, ...], cache: Cache | None = None) -> None:
@@ -263,8 +264,7 @@ class NativeTools:
         self._uses: dict[str, int] = {}
         self._texts: dict[tuple[str, int], str] = {}
         self._shaped: list[Shape] | None = None
-        self._parser: TextCallParser | None = None
-        self._lock = threading.Lock()
+        self._builtins: tuple[BuiltinTool, ...] | None = None
         stable = 0
         for spec in specs:
             if per_session(spec):
@@ -335,17 +335,17 @@ class NativeTools:
         """Per tool, whether its OpenAI definition is strict."""
         return tuple(x.strict is not None for x in self.shapes())
 
-    def parser(self) -> TextCallParser:
-        parser = self._parser
-        if parser is None:
-            with self._lock:
-                parser = self._parser
-                if parser is None:
-                    mcp: dict[str, McpTarget] = {
-                        x.name: (b.server, b.tool, x.schema)
-                        for b, x in zip(self._mcp, self.shapes()[len(self._specs):])}
-                    parser = self._parser = TextCallParser(self._specs, self._sources, mcp)
-        return parser
+    def builtin_tools(self) -> tuple[BuiltinTool, ...]:
+        """The offered built-in tools as the call checker reads them (made once per set)."""
+        tools = self._builtins
+        if tools is None:
+            tools = self._builtins = builtin_tools(self._specs, self._sources)
+        return tools
+
+    @property
+    def cache(self) -> Cache:
+        """The plan's memo, where call validators for MCP schemas are kept too."""
+        return self._cache
 
     @property
     def count(self) -> int:
@@ -365,6 +365,7 @@ class ToolSet:
     choice: ToolModeChoice | None = attrs.field(default=None, eq=False, repr=False)
     context: PromptContext | None = attrs.field(default=None, eq=False, repr=False)
     provider: ProviderInfo | None = attrs.field(default=None, eq=False, repr=False)
+    desk: CallDesk | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -456,28 +457,56 @@ class ToolSet:
 
     # --- calls coming back --------------------------------------------------------------------
 
-    def parse(self, text: str, partial: bool = False) -> ParsedMessage:
-        """The calls written in a reply in the text format (the text variants teach it), with
-        the prose around them. Unknown tools, unknown or missing parameters and values of the
-        wrong type are `CallError`s in the result, never exceptions. `partial=True`: `text` is
-        a streamed prefix; a call still being written is `open`."""
-        return self._tools().parser().parse(text, partial)
+    def _calls(self, mode: str | None = None) -> CallDesk:
+        desk = self.desk
+        if desk is None:
+            native = self._tools()
+            context = self.context if self.context is not None else PromptContext()
+            desk = CallDesk.build(native.builtin_tools(),
+                                  mcp_entries(context.mcp_servers, self.mcp), context.mode,
+                                  native.cache, native=self.mode == "native")
+            object.__setattr__(self, "desk", desk)
+        if mode is not None and mode not in ("plan", "act"):
+            raise ValueError(f"mode must be 'plan' or 'act', got {mode!r}")
+        return desk.in_mode(mode)
 
-    def decode(self, name: str, arguments: str | Mapping[str, Any] | None) -> ToolCall | CallError:
-        """A native call checked against its tool (JSON text or decoded arguments): nulls sent
-        for optional parameters are removed, an MCP function gets its server and tool."""
-        return self._tools().parser().decode(name, arguments)
+    def parse(self, text: str, partial: bool = False, *,
+              mode: Literal["plan", "act"] | None = None) -> ParsedMessage:
+        """The call in a reply written in the text format (the text variants teach it), with
+        the prose around it, every problem as a `CallError` (unknown tool or parameter, a value
+        of the wrong type, a call the mode rules out, a second call) and the warnings a client
+        may pass on (`parsed.warnings`). Never raises on what the model wrote. `partial=True`:
+        `text` is a streamed prefix; a call still being written is `open`. `mode`: check
+        against another mode than the prompt's (a run that switched)."""
+        return self._calls(mode).parse(text, partial)
+
+    def decode(self, name: str, arguments: str | Mapping[str, Any] | None, *,
+               mode: Literal["plan", "act"] | None = None) -> ToolCall | CallError:
+        """A native call (its name and arguments, as JSON text or decoded) through the same
+        checks as a text call: nulls strict mode made the model send for optional parameters
+        removed, an MCP function checked against its server's input schema and given its
+        server and tool, a call the mode rules out refused."""
+        return self._calls(mode).decode(name, arguments)
+
+    def check(self, call: Any, *, mode: Literal["plan", "act"] | None = None
+              ) -> ToolCall | CallError:
+        """A provider's own call object (an Anthropic `tool_use` block, an OpenAI Chat
+        `tool_call` or Responses `function_call`, a Gemini function call; SDK object or JSON)
+        checked: a `ToolCall` to run (its `tool_result(output)` is the answer in the same API's
+        shape) or a `CallError` whose `tool_result()` is the ready error result to send."""
+        return self._calls(mode).check(call)
 
     def format_call(self, name: str, arguments: Mapping[str, Any]) -> str:
-        """A call written in the text format (for a history or a test)."""
-        return self._tools().parser().format_call(name, arguments)
+        """A call written in the text format (for a history or a test); parsing it gives the
+        same arguments back, whatever they hold."""
+        return self._calls().format_call(name, arguments)
 
     def allowed_in(self, mode: Literal["plan", "act"]) -> frozenset[str]:
-        """Names of the offered tools that `mode` allows, for a client that refuses calls out
-        of mode. The built-in variants offer the same tools in both modes (so a mode switch
-        keeps the cached prefix) and say in the prompt's mode section what the current mode
-        allows; a tool declares its modes (`modes = ["act"]`). MCP tools are allowed in both
-        modes (the client's permission checks decide)."""
+        """Names of the offered tools that `mode` allows. The built-in variants offer the
+        same tools in both modes (so a mode switch keeps the cached prefix) and say in the
+        prompt's mode section what the current mode allows; a tool declares its modes
+        (`modes = ["act"]`), and in plan mode an MCP tool is allowed only when its server marks
+        it read-only (`readOnlyHint`). `parse`, `decode` and `check` refuse the rest."""
         if mode not in ("plan", "act"):
             raise ValueError(f"mode must be 'plan' or 'act', got {mode!r}")
         context = self.context if self.context is not None else PromptContext()
@@ -485,5 +514,8 @@ class ToolSet:
         other = attrs.evolve(context, mode=mode) if context.mode != mode else context
         allowed = {s.name for s in self.specs if mode in s.modes and (
             "mode" not in s.when.reads or s.when.test(other, provider, self.mode))}
-        allowed.update(b.native_name for b in self.mcp)
+        read_only = {(server.name, tool.name) for server in context.mcp_servers
+                     for tool in server.tools if tool.read_only}
+        allowed.update(b.native_name for b in self.mcp
+                       if mode == "act" or (b.server, b.tool) in read_only)
         return frozenset(allowed)

@@ -113,6 +113,7 @@ def _mcp_servers(r: Request, cache: DataCache) -> Mapping[str, Any] | None:
         "command": attribute(s.command or s.url),
         "tools": [{"name": attribute(t.name), "description": body(t.description),
                    "function": "" if text_mode else next(names).native_name,
+                   "read_only": t.read_only,
                    "server": attribute(s.name),
                    "schema": cache.schema_text(t.input_schema) if text_mode else ""}
                   for t in s.tools],
@@ -132,12 +133,27 @@ def _editing(r: Request, _c: DataCache) -> Mapping[str, Any]:
     return {"text_mode": text_mode, "native_mode": not text_mode}
 
 
-def _mode(r: Request, _c: DataCache) -> Mapping[str, Any]:
+def _mode(r: Request, cache: DataCache) -> Mapping[str, Any]:
     """The current mode, and the offered tools it rules out (every mode offers the same tools,
-    so that a mode switch keeps the cached prefix: this section says what the mode allows)."""
+    so that a mode switch keeps the cached prefix: this section says what the mode allows). In
+    plan mode an MCP tool is allowed only when its server marks it read-only: natively offered
+    ones are named; in text mode the rule is said once (the MCP section marks the read-only
+    tools)."""
     mode = r.context.mode
-    return {"plan": mode == "plan", "act": mode == "act",
+    plan = mode == "plan"
+    writable = [(s, t) for s in r.context.mcp_servers for t in s.tools if not t.read_only] \
+        if plan else []
+    native = r.tool_mode == "native"
+    refused_mcp: list[dict[str, str]] = []
+    if writable and native:
+        functions = {(b.server, b.tool): b.native_name
+                     for b in cache.mcp_names(r.context.mcp_servers)}
+        refused_mcp = [{"name": functions[(s.name, t.name)]} for s, t in writable
+                       if (s.name, t.name) in functions]
+    return {"plan": plan, "act": mode == "act",
             "not_now": [{"name": t.name} for t in r.tools if mode not in t.modes],
+            "mcp_not_now": refused_mcp,
+            "mcp_rule": bool(writable),
             "plan_only": [{"name": t.name} for t in r.tools if t.modes == ("plan",)],
             "act_only": [{"name": t.name} for t in r.tools if t.modes == ("act",)]}
 
@@ -206,9 +222,10 @@ BUILTIN_DATA: dict[str, DataDef] = {
                            reads=("provider", "mcp_servers"), priority=70, required=True),
     "editing_files": DataDef(_editing, provides=("text_mode", "native_mode"),
                              reads=("provider",), priority=80, required=True),
-    "act_vs_plan_mode": DataDef(_mode, provides=("plan", "act", "not_now", "plan_only",
-                                                 "act_only"),
-                                reads=("mode", "tools"), priority=75, required=True),
+    "act_vs_plan_mode": DataDef(_mode, provides=("plan", "act", "not_now", "mcp_not_now",
+                                                 "mcp_rule", "plan_only", "act_only"),
+                                reads=("mode", "tools", "provider", "mcp_servers"), priority=75,
+                                required=True),
     "capabilities": DataDef(_capabilities, provides=("browser", "web_fetch", "images"),
                             reads=("provider", "features.browser", "features.web_fetch"),
                             priority=40),

@@ -24,7 +24,8 @@ from .cache import CacheClass
 from .provider import ProviderInfo
 
 __all__ = ["PromptContext", "context_from_data", "ContextParts", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
-           "Skill", "Attachment", "WorkspaceRoot", "FIELD_CLASSES", "MAX_CONTEXT_FILE_BYTES"]
+           "Skill", "Attachment", "WorkspaceRoot", "FIELD_CLASSES", "MAX_CONTEXT_FILE_BYTES",
+           "MCP_ANNOTATIONS"]
 
 MAX_CONTEXT_FILE_BYTES = 64 * 1024 * 1024
 
@@ -145,6 +146,28 @@ def _schema(value: Mapping[str, Any] | None) -> FrozenDict:
         raise ContextError(f"must be JSON data ({exc})", field="input_schema") from None
 
 
+# The hints the MCP specification defines for a tool (ToolAnnotations), with their types. Other
+# keys are kept as they came (a later revision of the specification may add hints).
+MCP_ANNOTATIONS: dict[str, type] = {"title": str, "readOnlyHint": bool, "destructiveHint": bool,
+                                    "idempotentHint": bool, "openWorldHint": bool}
+
+
+def _annotations(value: Mapping[str, Any] | None) -> FrozenDict:
+    """An MCP tool's annotations, each known hint of its type (a hint is only a hint: promptc
+    reads `readOnlyHint` to decide what plan mode allows, and a wrong type would flip that)."""
+    if value is None or value.__class__ is FrozenDict:
+        return value if value is not None else EMPTY
+    if not isinstance(value, Mapping):
+        raise ContextError(f"must be a table/object, got {describe(value)}",
+                           field="annotations")
+    for key, item in value.items():
+        expected = MCP_ANNOTATIONS.get(key)
+        if expected is not None and item.__class__ is not expected:
+            raise ContextError(f"must be a {'boolean' if expected is bool else 'string'}, got "
+                               f"{describe(item)}", field=f"annotations.{key}")
+    return _json_map(value, "annotations")
+
+
 def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
     if not value:
         return ()
@@ -226,7 +249,7 @@ def _keyed(cls: type) -> type:
     for f in fields:
         if f.converter in _RECORD_CONVERTERS:
             parts.append(f"tuple([x._key for x in self.{f.name}])")
-        elif f.converter in (_schema, _features, _runtime):
+        elif f.converter in (_schema, _features, _runtime, _annotations):
             parts.append(f"_frozen_key(self.{f.name})")
         else:
             parts.append(f"self.{f.name}")
@@ -256,9 +279,19 @@ class Rule(_Keyed):
 @_keyed
 @attrs.frozen(eq=False)
 class McpTool(_Keyed):
+    """A tool of an MCP server, as its `tools/list` describes it (`annotations`: the hints
+    of the MCP specification, `readOnlyHint` and the others)."""
+
     name: str = attrs.field(validator=_STR)
     description: str = attrs.field(default="", converter=_lf, validator=_STR)
     input_schema: FrozenDict = attrs.field(default=EMPTY, converter=_schema)
+    title: str = attrs.field(default="", validator=_STR)
+    annotations: FrozenDict = attrs.field(default=EMPTY, converter=_annotations)
+
+    @property
+    def read_only(self) -> bool:
+        """The server says the tool changes nothing (`readOnlyHint: true`)."""
+        return self.annotations.get("readOnlyHint") is True
 
 
 @_keyed

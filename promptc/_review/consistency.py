@@ -58,6 +58,10 @@ def inconsistencies(prompt: CompiledPrompt, tool_names: Iterable[str],
     if mode in ("plan", "act"):
         refused = offered - prompt.tools.allowed_in(mode)
         mode_text = "\n".join(text for sid, text in by_section if sid == "act_vs_plan_mode")
+        if not mode_text:
+            # A variant with no mode section says nothing about modes; what MCP tools plan mode
+            # allows comes from the servers at run time, so only its own tools are held to it.
+            refused = {n for n in refused if prompt.tools.mcp_target(n) is None}
         for name in sorted(refused):
             if not re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", mode_text):
                 out.append(Diagnostic(
@@ -83,7 +87,8 @@ def _examples_with_several_calls(prompt: CompiledPrompt, label: str,
         parts = _FENCE.split(text)
         # split keeps the fence markers: [before, ```, inside, ```, after, …]
         for i in range(2, len(parts), 4):
-            calls = prompt.tools.parse(parts[i]).calls
+            parsed = prompt.tools.parse(parts[i])  # the second call is an error: count both
+            calls = [p for p in parsed.parts if not isinstance(p, str)]
             if len(calls) > 1:
                 out.append(Diagnostic(
                     "error", "example-several-calls",

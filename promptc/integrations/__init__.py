@@ -11,11 +11,17 @@ module                                       gives                              
 `promptc.integrations.llm`                   `system` + `tools` for `llm`       promptc[llm]
 ===========================================  =================================  ===============
 
-Tool calls come back through `prompt.tools.decode`: arguments checked against the tool, the nulls
-strict mode makes a model send for optional parameters removed, MCP functions mapped to their
-server and tool. Your code runs a call as `run_tool(call)` with a `promptc.ToolCall` and returns
-text (or an awaitable of text); a call that does not fit its tool never reaches it: the model
-gets the problem back as the tool's result instead.
+One name per job in every module: `tools(prompt, run_tool)` builds the framework's tools (where
+the framework takes tool objects), `answer_calls(prompt, message, run_tool)` answers a reply's
+calls (where the client sends the answers itself). Tool calls come back through
+`prompt.tools.decode`, the one call checker: the tool offered, the mode allowing it, the
+arguments fitting (an MCP tool's against its server's input schema), the nulls strict mode makes
+a model send for optional parameters removed. Your code runs a call as `run_tool(call)` with a
+`promptc.ToolCall` and returns text (or an awaitable of text); a call that does not fit never
+reaches it, and an exception it raises becomes that call's answer: the model gets the problem
+back as the tool's result, and the reply's other calls keep theirs.
 """
 
-__all__: list[str] = []
+from ._common import MissingExtraError
+
+__all__ = ["MissingExtraError"]

@@ -1,24 +1,33 @@
-"""What every integration shares: importing a framework with a clear error, running calls."""
+"""What every integration shares: importing a framework with a clear error, answering calls.
+
+Every call an integration hands to the user's `run_tool` has been through `ToolSet.decode`,
+the one call checker: the tool is offered, the mode allows it, the arguments fit (an MCP tool's
+against its server's input schema). Whatever fails becomes the call's answer, a text the model
+reads, and the runner never sees the call; an exception the runner raises becomes that call's
+answer too (logged on the `promptc` logger), so the other calls of the same reply still run and
+keep their results.
+"""
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
-from .._base.errors import PromptcError
-from .._emit.parser import CallError, ToolCall
+from .._base.errors import MissingExtraError
+from .._calls.records import CallError, ToolCall
 from .._emit.toolset import ToolSet
 
-__all__ = ["MissingExtraError", "require", "ToolRunner", "run_call", "run_call_async"]
+__all__ = ["MissingExtraError", "require", "ToolRunner", "Mode", "answer", "answer_async",
+           "failure_text"]
 
 ToolRunner = Callable[[ToolCall], "str | Awaitable[str]"]
+Mode = Literal["plan", "act"] | None
 
-
-class MissingExtraError(PromptcError, ImportError):
-    """An integration's framework is not installed."""
+_log = logging.getLogger("promptc")
 
 
 def require(module: str, extra: str) -> ModuleType:
@@ -30,40 +39,40 @@ def require(module: str, extra: str) -> ModuleType:
                                 f"pip install 'promptc[{extra}]' ({exc})") from None
 
 
-def _checked(tools: ToolSet, name: str, arguments: str | Mapping[str, Any] | None
-             ) -> ToolCall | str:
-    """The call, checked against its tool and against the mode: plan and act offer the same
-    tools (so a switch keeps the prompt cache), and a call the mode rules out is refused here,
-    as the prompt's mode section told the model."""
-    call = tools.decode(name, arguments)
+def failure_text(call: ToolCall, exc: BaseException) -> str:
+    """The answer to a call whose tool raised."""
+    _log.warning("tool %s raised %s", call.name, type(exc).__name__, exc_info=exc)
+    return f"error: the tool {call.name} failed: {type(exc).__name__}: {exc}"
+
+
+def answer(tools: ToolSet, run_tool: ToolRunner, name: str,
+           arguments: str | Mapping[str, Any] | None, *, mode: Mode = None) -> str:
+    """A native call checked, then run: its output, or the error text for the model."""
+    call = tools.decode(name, arguments, mode=mode)
     if isinstance(call, CallError):
         return f"error: {call.message}"
-    mode = tools.context.mode if tools.context is not None else None
-    if mode in ("plan", "act") and call.name not in tools.allowed_in(mode):
-        return f"error: {call.name} is not available in {mode} mode"
-    return call
-
-
-def run_call(tools: ToolSet, run_tool: ToolRunner, name: str,
-             arguments: str | Mapping[str, Any] | None) -> str:
-    """Decode a native call and run it; a call that does not fit its tool comes back as the
-    error text for the model (the runner never sees it)."""
-    call = _checked(tools, name, arguments)
-    if isinstance(call, str):
-        return call
-    result = run_tool(call)
-    if inspect.isawaitable(result):
+    try:
+        result = run_tool(call)
+    except Exception as exc:  # the user's tool: its failure is this call's answer
+        return failure_text(call, exc)
+    if inspect.isawaitable(result):  # a wiring mistake, not a tool failure: said loudly
+        if inspect.iscoroutine(result):
+            result.close()
         raise TypeError("run_tool returned an awaitable: this framework calls tools "
                         "synchronously; give a plain function")
     return str(result)
 
 
-async def run_call_async(tools: ToolSet, run_tool: ToolRunner, name: str,
-                         arguments: str | Mapping[str, Any] | None) -> str:
-    call = _checked(tools, name, arguments)
-    if isinstance(call, str):
-        return call
-    result = run_tool(call)
-    if inspect.isawaitable(result):
-        result = await result
+async def answer_async(tools: ToolSet, run_tool: ToolRunner, name: str,
+                       arguments: str | Mapping[str, Any] | None, *, mode: Mode = None) -> str:
+    """`answer` for frameworks that run tools in an event loop (`run_tool` may be async)."""
+    call = tools.decode(name, arguments, mode=mode)
+    if isinstance(call, CallError):
+        return f"error: {call.message}"
+    try:
+        result = run_tool(call)
+        if inspect.isawaitable(result):
+            result = await result
+    except Exception as exc:
+        return failure_text(call, exc)
     return str(result)

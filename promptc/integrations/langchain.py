@@ -1,13 +1,16 @@
-"""LangChain: the system message and the arguments of `bind_tools`.
+"""LangChain: the system message, the arguments of `bind_tools`, and the answers to calls.
 
     model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
     reply = model.invoke([system_message(prompt), ("user", "List the files.")])
+    answers = answer_calls(prompt, reply, run_tool)    # one ToolMessage per call
 
 For OpenAI the tools are strict where the schema allows (each tool says so itself, so
-`bind_tools` is not asked to force it); for an Anthropic model (`ChatAnthropic`) the system
-message is the content blocks of `prompt.to_anthropic()` with their cache markers, and the tools
-are Anthropic's shape with the marker after the built-in block. In text mode there is nothing to
-bind: read the calls from the reply's text with `prompt.tools.parse`.
+`bind_tools` is not asked to force it) and a `prompt_cache_key` rides along; for an Anthropic
+model (`ChatAnthropic`) the system message is the content blocks of `prompt.to_anthropic()` with
+their cache markers, and the tools are Anthropic's shape with the marker after the built-in
+block. A call LangChain could not parse (`reply.invalid_tool_calls`) is answered too, with what
+was wrong, so the next request carries no call id without its answer. In text mode there is
+nothing to bind: read the calls from the reply's text with `prompt.tools.parse`.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from .._compile.result import CompiledPrompt
+from .._emit.payloads import cache_key
 from .._emit.toolset import wire_format
-from ._common import ToolRunner, require, run_call
+from ._common import Mode, ToolRunner, answer, require
 
-__all__ = ["system_message", "bind_tools_kwargs", "tool_messages"]
+__all__ = ["system_message", "bind_tools_kwargs", "answer_calls", "tool_messages"]
 
 
 def system_message(prompt: CompiledPrompt, *, breakpoints: int = 2,
@@ -33,21 +37,47 @@ def system_message(prompt: CompiledPrompt, *, breakpoints: int = 2,
 
 
 def bind_tools_kwargs(prompt: CompiledPrompt, *, breakpoints: int = 2) -> dict[str, Any]:
-    """`tools` for `chat_model.bind_tools(**...)` (an empty list in text mode)."""
-    if prompt.tools.mode != "native":
-        return {"tools": []}
+    """`tools` for `chat_model.bind_tools(**...)` (an empty list in text mode), and on OpenAI's
+    own API the `prompt_cache_key` (bound with the tools, sent with every request)."""
     fmt = wire_format(prompt.provider)
-    if fmt == "anthropic":
-        return {"tools": prompt.to_anthropic(breakpoints).get("tools", [])}
-    return {"tools": prompt.tools.openai("chat", strict=fmt == "openai")}
+    out: dict[str, Any] = {"tools": []}
+    if prompt.tools.mode == "native":
+        if fmt == "anthropic":
+            out["tools"] = prompt.to_anthropic(breakpoints).get("tools", [])
+        else:
+            out["tools"] = prompt.tools.openai("chat", strict=fmt == "openai")
+    if fmt == "openai" and prompt.provider.provider.strip().lower() == "openai":
+        out["prompt_cache_key"] = cache_key(prompt, "openai")
+    return out
 
 
-def tool_messages(prompt: CompiledPrompt, message: Any, run_tool: ToolRunner) -> list[Any]:
-    """`ToolMessage`s answering an `AIMessage`'s `tool_calls`, each call checked by
-    `prompt.tools.decode` before `run_tool` sees it."""
+def answer_calls(prompt: CompiledPrompt, message: Any, run_tool: ToolRunner, *,
+                 mode: Mode = None) -> list[Any]:
+    """`ToolMessage`s answering an `AIMessage`: one per call in `tool_calls` (checked against
+    its tool and `mode`, by default the prompt's, before `run_tool` sees it) and one, with
+    status "error", per call in `invalid_tool_calls`."""
     messages = require("langchain_core.messages", "langchain")
     out = []
     for call in getattr(message, "tool_calls", None) or ():
-        result = run_call(prompt.tools, run_tool, call["name"], call["args"])
-        out.append(messages.ToolMessage(content=result, tool_call_id=call["id"]))
+        result = answer(prompt.tools, run_tool, call["name"], call["args"], mode=mode)
+        out.append(messages.ToolMessage(content=result, tool_call_id=call["id"],
+                                        status="error" if result.startswith("error: ")
+                                        else "success"))
+    for bad in getattr(message, "invalid_tool_calls", None) or ():
+        out.append(messages.ToolMessage(content=_unreadable(prompt, bad, mode),
+                                        tool_call_id=bad.get("id") or "", status="error"))
     return out
+
+
+def _unreadable(prompt: CompiledPrompt, bad: Any, mode: Mode) -> str:
+    """Why a call LangChain could not parse is not run, in the checker's words where it can say
+    (the arguments' own JSON error), else LangChain's."""
+    name = bad.get("name") or ""
+    checked = prompt.tools.decode(name, bad.get("args") or "", mode=mode)
+    message = getattr(checked, "message", None)
+    if message:
+        return f"error: {message}"
+    return f"error: the call to {name or 'a tool'} could not be read: {bad.get('error') or ''}"
+
+
+tool_messages = answer_calls  # the name before 0.2

@@ -1,11 +1,13 @@
 """LiteLLM: keyword arguments for `litellm.completion` (and `acompletion`), for any route.
 
     reply = litellm.completion(**completion_kwargs(prompt, [{"role": "user", "content": "Hi"}]))
+    messages += [reply.choices[0].message, *answer_calls(prompt, reply.choices[0].message, run_tool)]
 
 Tools always go in OpenAI's shape (LiteLLM translates them for every provider); strict schemas
-only on OpenAI routes. On an Anthropic route (Anthropic, or Claude on Bedrock/Vertex) the system
-prompt goes as content blocks with the cache markers of `prompt.to_anthropic()`, and a marker
-on the tools stays on the same tool: LiteLLM passes `cache_control` through to Anthropic.
+only on OpenAI routes, with a `prompt_cache_key` there. On an Anthropic route (Anthropic, or
+Claude on Bedrock/Vertex) the system prompt goes as content blocks with the cache markers of
+`prompt.to_anthropic()`, and a marker on the tools stays on the same tool: LiteLLM passes
+`cache_control` through to Anthropic.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from typing import Any
 from .._compile.result import CompiledPrompt
 from .._emit.payloads import cache_key
 from .._emit.toolset import wire_format
-from ._common import ToolRunner, require, run_call
+from ._common import Mode, ToolRunner, answer, require
 
-__all__ = ["completion_kwargs", "model_name", "run_tool_calls"]
+__all__ = ["completion_kwargs", "model_name", "answer_calls", "run_tool_calls"]
 
 _PREFIX = {"google": "gemini", "google_ai_studio": "gemini", "vertex": "vertex_ai"}
 
@@ -64,13 +66,16 @@ def completion_kwargs(prompt: CompiledPrompt, messages: Iterable[Mapping[str, An
     return out
 
 
-def run_tool_calls(prompt: CompiledPrompt, message: Any, run_tool: ToolRunner
-                   ) -> list[dict[str, Any]]:
+def answer_calls(prompt: CompiledPrompt, message: Any, run_tool: ToolRunner, *,
+                 mode: Mode = None) -> list[dict[str, Any]]:
     """The `tool` messages answering an assistant message's `tool_calls` (LiteLLM's OpenAI
-    shape), each call checked by `prompt.tools.decode` before `run_tool` sees it."""
+    shape), one per call and in order: each call checked (against its tool and `mode`, by
+    default the prompt's) before `run_tool` sees it."""
     require("litellm", "litellm")
-    out = []
-    for call in getattr(message, "tool_calls", None) or ():
-        result = run_call(prompt.tools, run_tool, call.function.name, call.function.arguments)
-        out.append({"role": "tool", "tool_call_id": call.id, "content": result})
-    return out
+    return [{"role": "tool", "tool_call_id": call.id,
+             "content": answer(prompt.tools, run_tool, call.function.name,
+                               call.function.arguments, mode=mode)}
+            for call in getattr(message, "tool_calls", None) or ()]
+
+
+run_tool_calls = answer_calls  # the name before 0.2

@@ -5,7 +5,8 @@
     print(chain.text())
 
 `llm` sends tools with plain JSON Schemas (no strict mode), and runs each call through the
-tool's implementation: here `run_tool`, after `prompt.tools.decode` checked the arguments. Its
+tool's implementation: here `run_tool`, after `prompt.tools.decode` checked the call. `llm`
+sends no `prompt_cache_key` (its OpenAI plugin has no option for it). Its
 plugins for other providers take the same `llm.Tool`s. In text mode there are no tools to give:
 read the calls from the reply's text with `prompt.tools.parse`.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._compile.result import CompiledPrompt
-from ._common import ToolRunner, require, run_call
+from ._common import ToolRunner, answer, require
 
 __all__ = ["prompt_kwargs", "tools"]
 
@@ -34,7 +35,7 @@ def tools(prompt: CompiledPrompt, run_tool: ToolRunner) -> list[Any]:
 
 def _runner(prompt: CompiledPrompt, run_tool: ToolRunner, name: str) -> Any:
     def run(**arguments: Any) -> str:
-        return run_call(prompt.tools, run_tool, name, arguments)
+        return answer(prompt.tools, run_tool, name, arguments)
     return run
 
 

@@ -7,8 +7,9 @@ One compile makes the agent: its FunctionTools come from that prompt's tool set 
 OpenAI's strict mode takes the schema — the SDK's default strict conversion would otherwise make
 every optional parameter required), and its `instructions` callable hands the SDK that prompt's
 text. A run whose context (`Runner.run(..., context=...)`) is another PromptContext of the same
-session (a new date, a runtime value) gets that context's prompt, compiled then; a new session
-is a new agent (`make_agent` again: building one costs a compile, nothing more).
+session (a new date, a runtime value, plan or act) gets that context's prompt, compiled then,
+and its calls are checked against that context's mode; a new session is a new agent
+(`make_agent` again: building one costs a compile, nothing more).
 """
 
 from __future__ import annotations
@@ -22,21 +23,28 @@ from .._compile.result import CompiledPrompt
 from .._emit.payloads import cache_key
 from .._model.context import PromptContext
 from .._model.provider import ProviderInfo
-from ._common import ToolRunner, require, run_call_async
+from ._common import Mode, ToolRunner, answer_async, require
 
-__all__ = ["make_agent", "function_tools", "instructions"]
+__all__ = ["make_agent", "tools", "function_tools", "instructions"]
 
 
-def function_tools(prompt: CompiledPrompt, run_tool: ToolRunner) -> list[Any]:
-    """One `agents.FunctionTool` per offered tool, with the strictness its schema allows."""
+def _run_mode(tool_context: Any) -> Mode:
+    """The mode of the run a call belongs to: its PromptContext's, when it was given one."""
+    given = getattr(tool_context, "context", None)
+    return given.mode if isinstance(given, PromptContext) else None
+
+
+def tools(prompt: CompiledPrompt, run_tool: ToolRunner) -> list[Any]:
+    """One `agents.FunctionTool` per offered tool, with the strictness its schema allows; each
+    call is checked against the mode of the run it belongs to."""
     agents = require("agents", "openai-agents")
-    tools = prompt.tools
+    toolset = prompt.tools
     out = []
-    for spec in tools.openai("responses", strict=True):
+    for spec in toolset.openai("responses", strict=True):
         name = spec["name"]
 
-        async def invoke(_ctx: Any, arguments: str, name: str = name) -> str:
-            return await run_call_async(tools, run_tool, name, arguments)
+        async def invoke(ctx: Any, arguments: str, name: str = name) -> str:
+            return await answer_async(toolset, run_tool, name, arguments, mode=_run_mode(ctx))
 
         out.append(agents.FunctionTool(name=name, description=spec["description"],
                                        params_json_schema=spec["parameters"],
@@ -65,11 +73,14 @@ def make_agent(compiler: Compiler, provider: ProviderInfo,
     agents = require("agents", "openai-agents")
     ctx = compiler.context(context)
     prompt = compiler.compile(provider, ctx)
-    tools = function_tools(prompt, run_tool) if prompt.tools.mode == "native" else []
+    made = tools(prompt, run_tool) if prompt.tools.mode == "native" else []
     if prompt.provider.provider.strip().lower() == "openai":  # route by what is sent first
         settings = agent_kwargs.pop("model_settings", None) or agents.ModelSettings()
         extra = dict(settings.extra_args or {})
         extra.setdefault("prompt_cache_key", cache_key(prompt, "openai-responses"))
         agent_kwargs["model_settings"] = dataclasses.replace(settings, extra_args=extra)
     return agents.Agent(name=name, instructions=instructions(compiler, provider, prompt, ctx),
-                        tools=tools, **agent_kwargs)
+                        tools=made, **agent_kwargs)
+
+
+function_tools = tools  # the name before 0.2

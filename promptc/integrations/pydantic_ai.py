@@ -3,11 +3,18 @@
     agent = Agent("anthropic:claude-sonnet-4-5", **agent_kwargs(prompt, run_tool))
     print(agent.run_sync("List the files.").output)
 
-The instructions are the prompt's text as one string (Pydantic AI joins a list of parts with
-blank lines, which would change the text). Tools are Pydantic AI tools built from their JSON
-Schemas (Pydantic AI adapts schemas per model itself, strict mode included). Cache markers are
-Pydantic AI's to place: on an Anthropic model the settings ask it to cache the tool definitions
-and the instructions, once each; promptc adds none of its own.
+On an Anthropic model the instructions are the prompt's cache blocks, in order: the static
+block as a literal part, the session and request blocks as dynamic `InstructionPart`s. Pydantic
+AI sends each part as its own system block, and with `anthropic_cache_instructions` puts its
+marker after the literal part: exactly promptc's static block, which every session of the
+variant shares (the date and the working directory stay out of it). Pydantic AI strips white
+space from the ends of every part, so the blank lines at the two block boundaries are not sent;
+the words are. Its tool marker
+(`anthropic_cache_tool_definitions`) can only go on the last tool. Elsewhere the instructions
+are the prompt's text as one string (Pydantic AI joins several parts with blank lines, which
+would change the text), and on OpenAI's own API the settings carry the `prompt_cache_key`.
+Tools are Pydantic AI tools built from their JSON Schemas (it adapts schemas per model itself,
+strict mode included), each call checked before `run_tool` sees it.
 """
 
 from __future__ import annotations
@@ -15,21 +22,22 @@ from __future__ import annotations
 from typing import Any
 
 from .._compile.result import CompiledPrompt
+from .._emit.payloads import cache_key
 from .._emit.toolset import wire_format
-from ._common import ToolRunner, require, run_call_async
+from ._common import ToolRunner, answer_async, require
 
-__all__ = ["agent_kwargs", "toolset"]
+__all__ = ["agent_kwargs", "tools", "toolset", "instructions"]
 
 
-def toolset(prompt: CompiledPrompt, run_tool: ToolRunner) -> Any:
+def tools(prompt: CompiledPrompt, run_tool: ToolRunner) -> Any:
     """A `FunctionToolset` with one tool per offered tool (empty in text mode)."""
     require("pydantic_ai", "pydantic-ai")
     from pydantic_ai import Tool
     from pydantic_ai.toolsets import FunctionToolset
-    tools = prompt.tools
+    offered = prompt.tools
     made = []
-    if tools.mode == "native":
-        for name, description, schema in tools.functions():
+    if offered.mode == "native":
+        for name, description, schema in offered.functions():
             made.append(Tool.from_schema(_runner(prompt, run_tool, name), name=name,
                                          description=description, json_schema=schema))
     return FunctionToolset(made)
@@ -37,15 +45,35 @@ def toolset(prompt: CompiledPrompt, run_tool: ToolRunner) -> Any:
 
 def _runner(prompt: CompiledPrompt, run_tool: ToolRunner, name: str) -> Any:
     async def run(**arguments: Any) -> str:
-        return await run_call_async(prompt.tools, run_tool, name, arguments)
+        return await answer_async(prompt.tools, run_tool, name, arguments)
     return run
 
 
+def instructions(prompt: CompiledPrompt) -> Any:
+    """The instructions: the cache blocks as parts (Anthropic), else the text."""
+    if wire_format(prompt.provider) != "anthropic":
+        return prompt.text
+    require("pydantic_ai", "pydantic-ai")
+    from pydantic_ai.messages import InstructionPart
+    blocks = [b for b in prompt.blocks if b.text]
+    return [b.text if b.cache == "static" else InstructionPart(b.text, dynamic=True)
+            for b in blocks]
+
+
 def agent_kwargs(prompt: CompiledPrompt, run_tool: ToolRunner) -> dict[str, Any]:
-    """`instructions`, `toolsets` and (for an Anthropic model) the cache settings, for
+    """`instructions`, `toolsets` and the cache settings, for
     `pydantic_ai.Agent(model, **agent_kwargs(prompt, run_tool))`."""
-    out: dict[str, Any] = {"instructions": prompt.text, "toolsets": [toolset(prompt, run_tool)]}
-    if wire_format(prompt.provider) == "anthropic":
+    out: dict[str, Any] = {"instructions": instructions(prompt),
+                           "toolsets": [tools(prompt, run_tool)]}
+    fmt = wire_format(prompt.provider)
+    if fmt == "anthropic":
         out["model_settings"] = {"anthropic_cache_tool_definitions": True,
                                  "anthropic_cache_instructions": True}
+    elif fmt == "openai" and prompt.provider.provider.strip().lower() == "openai":
+        # Pydantic AI's `openai:` models use the Responses API: the key of that payload
+        out["model_settings"] = {"openai_prompt_cache_key": cache_key(prompt,
+                                                                      "openai-responses")}
     return out
+
+
+toolset = tools  # the name before 0.2

@@ -1,0 +1,356 @@
+"""The one call checker: a call, however it arrived, against the tools a request offers.
+
+A call is a name and its arguments, either as text (a text call's parameter values, converted
+here by each parameter's type) or as JSON values (a native call, a JSON-based model format). The
+checks, in order, stop at the first that fails for the call as a whole:
+
+1. the tool is offered (a built-in by its name, an MCP tool by its function name
+   `mcp__<server>__<tool>`);
+2. the current mode allows it (a built-in declares its modes; in plan mode an MCP tool is
+   allowed only when its server marks it `readOnlyHint`, as the MCP specification defines it);
+3. the arguments fit: no unknown or repeated parameter, each value of its type (array items
+   too) and among its options, every required parameter present; an MCP tool's arguments fit
+   its server's input schema (`mcp_check`), also when they come through `use_mcp_tool`, whose
+   server and tool must exist and be allowed in the mode.
+
+Every problem found at step 3 is reported, not only the first, so the model can fix the call in
+one go. Messages name the tool and the parameter and are written to be sent back as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .._base.suggest import did_you_mean
+from .mcp_check import Cache, check_arguments
+from .nulls import drop_unasked_nulls
+from .records import CallError, CallProblem, Problem, ToolCall
+from .replies import Wire
+from .values import from_text, integral, load_json, type_problem
+
+__all__ = ["Param", "BuiltinTool", "McpEntry", "CallChecker", "Span", "USE_MCP_TOOL",
+           "MAX_LISTED"]
+
+USE_MCP_TOOL = "use_mcp_tool"
+MAX_LISTED = 40
+
+
+@attrs.frozen
+class Param:
+    name: str
+    type: str
+    required: bool
+    options: tuple[str, ...] = ()
+    items: str | None = None  # an array's item type, when it is a simple one
+
+
+@attrs.frozen
+class BuiltinTool:
+    name: str
+    params: Mapping[str, Param]
+    modes: tuple[str, ...] = ("plan", "act")
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        return tuple(self.params)
+
+
+@attrs.frozen
+class McpEntry:
+    """One MCP tool of a connected server, as calls reach it."""
+
+    server: str
+    tool: str
+    schema: Mapping[str, Any]  # the server's input schema, as it arrived
+    key: str  # its canonical JSON text (what validators are kept by)
+    read_only: bool = False
+    function: str | None = None  # the native function name, when offered natively
+
+    @property
+    def label(self) -> str:
+        return self.function or f"{self.server}/{self.tool}"
+
+
+@attrs.frozen
+class Span:
+    """Where a text call sits in the reply, and which API a provider call came in."""
+
+    raw: str = ""
+    start: int = 0
+    end: int = 0
+    call_id: str | None = None
+    wire: Wire | None = None
+
+
+_NO_SPAN = Span()
+Given = list[tuple[str, Any]]  # (parameter, value) in the order written, repeats kept
+
+
+class _NoCache:
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        return default
+
+    def put(self, key: Hashable, value: Any) -> Any:
+        return value
+
+
+class CallChecker:
+    """Checks calls against one request's tools in one mode. Built once per tool set and mode
+    (its tables are shared by `in_mode`)."""
+
+    __slots__ = ("_tools", "_functions", "_servers", "mode", "_cache")
+
+    def __init__(self, tools: Sequence[BuiltinTool], mcp: Sequence[McpEntry], mode: str,
+                 cache: Cache | None = None) -> None:
+        self._tools = {t.name: t for t in tools}
+        self._functions = {m.function: m for m in mcp if m.function}
+        servers: dict[str, dict[str, McpEntry]] = {}
+        for m in mcp:
+            servers.setdefault(m.server, {}).setdefault(m.tool, m)
+        self._servers = servers
+        self.mode = mode
+        self._cache: Cache = cache if cache is not None else _NoCache()
+
+    def in_mode(self, mode: str) -> CallChecker:
+        if mode == self.mode:
+            return self
+        other = object.__new__(CallChecker)
+        other._tools, other._functions = self._tools, self._functions
+        other._servers, other._cache, other.mode = self._servers, self._cache, mode
+        return other
+
+    # --- what is offered ----------------------------------------------------------------------
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (*self._tools, *self._functions)
+
+    def builtin(self, name: str) -> BuiltinTool | None:
+        return self._tools.get(name)
+
+    def offers(self, name: str) -> bool:
+        return name in self._tools or name in self._functions
+
+    def allowed(self, name: str, mode: str | None = None) -> bool:
+        """Whether `mode` (default: the checker's) allows the offered tool `name`."""
+        mode = mode or self.mode
+        tool = self._tools.get(name)
+        if tool is not None:
+            return mode in tool.modes
+        entry = self._functions.get(name)
+        return entry is not None and (mode != "plan" or entry.read_only)
+
+    def unknown_tool(self, name: str) -> CallProblem:
+        hint = did_you_mean(name, self.names)
+        shown = list(self.names)
+        listed = ", ".join(shown[:MAX_LISTED]) or "none"
+        if len(shown) > MAX_LISTED:
+            listed += f" and {len(shown) - MAX_LISTED} more"
+        where = self._mcp_home(name)
+        return CallProblem(Problem.UNKNOWN_TOOL,
+                           f"tool {name!r} is not offered{hint}{where}; the tools offered: "
+                           f"{listed}")
+
+    def _mcp_home(self, name: str) -> str:
+        """For a bare MCP tool name called directly: where it lives and how to reach it."""
+        for server, tools in self._servers.items():
+            entry = tools.get(name)
+            if entry is None:
+                continue
+            if entry.function:
+                return f" under that name: call it as {entry.function}"
+            if USE_MCP_TOOL in self._tools:
+                return (f"; it is a tool of the MCP server {server!r}: call it through "
+                        f"{USE_MCP_TOOL}")
+        return ""
+
+    # --- checking -----------------------------------------------------------------------------
+
+    def check_text(self, name: str, given: Given, problems: Sequence[CallProblem] = (),
+                   span: Span = _NO_SPAN) -> ToolCall | CallError:
+        """A call whose values are text (converted by each parameter's type). `problems`:
+        what the reader already found (an unclosed tag, stray text)."""
+        return self._check(name, given, problems, span, text=True)
+
+    def check_json(self, name: str, given: Given, problems: Sequence[CallProblem] = (),
+                   span: Span = _NO_SPAN) -> ToolCall | CallError:
+        """A call whose values are JSON data; a null for an optional parameter means "not
+        given" (OpenAI's strict mode makes a model send one)."""
+        return self._check(name, given, problems, span, text=False)
+
+    def _check(self, name: str, given: Given, problems: Sequence[CallProblem], span: Span,
+               text: bool) -> ToolCall | CallError:
+        tool = self._tools.get(name)
+        if tool is not None:
+            return self._builtin(tool, given, problems, span, text)
+        entry = self._functions.get(name)
+        if entry is not None:
+            return self._function(entry, given, problems, span)
+        return _error(name, [*problems, self.unknown_tool(name)], {}, span)
+
+    def _refusal(self, name: str, read_only_rule: bool) -> CallProblem:
+        allowed = [n for n in self.names if self.allowed(n)]
+        why = (" (in plan mode, only MCP tools their server marks read-only)"
+               if read_only_rule else "")
+        return CallProblem(Problem.NOT_IN_MODE,
+                           f"{name} is not allowed in {self.mode} mode{why}; allowed now: "
+                           f"{', '.join(allowed[:MAX_LISTED]) or 'none'}")
+
+    def _builtin(self, tool: BuiltinTool, given: Given, found: Sequence[CallProblem],
+                 span: Span, text: bool) -> ToolCall | CallError:
+        if self.mode not in tool.modes:
+            return _error(tool.name, [self._refusal(tool.name, False)], {}, span)
+        problems = list(found)
+        values = _values(tool, given, problems, text)
+        _missing(tool, values, problems)
+        if problems:
+            return _error(tool.name, problems, values, span)
+        if tool.name == USE_MCP_TOOL:
+            return self._through_use_mcp_tool(values, span)
+        return ToolCall(tool.name, values, span.raw, span.start, span.end, call_id=span.call_id,
+                        wire=span.wire)
+
+    def _through_use_mcp_tool(self, values: dict[str, Any], span: Span) -> ToolCall | CallError:
+        server, tool_name = values["server_name"], values["tool_name"]
+        tools = self._servers.get(server)
+        if tools is None:
+            hint = did_you_mean(server, self._servers)
+            listed = ", ".join(self._servers) or "none"
+            return _error(USE_MCP_TOOL, [CallProblem(
+                Problem.UNKNOWN_SERVER, f"no MCP server {server!r} is connected{hint}; "
+                f"connected: {listed}", "server_name")], values, span)
+        entry = tools.get(tool_name)
+        if entry is None:
+            hint = did_you_mean(tool_name, tools)
+            return _error(USE_MCP_TOOL, [CallProblem(
+                Problem.UNKNOWN_TOOL, f"the MCP server {server!r} has no tool {tool_name!r}"
+                f"{hint}; its tools: {', '.join(tools) or 'none'}", "tool_name")], values, span)
+        if self.mode == "plan" and not entry.read_only:
+            return _error(USE_MCP_TOOL, [self._refusal(f"{server}/{tool_name}", True)], values,
+                          span)
+        arguments = values.get("arguments")
+        if isinstance(arguments, str):  # a plugin's spec that declares the JSON as a string
+            decoded = load_json(arguments)
+            if decoded.problem is not None or not isinstance(decoded.value, dict):
+                why = decoded.problem or "is not a JSON object"
+                return _error(USE_MCP_TOOL, [CallProblem(
+                    Problem.BAD_VALUE, f"parameter 'arguments' of {USE_MCP_TOOL} must be a JSON "
+                    f"object; the value {why}", "arguments")], values, span, entry)
+            arguments = decoded.value
+        if not isinstance(arguments, dict):
+            arguments = {}
+        arguments = drop_unasked_nulls(arguments, entry.schema)
+        verdict = check_arguments(arguments, entry.schema, entry.key, entry.label, self._cache)
+        values = {**values, "arguments": arguments}
+        if verdict.problems:
+            return _error(USE_MCP_TOOL, list(verdict.problems), values, span, entry)
+        return ToolCall(USE_MCP_TOOL, values, span.raw, span.start, span.end, server=server,
+                        tool=tool_name, call_id=span.call_id, wire=span.wire,
+                        warnings=verdict.warnings)
+
+    def _function(self, entry: McpEntry, given: Given, found: Sequence[CallProblem],
+                  span: Span) -> ToolCall | CallError:
+        name = entry.function or entry.tool
+        if self.mode == "plan" and not entry.read_only:
+            return _error(name, [self._refusal(name, True)], {}, span, entry)
+        problems = list(found)
+        arguments: dict[str, Any] = {}
+        for key, value in given:
+            if key in arguments:
+                problems.append(_twice(name, key))
+            arguments[key] = value
+        arguments = drop_unasked_nulls(arguments, entry.schema)
+        verdict = check_arguments(arguments, entry.schema, entry.key, entry.label, self._cache)
+        problems.extend(verdict.problems)
+        if problems:
+            return _error(name, problems, arguments, span, entry)
+        return ToolCall(name, arguments, span.raw, span.start, span.end, server=entry.server,
+                        tool=entry.tool, call_id=span.call_id, wire=span.wire,
+                        warnings=verdict.warnings)
+
+
+def _values(tool: BuiltinTool, given: Given, problems: list[CallProblem], text: bool
+            ) -> dict[str, Any]:
+    """The given values converted and checked; what is wrong goes to `problems`."""
+    values: dict[str, Any] = {}
+    seen: set[str] = set()
+    convert = _from_text if text else _from_json
+    for key, value in given:
+        param = tool.params.get(key)
+        if param is None:
+            problems.append(_unknown_parameter(tool, key))
+            continue
+        if key in seen:
+            problems.append(_twice(tool.name, key))
+            continue
+        seen.add(key)
+        if value is None and not text and not param.required:
+            continue  # strict mode's stand-in for "not given"
+        converted, why = convert(param, value)
+        if why is None:
+            values[key] = converted
+        elif why.startswith("must be one of"):
+            problems.append(CallProblem(Problem.NOT_AN_OPTION, f"parameter {key!r} of "
+                                        f"{tool.name} {why}", key))
+        else:
+            problems.append(CallProblem(Problem.BAD_VALUE, f"parameter {key!r} of "
+                                        f"{tool.name} {why}", key))
+    return values
+
+
+def _from_text(param: Param, raw: Any) -> tuple[Any, str | None]:
+    value, why = from_text(param.type, param.items, raw)
+    if why is not None:
+        return None, why
+    if param.options and value not in param.options:
+        if isinstance(value, str) and value.strip() in param.options:
+            return value.strip(), None
+        return None, _not_an_option(param, value)
+    return value, None
+
+
+def _from_json(param: Param, value: Any) -> tuple[Any, str | None]:
+    why = type_problem(param.type, param.items, value)
+    if why is not None:
+        return None, why
+    if param.options and value not in param.options:
+        return None, _not_an_option(param, value)
+    return integral(param.type, value), None
+
+
+def _missing(tool: BuiltinTool, values: Mapping[str, Any], problems: list[CallProblem]) -> None:
+    reported = {p.parameter for p in problems}
+    problems.extend(
+        CallProblem(Problem.MISSING_PARAMETER, f"tool {tool.name!r} is missing its required "
+                    f"parameter {name!r}", name)
+        for name, param in tool.params.items()
+        if param.required and name not in values and name not in reported)
+
+
+def _unknown_parameter(tool: BuiltinTool, name: str) -> CallProblem:
+    known = ", ".join(tool.order) or "none"
+    return CallProblem(Problem.UNKNOWN_PARAMETER, f"tool {tool.name!r} has no parameter "
+                       f"{name!r}{did_you_mean(name, tool.order)} (its parameters: {known})",
+                       name)
+
+
+def _twice(tool: str, name: str) -> CallProblem:
+    return CallProblem(Problem.DUPLICATE_PARAMETER,
+                       f"tool {tool!r} was given the parameter {name!r} twice", name)
+
+
+def _not_an_option(param: Param, value: Any) -> str:
+    shown = str(value)
+    shown = shown if len(shown) <= 40 else shown[:40] + "…"
+    return f"must be one of {', '.join(param.options)}; got {shown!r}"
+
+
+def _error(name: str, problems: Sequence[CallProblem], values: Mapping[str, Any], span: Span,
+           entry: McpEntry | None = None) -> CallError:
+    return CallError(name, tuple(problems), dict(values), span.raw, span.start, span.end,
+                     server=entry.server if entry else None, tool=entry.tool if entry else None,
+                     call_id=span.call_id, wire=span.wire)
+

@@ -1,0 +1,82 @@
+"""Indexes over one reply that keep reading it linear.
+
+A reader asks the same few questions many times: where does the next `</name>` start after a
+position, does a position start a line, is it inside an inline code span. Each is answered from
+an index built once per reply (one regular-expression pass, on first need) with a binary search,
+so no question re-scans the text: the whole read stays linear in the reply's length, however the
+reply is made.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+__all__ = ["TAG", "CLOSER", "TextIndex", "skip_space"]
+
+TAG = re.compile(r"<([A-Za-z_][A-Za-z0-9_-]{0,63})>")
+CLOSER = re.compile(r"</([A-Za-z_][A-Za-z0-9_-]{0,63})>")
+_SPACE = re.compile(r"\s*")
+_TICKS = re.compile(r"`+")
+
+
+def skip_space(text: str, pos: int) -> int:
+    """The first position at or after `pos` that is not white space."""
+    return _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+
+
+class TextIndex:
+    """Positions of closing tags by name, of line breaks and of backtick runs in one text."""
+
+    __slots__ = ("text", "_closers", "_newlines", "_ticks", "_indent")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._closers: dict[str, list[int]] | None = None
+        self._newlines: list[int] | None = None
+        self._ticks: list[int] | None = None
+        self._indent: dict[int, int] = {}  # line start → its first character that is not space
+
+    def closers(self, name: str) -> list[int]:
+        table = self._closers
+        if table is None:
+            table = self._closers = {}
+            for m in CLOSER.finditer(self.text):
+                table.setdefault(m.group(1), []).append(m.start())
+        return table.get(name, [])
+
+    def next_closer(self, name: str, pos: int, before: int | None = None) -> int | None:
+        """Where the first `</name>` at or after `pos` starts (and before `before`), or None."""
+        starts = self.closers(name)
+        i = bisect.bisect_left(starts, pos)
+        if i == len(starts) or (before is not None and starts[i] >= before):
+            return None
+        return starts[i]
+
+    def line_start(self, pos: int) -> int:
+        newlines = self._newlines
+        if newlines is None:
+            text = self.text
+            newlines = self._newlines = [m.start() for m in re.finditer("\n", text)]
+        i = bisect.bisect_left(newlines, pos)
+        return newlines[i - 1] + 1 if i else 0
+
+    def starts_line(self, pos: int) -> bool:
+        """Only white space stands between the line's start and `pos`."""
+        start = self.line_start(pos)
+        first = self._indent.get(start)
+        if first is None:
+            first = self._indent[start] = skip_space(self.text, start)
+        return first >= pos
+
+    def in_inline_code(self, pos: int) -> bool:
+        """An odd number of backtick runs stands before `pos` on its line (a code span is
+        open there)."""
+        ticks = self._ticks
+        if ticks is None:
+            ticks = self._ticks = [m.start() for m in _TICKS.finditer(self.text)]
+        if not ticks:
+            return False
+        first = bisect.bisect_left(ticks, self.line_start(pos))
+        last = bisect.bisect_left(ticks, pos)
+        return (last - first) % 2 == 1

@@ -1,0 +1,232 @@
+"""Argument values as a model writes them, turned into typed data, or into a problem.
+
+Two sources: a native call's JSON text, and a text call's parameter value (plain text for a
+string, digits for a number, JSON for an array or object). Whatever the input, the result is a
+value or a message; never an exception, never a value that cannot be written back as JSON:
+
+* numbers: an integer of more than `MAX_DIGITS` digits, and a number too large for a float
+  (`1e999`), `NaN` and `Infinity`, are refused by name;
+* nesting deeper than `MAX_NESTING` levels is refused (the JSON parser's own recursion is caught
+  and reported the same way);
+* a JSON object that gives one key twice is reported (a parser would silently keep the last).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from .._model.json_schema import nesting_depth
+
+__all__ = ["MAX_DIGITS", "MAX_NESTING", "Decoded", "load_json", "load_json_prefix",
+           "from_text", "type_problem", "integral", "describe_type", "TYPE_CHECKS"]
+
+MAX_DIGITS = 4300  # Python's own limit for converting text to int (sys.int_info)
+MAX_NESTING = 64
+
+
+class _Refused(ValueError):
+    """Raised from inside the JSON parser's hooks: the message says what was refused."""
+
+
+@attrs.frozen
+class Decoded:
+    """A JSON text decoded: the value, or the problem (then `value` is None). `duplicates`:
+    (the top-level key it sits under, or None at the top; the key given twice)."""
+
+    value: Any
+    problem: str | None = None
+    duplicates: tuple[tuple[str | None, str], ...] = ()
+
+
+def _int(text: str) -> int:
+    if len(text) - (text[0] == "-") > MAX_DIGITS:
+        raise _Refused(f"an integer with more than {MAX_DIGITS:,} digits")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise _Refused(f"a number too large to represent ({text[:20]}…)" if len(text) > 20
+                       else f"a number too large to represent ({text})")
+    return number
+
+
+def _constant(name: str) -> Any:
+    raise _Refused(f"{name} (not a JSON number)")
+
+
+class _Pairs:
+    """The object hook: plain dicts, remembering which ones were given a key twice."""
+
+    __slots__ = ("repeated",)
+
+    def __init__(self) -> None:
+        self.repeated: dict[int, list[str]] = {}
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen: set[str] = set()
+            twice = []
+            for key, _value in pairs:
+                if key in seen and key not in twice:
+                    twice.append(key)
+                seen.add(key)
+            self.repeated[id(out)] = twice
+        return out
+
+
+def load_json(text: str) -> Decoded:
+    """`text` as JSON, with the refusals of the module docstring."""
+    decoded, _end = _decode(text, None)
+    return decoded
+
+
+def load_json_prefix(text: str, pos: int) -> tuple[Decoded, int]:
+    """The JSON value that starts at `pos` (after white space) and where it ends; on failure,
+    where the parser stopped (a caller never needs to read that stretch again)."""
+    return _decode(text, pos)
+
+
+def _decode(text: str, pos: int | None) -> tuple[Decoded, int]:
+    hook = _Pairs()
+    decoder = json.JSONDecoder(object_pairs_hook=hook, parse_int=_int, parse_float=_float,
+                               parse_constant=_constant)
+    end = len(text)
+    try:
+        if pos is None:
+            value = decoder.decode(text)
+        else:
+            value, end = decoder.raw_decode(text, pos)
+    except _Refused as exc:
+        return Decoded(None, f"holds {exc}"), end
+    except RecursionError:
+        return Decoded(None, f"nests more than {MAX_NESTING} levels deep"), end
+    except json.JSONDecodeError as exc:
+        return Decoded(None, f"is not valid JSON ({_short(exc.msg)} at character "
+                             f"{exc.pos - (pos or 0)})"), max(exc.pos, (pos or 0) + 1)
+    if nesting_depth(value, MAX_NESTING) > MAX_NESTING:
+        return Decoded(None, f"nests more than {MAX_NESTING} levels deep"), end
+    return Decoded(value, None, _where(value, hook.repeated) if hook.repeated else ()), end
+
+
+def _where(value: Any, repeated: Mapping[int, list[str]]) -> tuple[tuple[str | None, str], ...]:
+    """Each repeated key with the top-level key it sits under (None: the top level itself)."""
+    out: list[tuple[str | None, str]] = []
+    if not isinstance(value, dict):
+        return tuple((None, k) for keys in repeated.values() for k in keys)
+    out.extend((None, k) for k in repeated.get(id(value), ()))
+    for top, child in value.items():
+        stack = [child]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                out.extend((top, k) for k in repeated.get(id(node), ()))
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return tuple(out)
+
+
+def _short(message: str, most: int = 80) -> str:
+    return message if len(message) <= most else message[:most - 1] + "…"
+
+
+# --- typed values -------------------------------------------------------------------------------
+
+TYPE_CHECKS = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+_ARTICLES = {"integer": "an integer", "array": "an array", "object": "an object"}
+_INT = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def describe_type(kind: str) -> str:
+    return _ARTICLES.get(kind, f"a {kind}")
+
+
+def type_problem(kind: str, items: str | None, value: Any) -> str | None:
+    """Why `value` is not of `kind` (arrays: with items of `items`), or None when it is. An
+    integral float passes as an integer (JSON Schema counts 3.0 as one)."""
+    if kind == "integer" and isinstance(value, float) and value.is_integer():
+        return None
+    check = TYPE_CHECKS.get(kind)
+    if check is not None and not check(value):
+        return f"must be {describe_type(kind)}"
+    if kind == "array" and items is not None:
+        item_check = TYPE_CHECKS.get(items)
+        if item_check is not None:
+            for i, item in enumerate(value):
+                if not (item_check(item) or (items == "integer" and isinstance(item, float)
+                                             and item.is_integer())):
+                    return f"must be an array of {items}s (item {i} is not)"
+    return None
+
+
+def integral(kind: str, value: Any) -> Any:
+    """An integral float given for an integer, as an int (what the tool is promised)."""
+    if kind == "integer" and isinstance(value, float):
+        return int(value)
+    return value
+
+
+def from_text(kind: str, items: str | None, text: str) -> tuple[Any, str | None]:
+    """A text call's parameter value (layout already removed) as `kind`: (value, None) or
+    (None, why not)."""
+    if kind == "string":
+        return text, None
+    stripped = text.strip()
+    if kind == "integer":
+        return _text_int(stripped)
+    if kind == "number":
+        return _text_number(stripped)
+    if kind == "boolean":
+        if stripped.lower() in ("true", "false"):
+            return stripped.lower() == "true", None
+        return None, f"must be true or false, got {_quote(stripped)}"
+    decoded = load_json(stripped)
+    if decoded.problem is not None:
+        return None, f"must be {describe_type(kind)} written as JSON; the value {decoded.problem}"
+    if decoded.duplicates:
+        return None, f"gives the key {decoded.duplicates[0][1]!r} twice"
+    why = type_problem(kind, items, decoded.value)
+    if why is not None:
+        return None, why + " written as JSON"
+    return decoded.value, None
+
+
+def _text_int(text: str) -> tuple[Any, str | None]:
+    if _INT.fullmatch(text):
+        if len(text.lstrip("+-")) > MAX_DIGITS:
+            return None, f"must be an integer of at most {MAX_DIGITS:,} digits"
+        return int(text), None
+    return None, f"must be an integer, got {_quote(text)}"
+
+
+def _text_number(text: str) -> tuple[Any, str | None]:
+    if _NUMBER.fullmatch(text):
+        if "." not in text and "e" not in text.lower():
+            return _text_int(text)
+        number = float(text)
+        if math.isfinite(number):
+            return number, None
+        return None, "must be a finite number (this one is too large to represent)"
+    return None, f"must be a number, got {_quote(text)}"
+
+
+def _quote(text: str, most: int = 40) -> str:
+    return repr(text if len(text) <= most else text[:most] + "…")

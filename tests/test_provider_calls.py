@@ -1,0 +1,149 @@
+"""Calls answered for raw-SDK users: `prompt.tools.check(call)` takes a provider's own call
+object and gives the checked call, or the error result ready to send back, in that API's shape.
+
+Through the real SDKs' types (anthropic, openai, google-genai) and, for Gemini, a whole round
+trip against the local fake server: the function call comes back, is checked, and its answer
+goes out as the SDK writes it. (The Anthropic and OpenAI round trips are examples/agent_loop.py's,
+tested in tests/test_examples.py.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+
+from promptc import CallError, CallShapeError, Compiler, ProviderInfo, ToolCall
+
+from .conftest import load_context
+from .fakeserver import FakeServer, Reply
+
+NATIVE = ProviderInfo("openai", "gpt-4.1")
+ARGS = {"path": ".", "recursive": True}
+
+
+@pytest.fixture(scope="module")
+def tools(builtins: Compiler) -> Any:
+    return builtins.compile(NATIVE, load_context("full")).tools
+
+
+def sdk_calls() -> dict[str, Any]:
+    """One call of list_files in each SDK's own type (and the same as plain JSON)."""
+    from anthropic.types import ToolUseBlock
+    from google.genai import types
+    from openai.types.chat import ChatCompletionMessageToolCall
+    from openai.types.responses import ResponseFunctionToolCall
+    import json
+    text = json.dumps(ARGS)
+    return {
+        "anthropic": ToolUseBlock(id="toolu_1", name="list_files", input=ARGS, type="tool_use"),
+        "openai-chat": ChatCompletionMessageToolCall(
+            id="call_1", type="function", function={"name": "list_files", "arguments": text}),
+        "openai-responses": ResponseFunctionToolCall(
+            call_id="call_1", name="list_files", arguments=text, type="function_call",
+            id="fc_1"),
+        "gemini": types.Part(function_call=types.FunctionCall(name="list_files", args=ARGS,
+                                                              id="fn_1")),
+        "gemini-call": types.FunctionCall(name="list_files", args=ARGS),
+        "gemini-rest": {"functionCall": {"name": "list_files", "args": ARGS}},
+    }
+
+
+EXPECTED_RESULTS = {
+    "anthropic": {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.py"},
+    "openai-chat": {"role": "tool", "tool_call_id": "call_1", "content": "a.py"},
+    "openai-responses": {"type": "function_call_output", "call_id": "call_1", "output": "a.py"},
+    "gemini": {"function_response": {"name": "list_files", "response": {"output": "a.py"},
+                                     "id": "fn_1"}},
+    "gemini-call": {"function_response": {"name": "list_files",
+                                          "response": {"output": "a.py"}}},
+    "gemini-rest": {"functionResponse": {"name": "list_files",
+                                         "response": {"output": "a.py"}}},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED_RESULTS))
+def test_each_providers_call_object_is_checked_and_answered_in_kind(tools: Any,
+                                                                    kind: str) -> None:
+    sent = sdk_calls()[kind]
+    call = tools.check(sent)
+    assert isinstance(call, ToolCall), getattr(call, "message", call)
+    assert (call.name, call.arguments) == ("list_files", ARGS)
+    assert call.tool_result("a.py") == EXPECTED_RESULTS[kind]
+    if hasattr(sent, "model_dump"):  # the plain-JSON form of the same object is the same call
+        again = tools.check(sent.model_dump(mode="json", exclude_none=True))
+        assert isinstance(again, ToolCall) and again.tool_result("a.py") == \
+            EXPECTED_RESULTS[kind]
+
+
+def test_the_ready_error_result_is_in_the_same_shape(tools: Any) -> None:
+    block = {"type": "tool_use", "id": "toolu_9", "name": "list_files", "input": {"path": 1}}
+    error = tools.check(block)
+    assert isinstance(error, CallError) and error.code == "bad-value"
+    assert error.tool_result() == {"type": "tool_result", "tool_use_id": "toolu_9",
+                                   "content": error.message, "is_error": True}
+    chat = tools.check({"id": "c", "type": "function",
+                        "function": {"name": "nope", "arguments": "{}"}})
+    assert chat.tool_result() == {"role": "tool", "tool_call_id": "c", "content": chat.message}
+    gemini = tools.check({"function_call": {"name": "list_files", "args": {}}})
+    assert gemini.tool_result()["function_response"]["response"] == {"error": gemini.message}
+
+
+def test_the_mode_refusal_comes_back_ready_to_send(builtins: Compiler) -> None:
+    plan = builtins.compile(NATIVE, attrs.evolve(load_context("full"), mode="plan"))
+    refused = plan.tools.check({"type": "function_call", "call_id": "c1", "name":
+                                "write_to_file", "arguments": '{"path": "a", "content": "x"}'})
+    assert isinstance(refused, CallError) and refused.code == "not-allowed-in-mode"
+    assert refused.tool_result()["output"] == refused.message
+    allowed = plan.tools.check({"type": "function_call", "call_id": "c1", "name":
+                                "write_to_file", "arguments": '{"path": "a", "content": "x"}'},
+                               mode="act")
+    assert isinstance(allowed, ToolCall)
+
+
+def test_an_mcp_call_object_carries_its_server_and_tool(tools: Any) -> None:
+    call = tools.check({"type": "tool_use", "id": "t", "name": "mcp__github__create_issue",
+                        "input": {"repo": "a/b", "title": "Crash"}})
+    assert isinstance(call, ToolCall)
+    assert (call.server, call.tool, call.mcp_arguments) == ("github", "create_issue",
+                                                            {"repo": "a/b", "title": "Crash"})
+
+
+def test_what_is_not_a_call_object_is_a_clear_error(tools: Any) -> None:
+    for junk in ({"hello": 1}, "read_file", 42, {"type": "tool_use", "name": 5}):
+        with pytest.raises(CallShapeError, match="expected a provider's call object|name"):
+            tools.check(junk)
+    assert issubclass(CallShapeError, TypeError)
+    text_call = tools.parse("<read_file>\n<path>a</path>\n</read_file>").call
+    with pytest.raises(ValueError, match="next user message"):
+        text_call.tool_result("x")
+
+
+def test_google_genai_round_trip_through_check(builtins: Compiler) -> None:
+    genai = pytest.importorskip("google.genai")
+    from google.genai import types
+    prompt = builtins.compile(ProviderInfo("google", "gemini-2.5-pro"), load_context("full"))
+    assert prompt.tools.mode == "native"
+    with FakeServer() as server:
+        server.script("gemini", Reply("", (("list_files", {"path": "."}),)), Reply("Done."))
+        client = genai.Client(api_key="test",
+                              http_options=types.HttpOptions(base_url=server.url))
+        payload = prompt.to_gemini()
+        config = types.GenerateContentConfig(
+            system_instruction=payload["system_instruction"]["parts"][0]["text"],
+            tools=payload["tools"])
+        history: list[Any] = [types.Content(role="user", parts=[types.Part(text="List.")])]
+        reply = client.models.generate_content(model="gemini-2.5-pro", contents=history,
+                                               config=config)
+        content = reply.candidates[0].content
+        [part] = [p for p in content.parts if p.function_call]
+        call = prompt.tools.check(part)
+        assert isinstance(call, ToolCall) and call.arguments == {"path": "."}
+        history += [content, types.Content(role="user", parts=[call.tool_result("a.py")])]
+        final = client.models.generate_content(model="gemini-2.5-pro", contents=history,
+                                               config=config)
+        assert final.text == "Done."
+        sent = server.bodies("gemini")[1]["contents"][-1]["parts"][0]
+        assert sent == {"functionResponse": {"name": "list_files",
+                                             "response": {"output": "a.py"}}}
