@@ -179,9 +179,15 @@ def _update(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     model_data.cache_clear()
+    from .prices import write_user_prices
+    try:
+        prices = write_user_prices(source, new["source"])
+    except OSError as exc:
+        raise UsageError(f"cannot write the price table: {exc.strerror or exc}") from None
     data: ModelData = model_data()
     src = new["source"]
-    report = {"path": str(target), "source": src, "models": len(new["models"]),
+    report = {"path": str(target), "prices": str(prices) if prices else None,
+              "source": src, "models": len(new["models"]),
               "provider_rows": sum(str(r).count(";") for r in new["models"].values()),
               "shipped": dict(data.shipped)}
     if args.json:
@@ -204,6 +210,11 @@ def _reset(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot remove {target}: {exc.strerror or exc}") from None
     model_data.cache_clear()
+    from .prices import remove_user_prices
+    try:
+        remove_user_prices()
+    except OSError as exc:
+        raise UsageError(f"cannot remove the price table: {exc.strerror or exc}") from None
     if args.json:
         print_json({"path": str(target), "removed": existed})
     else:

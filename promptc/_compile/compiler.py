@@ -37,6 +37,7 @@ from .._model.diagnostics import Diagnostic, Reporter, first_failure
 from .._model.provider import ProviderInfo, encoding_for
 from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
+from .dynamic import PLACEMENTS, Placement, note_text, place_in_message
 from .plan import Plan
 from .result import CompiledPrompt, Dropped, Section
 
@@ -211,13 +212,18 @@ class Compiler:
     def compile(self, provider: ProviderInfo | None = None,
                 context: PromptContext | Mapping[str, Any] | None = None, *,
                 strict: bool = False, budget: int | None = None,
-                count_tokens: bool | None = None, variant: str | None = None) -> CompiledPrompt:
+                count_tokens: bool | None = None, variant: str | None = None,
+                dynamic: Placement = "system") -> CompiledPrompt:
         """Build the prompt for one request.
 
         `context` is a PromptContext or its plain data. Lenient (default): failing matchers,
         components, plugins and tool conditions are skipped and reported in `diagnostics`.
-        Strict: the first warning or error raises a typed error.
+        Strict: the first warning or error raises a typed error. `dynamic="message"`: the
+        system prompt keeps only the static block (plus a note saying where the rest is), and
+        the session- and request-class text comes back in `prompt.message`.
         """
+        if dynamic not in PLACEMENTS:
+            raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
         ctx = self.context(context)
         if provider is None:
             provider = ctx.provider
@@ -231,7 +237,7 @@ class Compiler:
         key: Hashable = None
         if budget is None and route.plan.pure and not self._context_hooks and \
                 not self._inspect_hooks:
-            key = (provider, variant, ctx, date, counted)
+            key = (provider, variant, ctx, date, counted, dynamic)
             done: CompiledPrompt | None = self._results.get(key)
             if done is not None:
                 if strict and (failure := first_failure(done.diagnostics)) is not None:
@@ -265,6 +271,9 @@ class Compiler:
                                 _counter=self.tokens)
         if self._inspect_hooks:
             prompt = self._inspect(prompt, report)
+        if dynamic == "message":
+            note, origin = note_text(plan.variant, self.registry.components)
+            prompt = place_in_message(prompt, note, origin, self.tokens)
         if key is not None:
             self._results.put(key, prompt)
         return prompt
