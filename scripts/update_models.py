@@ -66,9 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ids-out", metavar="FILE", type=Path,
                         help="also write the map's chat entries for the tests "
                              "(tests/fixtures/litellm_chat_models.json)")
-    parser.add_argument("--prices-out", type=Path, default=PRICES,
+    parser.add_argument("--prices-out", type=Path,
                         help="where the price table goes (input, output, cache read and write "
-                             f"per model; default: {PRICES.relative_to(ROOT)})")
+                             f"per model; default: {PRICES.relative_to(ROOT)} when --out is the "
+                             "shipped table, else none)")
     parser.add_argument("--overlay-only", action="store_true",
                         help="only compile models.overlay.toml to models.overlay.marshal")
     args = parser.parse_args(argv)
@@ -101,10 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     if not litellm:
         found = installed_litellm()
         litellm, _ = read_source_map(found[0]) if found else ({}, {})
-    if litellm.get("format") is None:  # a LiteLLM map (a promptc table carries no prices)
+    prices_out = args.prices_out or (PRICES if args.out.resolve() == OUT else None)
+    if prices_out is not None and litellm.get("format") is None:  # a promptc table has none
         prices = prices_from_litellm(litellm, source)
-        write_prices(args.prices_out, prices)
-        sys.stdout.write(f"wrote {args.prices_out}: prices of {len(prices['models'])} models\n")
+        write_prices(prices_out, prices)
+        sys.stdout.write(f"wrote {prices_out}: prices of {len(prices['models'])} models\n")
     if args.ids_out is not None:
         data = {"source": source, "models": chat_models(dict(litellm))}
         lines = ["{", f'"source":{json.dumps(source, separators=(",", ":"))},', '"models":[']
