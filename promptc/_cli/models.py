@@ -179,11 +179,8 @@ def _update(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     model_data.cache_clear()
-    from .prices import write_user_prices
-    try:
-        prices = write_user_prices(source, new["source"])
-    except OSError as exc:
-        raise UsageError(f"cannot write the price table: {exc.strerror or exc}") from None
+    from .prices import update_user_prices
+    prices = update_user_prices(source, new["source"])
     data: ModelData = model_data()
     src = new["source"]
     report = {"path": str(target), "prices": str(prices) if prices else None,
@@ -210,11 +207,8 @@ def _reset(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot remove {target}: {exc.strerror or exc}") from None
     model_data.cache_clear()
-    from .prices import remove_user_prices
-    try:
-        remove_user_prices()
-    except OSError as exc:
-        raise UsageError(f"cannot remove the price table: {exc.strerror or exc}") from None
+    from .prices import reset_user_prices
+    reset_user_prices()
     if args.json:
         print_json({"path": str(target), "removed": existed})
     else:

@@ -22,7 +22,7 @@ from .._model.prices import (PRICE_FIELDS, PRICE_FORMAT, parse_prices, price_tab
 from .._model.provider import Overlay, normalize_model_id, shipped_overlay
 
 __all__ = ["prices_from_litellm", "dump_prices", "write_prices", "write_user_prices",
-           "remove_user_prices"]
+           "remove_user_prices", "update_user_prices", "reset_user_prices"]
 
 CHAT_MODES = ("chat", "responses")
 # LiteLLM's per-token keys; cache_write is the 5-minute write (Anthropic's default TTL).
@@ -76,26 +76,51 @@ def _groups(litellm: Mapping[str, Any], overlay: Overlay
     return groups
 
 
-def _model_text(members: Sequence[tuple[str, str, Row]], overlay: Overlay) -> str:
-    tiers = ([r for _, p, r in members if p in overlay.first_party],
-             [r for i, _, r in members if "/" not in i], [r for _, _, r in members])
-    base: list[Any] | None = None
-    for tier in (t for t in tiers if t):
-        row = list(_consensus(tier))
-        base = row if base is None else [base[0], *(b if b is not None else r
-                                                    for b, r in zip(base[1:], row[1:]))]
-    assert base is not None
-    text = _encode(tuple(base))
-    by_provider: dict[str, list[Row]] = {}
+def _tiers(members: Sequence[tuple[str, str, Row]], overlay: Overlay) -> list[list[Row]]:
+    """The vendor's own API, then unprefixed map keys, then everyone (empty tiers left out)."""
+    first = [r for _, p, r in members if p in overlay.first_party]
+    plain = [r for i, _, r in members if "/" not in i]
+    return [tier for tier in (first, plain, [r for _, _, r in members]) if tier]
+
+
+def _fill(base: Row, row: Row) -> Row:
+    """`base` with the prices it does not know taken from `row`."""
+    return (base[0], *(b if b is not None else r for b, r in zip(base[1:], row[1:])))
+
+
+def _base_row(members: Sequence[tuple[str, str, Row]], overlay: Overlay) -> Row:
+    """The model's own prices: the best tier's, each later tier filling what it does not know."""
+    tiers = _tiers(members, overlay)
+    base = _consensus(tiers[0])
+    for tier in tiers[1:]:
+        base = _fill(base, _consensus(tier))
+    return base
+
+
+def _by_provider(members: Sequence[tuple[str, str, Row]]) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {}
     for _, provider, member in members:
-        by_provider.setdefault(provider, []).append(member)
-    for provider in sorted(p for p in by_provider if p and not any(c in p for c in "|;=")):
-        own = _consensus(by_provider[provider])
-        diff = (own[0], *(v if v is not None and v != b else None
-                          for v, b in zip(own[1:], base[1:])))
-        if any(v is not None for v in diff[1:]):
-            text += f";{provider}={_encode(diff)}"
-    return text
+        if provider and not any(c in provider for c in "|;="):
+            out.setdefault(provider, []).append(member)
+    return out
+
+
+def _difference(own: Row, base: Row) -> Row:
+    """`own` with only the prices that differ from `base` (the others empty)."""
+    return (own[0], *(v if v is not None and v != b else None
+                      for v, b in zip(own[1:], base[1:])))
+
+
+def _provider_parts(members: Sequence[tuple[str, str, Row]], base: Row) -> str:
+    """`;provider=entry|…` for each provider whose prices differ, with just the differences."""
+    groups = _by_provider(members)
+    diffs = [(p, _difference(_consensus(groups[p]), base)) for p in sorted(groups)]
+    return "".join(f";{p}={_encode(d)}" for p, d in diffs if any(v is not None for v in d[1:]))
+
+
+def _model_text(members: Sequence[tuple[str, str, Row]], overlay: Overlay) -> str:
+    base = _base_row(members, overlay)
+    return _encode(base) + _provider_parts(members, base)
 
 
 def prices_from_litellm(litellm: Mapping[str, Any], source: Mapping[str, str],
@@ -131,6 +156,24 @@ def write_prices(path: Path, table: Mapping[str, Any]) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def update_user_prices(map_file: Path | None, source: Mapping[str, str]) -> Path | None:
+    """`write_user_prices`, a file-system failure reported as bad usage (exit 2)."""
+    from .args import UsageError
+    try:
+        return write_user_prices(map_file, source)
+    except OSError as exc:
+        raise UsageError(f"cannot write the price table: {exc.strerror or exc}") from None
+
+
+def reset_user_prices() -> bool:
+    """`remove_user_prices`, a file-system failure reported as bad usage (exit 2)."""
+    from .args import UsageError
+    try:
+        return remove_user_prices()
+    except OSError as exc:
+        raise UsageError(f"cannot remove the price table: {exc.strerror or exc}") from None
 
 
 def write_user_prices(map_file: Path | None, source: Mapping[str, str]) -> Path | None:

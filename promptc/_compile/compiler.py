@@ -222,8 +222,6 @@ class Compiler:
         system prompt keeps only the static block (plus a note saying where the rest is), and
         the session- and request-class text comes back in `prompt.message`.
         """
-        if dynamic not in PLACEMENTS:
-            raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
         ctx = self.context(context)
         if provider is None:
             provider = ctx.provider
@@ -271,12 +269,19 @@ class Compiler:
                                 _counter=self.tokens)
         if self._inspect_hooks:
             prompt = self._inspect(prompt, report)
-        if dynamic == "message":
-            note, origin = note_text(plan.variant, self.registry.components)
-            prompt = place_in_message(prompt, note, origin, self.tokens)
+        prompt = self._place(prompt, plan.variant, dynamic)
         if key is not None:
             self._results.put(key, prompt)
         return prompt
+
+    def _place(self, prompt: CompiledPrompt, variant: Variant, dynamic: str) -> CompiledPrompt:
+        """Dynamic placement (see dynamic.py): "system" leaves the prompt as it is."""
+        if dynamic == "system":
+            return prompt
+        if dynamic != "message":
+            raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
+        note, origin = note_text(variant, self.registry.components)
+        return place_in_message(prompt, note, origin, self.tokens)
 
     def _count(self, sections: list[Section], text: str, spans: list[tuple[int, int]],
                provider: ProviderInfo, tools: ToolSet | None = None

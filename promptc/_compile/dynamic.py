@@ -44,36 +44,49 @@ def note_text(variant: Variant, components: Mapping[str, Component]) -> tuple[st
     return clean(render(template, [{}], [])).strip("\n"), origin
 
 
+def _split(prompt: CompiledPrompt) -> tuple[int, list[int]]:
+    """(where the static block ends, the indexes of the sections after it)."""
+    blocks = prompt.blocks
+    cut = len(blocks[0].text) if blocks and blocks[0].cache == "static" else 0
+    return cut, [i for i, (_a, end) in enumerate(prompt.spans) if end > cut]
+
+
+def _system(prompt: CompiledPrompt, cut: int, first: int, note: str, origin: str,
+            counter: TokenCounter | None) -> tuple[str, list[Section], list[tuple[int, int]]]:
+    """The static block, the variant's glue, the note: text, sections and spans."""
+    text = prompt.text
+    head = text[:first] if cut else ""  # the static block and the glue after it
+    kept = [i for i, (_a, end) in enumerate(prompt.spans) if end <= cut]
+    sections = [prompt.sections[i] for i in kept]
+    spans = [prompt.spans[i] for i in kept]
+    if not note:
+        return text[:cut], sections, spans
+    counted = counter is not None and prompt.tokens is not None
+    tokens = counter.count(note, prompt.encoding[0]) if counter and counted else None
+    sections.append(Section(NOTE, note, "static", origin, required=True, tokens=tokens))
+    spans.append((len(head), len(head) + len(note)))
+    return head + note, sections, spans
+
+
 def place_in_message(prompt: CompiledPrompt, note: str, origin: str,
                      counter: TokenCounter | None = None) -> CompiledPrompt:
     """The prompt with everything after its static block moved to `message`."""
-    blocks = prompt.blocks
-    cut = len(blocks[0].text) if blocks and blocks[0].cache == "static" else 0
-    kept = [(s, span) for s, span in zip(prompt.sections, prompt.spans) if span[1] <= cut]
-    moved = [(s, span) for s, span in zip(prompt.sections, prompt.spans) if span[1] > cut]
+    cut, moved = _split(prompt)
     if not moved:
         return attrs.evolve(prompt, dynamic="message")
-    text = prompt.text
-    first = moved[0][1][0]
-    head = text[:cut] + text[cut:first] if cut else ""  # the variant's glue between sections
-    system = head + note if note else text[:cut]
-    sections = [s for s, _ in kept]
-    spans = [span for _, span in kept]
-    if note:
-        tokens = counter.count(note, prompt.encoding[0]) if counter and prompt.tokens else None
-        sections.append(Section(NOTE, note, "static", origin, required=True, tokens=tokens))
-        spans.append((len(head), len(system)))
+    first = prompt.spans[moved[0]][0]
+    system, sections, spans = _system(prompt, cut, first, note, origin, counter)
     opening = f"<{MESSAGE_TAG}>\n"
-    message = f"{opening}{text[first:]}\n</{MESSAGE_TAG}>"
     shift = len(opening) - first
     report = prompt.tokens
     if report is not None and counter is not None:
         report = attrs.evolve(report, total=counter.count(system, prompt.encoding[0]))
     return attrs.evolve(
         prompt, text=system, sections=tuple(sections), spans=tuple(spans), tokens=report,
-        dynamic="message", message=message,
-        message_sections=tuple(s for s, _ in moved),
-        message_spans=tuple((a + shift, b + shift) for _, (a, b) in moved), _memo={})
+        dynamic="message", message=f"{opening}{prompt.text[first:]}\n</{MESSAGE_TAG}>",
+        message_sections=tuple(prompt.sections[i] for i in moved),
+        message_spans=tuple((a + shift, b + shift) for a, b in (prompt.spans[i] for i in moved)),
+        _memo={})
 
 
 def message_update(prompt: CompiledPrompt, previous: CompiledPrompt) -> str:

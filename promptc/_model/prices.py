@@ -101,25 +101,28 @@ def _decode(text: str, path: str, key: str) -> list[Any]:
     return out
 
 
+def _check_header(data: Any, path: str) -> None:
+    if not isinstance(data, dict) or data.get("format") != PRICE_FORMAT:
+        raise ConfigError(f"not a promptc price table (expected format {PRICE_FORMAT!r}); run "
+                          "`promptc models update` to rewrite it", source=path, field="format")
+    if data.get("fields") != list(PRICE_FIELDS):
+        raise ConfigError(f"fields must be {list(PRICE_FIELDS)}", source=path, field="fields")
+    for key in ("source", "models"):
+        value = data.get(key)
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError("must be an object of strings", source=path, field=key)
+
+
 def parse_prices(text: str, path: str, *, deep: bool = False) -> PriceTable:
     """A price table from its JSON text (`deep`: every row decoded now)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"invalid JSON: {exc.msg} (line {exc.lineno})", source=path) from None
-    if not isinstance(data, dict) or data.get("format") != PRICE_FORMAT:
-        raise ConfigError(f"not a promptc price table (expected format {PRICE_FORMAT!r}); run "
-                          "`promptc models update` to rewrite it", source=path, field="format")
-    if data.get("fields") != list(PRICE_FIELDS):
-        raise ConfigError(f"fields must be {list(PRICE_FIELDS)}", source=path, field="fields")
-    source, models = data.get("source"), data.get("models")
-    if not isinstance(source, dict) or not all(isinstance(v, str) for v in source.values()):
-        raise ConfigError("must be an object of strings", source=path, field="source")
-    if not isinstance(models, dict) or not all(isinstance(v, str) for v in models.values()):
-        raise ConfigError("must be an object of strings", source=path, field="models")
-    table = PriceTable(path, source, models)
+    _check_header(data, path)
+    table = PriceTable(path, data["source"], data["models"])
     if deep:
-        for key in models:
+        for key in table.models:
             table.row(key, "")
     return table
 

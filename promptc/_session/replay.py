@@ -246,35 +246,50 @@ class _Replay:
         if last is None:
             return None
         if namespace[:3] != last.namespace[:3]:
-            variant = f" (variant {last.variant} → {wire.variant})" \
-                if last.variant != wire.variant else ""
-            return Break("model", "static", f"model {last.model} → {self.model}{variant}: "
-                         "each model has its own cache", "model")
+            return self._model_break(last, wire)
         if self.now - last.time > TTL_MINUTES and last.cached:
             return Break(pieces[0].where, pieces[0].cache,
                          f"{self.now - last.time:g} minutes since the last request: the cache "
                          f"expired ({TTL_MINUTES:g}-minute lifetime)", "expired")
-        d = 0
-        limit = min(len(pieces), len(last.pieces))
-        while d < limit and pieces[d].digest == last.pieces[d].digest:
-            d += 1
+        d = _first_difference(pieces, last.pieces)
         if d >= last.cached or d >= len(pieces) or pieces[d].kind == "turn":
-            return None
-        piece = pieces[d]
+            return None  # what was cached is all still there (or only the conversation is new)
         new_session = step.new_session and first_of_step
-        return Break(piece.where, piece.cache, self._cause(info, piece, last, new_session),
+        return Break(pieces[d].where, pieces[d].cache,
+                     self._cause(info, pieces[d], last, new_session),
                      "new_session" if new_session else "change")
+
+    def _model_break(self, last: _Last, wire: PromptWire) -> Break:
+        variant = f" (variant {last.variant} → {wire.variant})" \
+            if last.variant != wire.variant else ""
+        return Break("model", "static", f"model {last.model} → {self.model}{variant}: each "
+                     "model has its own cache", "model")
 
     def _cause(self, info: ProviderInfo, piece: Piece, last: _Last, new_session: bool) -> str:
         changed = _changes(last.context, self.context)
         reads = self.source.reads(info, piece.where) if piece.kind != "tools" else None
         relevant = {k: v for k, v in changed.items() if reads is None or k in reads} or changed
-        text = ", ".join(f"{k} {v}" for k, v in relevant.items()) or "its text changed"
-        if len(relevant) > 2:
-            text = ", ".join(relevant) + " changed"
+        text = _list_changes(relevant)
         if piece.kind == "tools":
             text = f"the tool definitions changed ({text})"
         return f"new session: {text}" if new_session else text
+
+
+def _first_difference(pieces: Sequence[Piece], before: Sequence[Piece]) -> int:
+    """The index of the first piece that differs from the request before's."""
+    d, limit = 0, min(len(pieces), len(before))
+    while d < limit and pieces[d].digest == before[d].digest:
+        d += 1
+    return d
+
+
+def _list_changes(changes: Mapping[str, str]) -> str:
+    """`mode act → plan, date …`; past two fields, just their names."""
+    if not changes:
+        return "its text changed"
+    if len(changes) > 2:
+        return ", ".join(changes) + " changed"
+    return ", ".join(f"{k} {v}" for k, v in changes.items())
 
 
 def _cost(read: int, write: int, uncached: int, output: int, prices: Prices | None

@@ -106,17 +106,24 @@ class Totals:
                 "static_breaks": self.static_breaks, "rejected": self.rejected}
 
 
-def totals_of(results: Sequence[RequestResult]) -> Totals:
+def _sum(results: Sequence[RequestResult], field: str) -> int:
+    return sum(getattr(r, field) for r in results)
+
+
+def _total_cost(results: Sequence[RequestResult]) -> float | None:
+    """The session's cost, or None when any request has none (a model without prices)."""
     costs = [r.cost for r in results]
+    return None if None in costs else sum(c for c in costs if c is not None)
+
+
+def totals_of(results: Sequence[RequestResult]) -> Totals:
+    broken = [r.brk for r in results if r.brk is not None]
     return Totals(
         requests=len(results), sessions=len({r.session for r in results}),
-        input=sum(r.input for r in results), cache_read=sum(r.cache_read for r in results),
-        cache_write=sum(r.cache_write for r in results),
-        uncached=sum(r.uncached for r in results),
-        output=sum(r.output_tokens for r in results),
-        cost=None if None in costs else sum(c for c in costs if c is not None),
-        breaks=sum(r.brk is not None for r in results),
-        static_breaks=sum(r.brk is not None and r.brk.static for r in results),
+        input=_sum(results, "input"), cache_read=_sum(results, "cache_read"),
+        cache_write=_sum(results, "cache_write"), uncached=_sum(results, "uncached"),
+        output=_sum(results, "output_tokens"), cost=_total_cost(results),
+        breaks=len(broken), static_breaks=sum(b.static for b in broken),
         rejected=sum(r.rejected is not None for r in results))
 
 

@@ -122,9 +122,6 @@ class AnthropicRules:
                 f"{len(markers)} cache_control markers: Anthropic rejects a request with more "
                 f"than {MAX_MARKERS} (HTTP 400)"))
         keys, cum = chain(pieces), cumulative(pieces)
-        notes = tuple(f"the marker after {pieces[m].where} ({cum[m]:,} tokens) is under the "
-                      f"{self.minimum:,}-token minimum: nothing is cached there"
-                      for m in markers if cum[m] < self.minimum)
         effective = [m for m in markers if cum[m] >= self.minimum]
         hit = self._hit(pieces, keys, markers, state, now)
         read = cum[hit] if hit >= 0 else 0
@@ -132,8 +129,15 @@ class AnthropicRules:
         write = cum[last] - read if last > hit else 0
         for m in (*effective, *([hit] if hit >= 0 else [])):
             state.entries[keys[m]] = now
-        cached = max(last, hit) + 1
-        return Usage(read, write, total - read - write, cached, notes)
+        return Usage(read, write, total - read - write, max(last, hit) + 1,
+                     self._short(pieces, markers, cum))
+
+    def _short(self, pieces: Sequence[Piece], markers: Sequence[int], cum: Sequence[int]
+               ) -> tuple[str, ...]:
+        """A note for each marker whose prefix is under the minimum (nothing cached there)."""
+        return tuple(f"the marker after {pieces[m].where} ({cum[m]:,} tokens) is under the "
+                     f"{self.minimum:,}-token minimum: nothing is cached there"
+                     for m in markers if cum[m] < self.minimum)
 
     @staticmethod
     def _hit(pieces: Sequence[Piece], keys: Sequence[str], markers: Sequence[int],

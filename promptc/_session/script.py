@@ -183,18 +183,32 @@ def _check_steps(script: SessionScript) -> None:
         _checked_context(context, script.source, f"request[{step.index}]")
 
 
-def _script(data: Mapping[str, Any], source: str, base: Path) -> SessionScript:
-    _unknown(data, SCRIPT_KEYS, source, "")
+def _placement(data: Mapping[str, Any], source: str) -> str:
+    dynamic = data.get("dynamic", "system")
+    if dynamic not in ("system", "message"):
+        raise _fail(f"must be \"system\" or \"message\", got {dynamic!r}", source, "dynamic")
+    return str(dynamic)
+
+
+def _raw_steps(data: Mapping[str, Any], source: str) -> list[Any]:
+    raw = data.get("request", [])
+    if not isinstance(raw, list) or not raw:
+        raise _fail("a script needs at least one [[request]]", source, "request")
+    return raw
+
+
+def _target(data: Mapping[str, Any], source: str) -> tuple[str, str]:
     provider, model = _text(data, "provider", source, ""), _text(data, "model", source, "")
     if provider is None or model is None:
         raise _fail("a script needs `provider` and `model`", source,
                     "provider" if provider is None else "model")
-    dynamic = data.get("dynamic", "system")
-    if dynamic not in ("system", "message"):
-        raise _fail(f"must be \"system\" or \"message\", got {dynamic!r}", source, "dynamic")
-    raw_steps = data.get("request", [])
-    if not isinstance(raw_steps, list) or not raw_steps:
-        raise _fail("a script needs at least one [[request]]", source, "request")
+    return provider, model
+
+
+def _script(data: Mapping[str, Any], source: str, base: Path) -> SessionScript:
+    _unknown(data, SCRIPT_KEYS, source, "")
+    provider, model = _target(data, source)
+    dynamic, raw_steps = _placement(data, source), _raw_steps(data, source)
     context = _context(data["context"], source, "context", base) if "context" in data else {}
     _checked_context(context, source, "context")
     client = _int(data, "client_markers", source, "", 1, 0, 4) or 0
@@ -203,8 +217,7 @@ def _script(data: Mapping[str, Any], source: str, base: Path) -> SessionScript:
         turn_tokens=_int(data, "turn_tokens", source, "", 0) or 0,
         output_tokens=_int(data, "output_tokens", source, "", 0) or 0,
         dynamic=dynamic, breakpoints=_int(data, "breakpoints", source, "", 4 - client, 0, 4) or 0,
-        client_markers=client,
-        title=_text(data, "title", source, "") or "",
+        client_markers=client, title=_text(data, "title", source, "") or "",
         steps=tuple(_step(raw, i, source, base) for i, raw in enumerate(raw_steps, 1)))
     _check_steps(script)
     return script
