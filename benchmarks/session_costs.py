@@ -88,7 +88,7 @@ class ReferenceSource:
         return self.printed[key]
 
     def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
-             dynamic: str, breakpoints: int) -> tuple[PromptWire, int]:
+             dynamic: str, breakpoints: int) -> PromptWire:
         spec = {"provider": provider.provider, "model": provider.model, "native": True,
                 "context": _plain(context)}
         system, tools = self._print(spec)
@@ -104,7 +104,7 @@ class ReferenceSource:
         marked = api == "anthropic"  # its client marks the system prompt
         head.append(Piece("system", "system", "", count(system), digest("system", system),
                           system, marked))
-        return PromptWire(tuple(head), (), None, "reference"), int(marked)
+        return PromptWire(tuple(head), (), None, "reference")
 
     def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None:
         return None
@@ -120,7 +120,7 @@ class UnchangingSource:
         self.context = dict(context)
 
     def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
-             dynamic: str, breakpoints: int) -> tuple[PromptWire, int]:
+             dynamic: str, breakpoints: int) -> PromptWire:
         return self.inner.wire(provider, self.context, api, "system", breakpoints)
 
     def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None:

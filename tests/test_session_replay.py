@@ -28,7 +28,7 @@ class RoundNumbers:
     """A prompt source with pieces of round sizes (see the module docstring)."""
 
     def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
-             dynamic: str, breakpoints: int) -> tuple[PromptWire, int]:
+             dynamic: str, breakpoints: int) -> PromptWire:
         anthropic = api == "anthropic"
         system = dynamic == "system"
 
@@ -47,7 +47,7 @@ class RoundNumbers:
                      kind))
         head, message = ((tools, role, *rest), ()) if system else ((tools, role), rest)
         key = f"key-{provider.model}" if api == "openai" else None
-        return PromptWire(head, message, key, "round"), sum(p.marker for p in head)
+        return PromptWire(head, message, key, "round")
 
     def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None:
         return READS.get(where, frozenset())

@@ -21,6 +21,7 @@ import attrs
 
 from .._base.errors import ConfigError
 from .._compile.compiler import Compiler
+from .._compile.dynamic import Placement
 from .._model.placeholders import STANDARD
 from .._model.prices import Prices, model_prices
 from .._model.provider import ProviderInfo, encoding_for
@@ -37,7 +38,7 @@ class PromptSource(Protocol):
     """What builds a request's prompt: promptc's compiler, or (in benchmarks/) the reference."""
 
     def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
-             dynamic: str, breakpoints: int) -> tuple[PromptWire, int]: ...
+             dynamic: str, breakpoints: int) -> PromptWire: ...
 
     def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None: ...
 
@@ -49,9 +50,10 @@ class PromptcSource:
         self.compiler = compiler
 
     def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
-             dynamic: str, breakpoints: int) -> tuple[PromptWire, int]:
-        prompt = self.compiler.compile(provider, context, dynamic=dynamic)  # type: ignore[arg-type]
-        return prompt_wire(prompt, api, breakpoints)
+             dynamic: str, breakpoints: int) -> PromptWire:
+        placement: Placement = "message" if dynamic == "message" else "system"
+        return prompt_wire(self.compiler.compile(provider, context, dynamic=placement), api,
+                           breakpoints)
 
     def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None:
         """The context fields a section is computed from (None: not declared)."""
@@ -182,8 +184,7 @@ class _Replay:
     def _request(self, step: Step, first_of_step: bool) -> None:
         info = ProviderInfo(self.provider, self.model)
         api = _api_of(self.provider, self.model, self.script.source)
-        wire, markers = self.source.wire(info, self.context, api, self.dynamic,
-                                         self.breakpoints)
+        wire = self.source.wire(info, self.context, api, self.dynamic, self.breakpoints)
         pieces = self._pieces(wire)
         client = self._client_markers(pieces) if api == "anthropic" else []
         promptc_marks = [i for i, p in enumerate(pieces) if p.marker]

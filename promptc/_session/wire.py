@@ -130,7 +130,7 @@ def _tool_pieces(prompt: Any, fmt: str, marked_stable: bool) -> list[Piece]:
     return pieces
 
 
-def _anthropic(prompt: Any, breakpoints: int) -> tuple[list[Piece], int]:
+def _anthropic(prompt: Any, breakpoints: int) -> list[Piece]:
     payload = prompt.to_anthropic(breakpoints=breakpoints)
     tools = payload.get("tools", [])
     stable = prompt.tools.stable
@@ -142,8 +142,7 @@ def _anthropic(prompt: Any, breakpoints: int) -> tuple[list[Piece], int]:
         ends.add(at)
         if "cache_control" in block:
             marked.add(at)
-    pieces += _system(prompt, frozenset(ends), frozenset(marked))
-    return pieces, len(marked) + int(marked_stable)
+    return pieces + _system(prompt, frozenset(ends), frozenset(marked))
 
 
 def _system(prompt: Any, ends: frozenset[int] = frozenset(),
@@ -165,18 +164,18 @@ def _message(prompt: Any) -> list[Piece]:
                        "message", _rank_classes(prompt.message_sections))
 
 
-def prompt_wire(prompt: Any, api: str, breakpoints: int = 2) -> tuple[PromptWire, int]:
-    """(the prompt as `api` — anthropic, openai or gemini — receives it, promptc's markers).
+def prompt_wire(prompt: Any, api: str, breakpoints: int = 2) -> PromptWire:
+    """The prompt as `api` (anthropic, openai or gemini) receives it, markers included.
 
     Tools come first for every provider: Anthropic documents the order tools → system →
     messages; OpenAI and Gemini do not say where tools sit in the cached prefix, and putting
     them first is the cautious assumption (a tool change then breaks everything after it)."""
     key = None
     if api == "anthropic":
-        head, markers = _anthropic(prompt, breakpoints)
+        head = _anthropic(prompt, breakpoints)
     elif api == "openai":
         key = prompt.to_openai()["prompt_cache_key"]
-        head, markers = _tool_pieces(prompt, "openai", False) + _system(prompt), 0
+        head = _tool_pieces(prompt, "openai", False) + _system(prompt)
     else:
-        head, markers = _tool_pieces(prompt, "gemini", False) + _system(prompt), 0
-    return PromptWire(tuple(head), tuple(_message(prompt)), key, prompt.variant.id), markers
+        head = _tool_pieces(prompt, "gemini", False) + _system(prompt)
+    return PromptWire(tuple(head), tuple(_message(prompt)), key, prompt.variant.id)
