@@ -22,8 +22,9 @@ DESCRIPTION = (
     "and the provider's prompt-caching rules (Anthropic's explicit markers, OpenAI's automatic "
     "prefix caching, Gemini's implicit caching). For each request: the input tokens read from "
     "the cache, written to it and sent uncached, the cost at the model's prices (from LiteLLM's "
-    "map), and where the cached prefix broke and why. A break inside the static class, or a "
-    "request Anthropic would reject (more than 4 markers), always fails; --max-breaks and "
+    "map), and where the cached prefix broke and why. A break inside the static class (other "
+    "than at a model switch), or a request Anthropic would reject (more than 4 markers), "
+    "always fails; --max-breaks and "
     "--min-cached-share add gates. `promptc help session` describes the script format and "
     "the rules.")
 EXAMPLES = ["promptc session benchmarks/sessions/day-anthropic.toml",
