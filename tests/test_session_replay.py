@@ -232,3 +232,16 @@ def test_an_unmodelled_provider_is_refused(builtins: Any) -> None:
     script = SessionScript.from_dict({"provider": "ollama", "model": "qwen3", "request": [{}]})
     with pytest.raises(ConfigError, match="models the caching of"):
         replay(script, compiler=builtins)
+
+
+def test_a_new_conversation_with_the_same_prompt_is_no_break(builtins: Any) -> None:
+    script = SessionScript.from_dict({
+        "provider": "anthropic", "model": "claude-sonnet-4-5", "turn_tokens": 100,
+        "context": {"mode": "act", "date": "2026-01-01"},
+        "request": [{"new_session": True}, {"new_session": True}]})
+    report = replay(script, compiler=builtins, source=RoundNumbers())
+    # the second conversation reads the prompt up to the last marker before the date (5,500)
+    # and writes the date and its own first turn (170)
+    assert bills(report) == [(0, 5670, 0), (5500, 170, 0)]
+    assert breaks(report) == [None, None] and report.totals.sessions == 2
+    assert [r.session for r in report.requests] == [1, 2]

@@ -176,7 +176,7 @@ class _Replay:
             self.turn_tokens = step.turn_tokens
         if step.output_tokens is not None:
             self.output_tokens = step.output_tokens
-        if step.new_session:
+        if step.new_session and self.conversation.turns:
             self.conversation = _Conversation(self.conversation.number + 1)
 
     # --- one request ---------------------------------------------------------------------------
