@@ -4,6 +4,9 @@
     pip download --no-deps litellm -d /tmp/litellm      # or install it into a throwaway venv
     python scripts/update_models.py --from /tmp/litellm/litellm-*.whl
 
+The same map's prices (input, output, cache read, cache write) go to prices.generated.json
+(`--prices-out`), which `promptc session` reads.
+
 Writing the shipped table also compiles the hand-kept overlay (models.overlay.toml) to
 models.overlay.marshal, which promptc reads at start-up while it was made from that very TOML
 (else it reads the TOML, slower); `--overlay-only` does just that (run it after editing the
@@ -32,9 +35,11 @@ from promptc._base.errors import ConfigError, PromptcError  # noqa: E402
 from promptc._base.files import read_text_file  # noqa: E402
 from promptc._cli.models import (  # noqa: E402
     CHAT_MODES, compile_overlay, dump_table, installed_litellm, read_source_map, table_from_file)
+from promptc._cli.prices import prices_from_litellm, write_prices  # noqa: E402
 from promptc._model.provider import compiled_overlay_path, overlay_path  # noqa: E402
 
 OUT = ROOT / "promptc" / "_data" / "models.generated.json"
+PRICES = ROOT / "promptc" / "_data" / "prices.generated.json"
 
 
 def chat_models(litellm: dict[str, object]) -> list[list[object]]:
@@ -61,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ids-out", metavar="FILE", type=Path,
                         help="also write the map's chat entries for the tests "
                              "(tests/fixtures/litellm_chat_models.json)")
+    parser.add_argument("--prices-out", type=Path,
+                        help="where the price table goes (input, output, cache read and write "
+                             f"per model; default: {PRICES.relative_to(ROOT)} when --out is the "
+                             "shipped table, else none)")
     parser.add_argument("--overlay-only", action="store_true",
                         help="only compile models.overlay.toml to models.overlay.marshal")
     args = parser.parse_args(argv)
@@ -89,11 +98,16 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.write(f"wrote {args.out}: {len(table['models'])} models "
                      f"({sum(r.count(';') for r in table['models'].values())} provider rows) from "
                      f"LiteLLM {source.get('version', 'unknown')}, {date}\n")
+    litellm, _ = read_source_map(args.source) if args.source else ({}, {})
+    if not litellm:
+        found = installed_litellm()
+        litellm, _ = read_source_map(found[0]) if found else ({}, {})
+    prices_out = args.prices_out or (PRICES if args.out.resolve() == OUT else None)
+    if prices_out is not None and litellm.get("format") is None:  # a promptc table has none
+        prices = prices_from_litellm(litellm, source)
+        write_prices(prices_out, prices)
+        sys.stdout.write(f"wrote {prices_out}: prices of {len(prices['models'])} models\n")
     if args.ids_out is not None:
-        litellm, _ = read_source_map(args.source) if args.source else ({}, {})
-        if not litellm:
-            found = installed_litellm()
-            litellm, _ = read_source_map(found[0]) if found else ({}, {})
         data = {"source": source, "models": chat_models(dict(litellm))}
         lines = ["{", f'"source":{json.dumps(source, separators=(",", ":"))},', '"models":[']
         rows = data["models"]

@@ -28,7 +28,8 @@ import pytest
 # test_examples drives the anthropic and openai SDKs, which the child imports anyway):
 # together about a third of the suite.
 HEAVY = frozenset({"test_integrations.py", "test_schemas.py", "test_plugins.py",
-                   "test_faults.py", "test_examples.py", "test_provider_calls.py"})
+                   "test_faults.py", "test_examples.py", "test_provider_calls.py",
+                   "test_dynamic_sdk.py"})
 CHILD = "PROMPTC_TESTS_ASIDE"
 
 

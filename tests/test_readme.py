@@ -43,7 +43,7 @@ def test_the_main_command_renders(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_documented_commands_exist(capsys: pytest.CaptureFixture[str]) -> None:
     for command in ("render", "explain", "variants", "tools", "lint", "tokens", "inputs",
-                    "snapshot", "diff", "new-variant", "models", "parse"):
+                    "snapshot", "diff", "new-variant", "models", "parse", "session"):
         with pytest.raises(SystemExit) as info:
             main([command, "--help"])
         assert info.value.code == 0

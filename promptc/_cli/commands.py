@@ -28,7 +28,8 @@ TOPICS_DIR = Path(__file__).parent / "topics"
 TOPICS = {"context": "the context file: every field, with an example",
           "folders": "override folders: built-ins, plugins, user and project, and their layout",
           "matrix": "the snapshot matrix: which cases `snapshot` and `diff --snapshots` render",
-          "exit-codes": "what each exit code means"}
+          "exit-codes": "what each exit code means",
+          "session": "session scripts, the providers' caching rules, dynamic placement"}
 
 
 # --- budgets -------------------------------------------------------------------------------------
@@ -122,9 +123,11 @@ def cmd_render(args: argparse.Namespace) -> int:
     fmt = args.format
     prompt = compiler.compile(info, ctx, strict=args.strict, budget=args.budget,
                               count_tokens=fmt == "json" or args.budget is not None,
-                              variant=args.variant)
+                              variant=args.variant, dynamic=args.dynamic)
     if fmt == "text":
         sys.stdout.write(prompt.text + "\n")
+        if prompt.message:
+            sys.stdout.write(f"\n--- first user message ---\n{prompt.message}\n")
     elif fmt == "json":
         data = prompt_to_dict(prompt)
         if prompt.dropped:
@@ -401,6 +404,8 @@ def cmd_help(args: argparse.Namespace) -> int:
         return 0
     if topic in PARSERS and topic:
         PARSERS[topic].print_help()
+        if topic in TOPICS:  # a command with a topic of its own: the long form follows
+            sys.stdout.write("\n" + (TOPICS_DIR / f"{topic}.md").read_text(encoding="utf-8"))
         return 0
     if topic in TOPICS:
         sys.stdout.write((TOPICS_DIR / f"{topic}.md").read_text(encoding="utf-8"))
@@ -490,6 +495,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cache breakpoints for --format anthropic (default 2): the end of the "
                         "built-in tools, of the static, session and request blocks, first "
                         "places first, each only once its prefix reaches the model's minimum")
+    p.add_argument("--dynamic", choices=("system", "message"), default="system",
+                   help="system: the whole prompt in the system prompt (default); message: "
+                        "only the static part there, the session and request text as a first "
+                        "user message (in the payloads' `messages`; text: after a marker line)")
     add_payload_options(p)
     COMMANDS["render"] = cmd_render
 
@@ -597,6 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_review_commands(sub, COMMANDS, _command)
     from .models import add_models_command
     add_models_command(sub, COMMANDS, _command)
+    from .session import add_session_command
+    add_session_command(sub, COMMANDS, _command)
 
     p = _command(sub, "help", "help on a command or a topic",
                  "Help on a command (the same as COMMAND --help) or a topic: "

@@ -179,9 +179,12 @@ def _update(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     model_data.cache_clear()
+    from .prices import update_user_prices
+    prices = update_user_prices(source, new["source"])
     data: ModelData = model_data()
     src = new["source"]
-    report = {"path": str(target), "source": src, "models": len(new["models"]),
+    report = {"path": str(target), "prices": str(prices) if prices else None,
+              "source": src, "models": len(new["models"]),
               "provider_rows": sum(str(r).count(";") for r in new["models"].values()),
               "shipped": dict(data.shipped)}
     if args.json:
@@ -204,6 +207,8 @@ def _reset(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot remove {target}: {exc.strerror or exc}") from None
     model_data.cache_clear()
+    from .prices import reset_user_prices
+    reset_user_prices()
     if args.json:
         print_json({"path": str(target), "removed": existed})
     else:

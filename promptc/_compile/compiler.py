@@ -37,6 +37,7 @@ from .._model.diagnostics import Diagnostic, Reporter, first_failure
 from .._model.provider import ProviderInfo, encoding_for
 from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
+from .dynamic import PLACEMENTS, Placement, note_text, place_in_message
 from .plan import Plan
 from .result import CompiledPrompt, Dropped, Section
 
@@ -211,12 +212,15 @@ class Compiler:
     def compile(self, provider: ProviderInfo | None = None,
                 context: PromptContext | Mapping[str, Any] | None = None, *,
                 strict: bool = False, budget: int | None = None,
-                count_tokens: bool | None = None, variant: str | None = None) -> CompiledPrompt:
+                count_tokens: bool | None = None, variant: str | None = None,
+                dynamic: Placement = "system") -> CompiledPrompt:
         """Build the prompt for one request.
 
         `context` is a PromptContext or its plain data. Lenient (default): failing matchers,
         components, plugins and tool conditions are skipped and reported in `diagnostics`.
-        Strict: the first warning or error raises a typed error.
+        Strict: the first warning or error raises a typed error. `dynamic="message"`: the
+        system prompt keeps only the static block (plus a note saying where the rest is), and
+        the session- and request-class text comes back in `prompt.message`.
         """
         ctx = self.context(context)
         if provider is None:
@@ -231,7 +235,7 @@ class Compiler:
         key: Hashable = None
         if budget is None and route.plan.pure and not self._context_hooks and \
                 not self._inspect_hooks:
-            key = (provider, variant, ctx, date, counted)
+            key = (provider, variant, ctx, date, counted, dynamic)
             done: CompiledPrompt | None = self._results.get(key)
             if done is not None:
                 if strict and (failure := first_failure(done.diagnostics)) is not None:
@@ -265,9 +269,19 @@ class Compiler:
                                 _counter=self.tokens)
         if self._inspect_hooks:
             prompt = self._inspect(prompt, report)
+        prompt = self._place(prompt, plan.variant, dynamic)
         if key is not None:
             self._results.put(key, prompt)
         return prompt
+
+    def _place(self, prompt: CompiledPrompt, variant: Variant, dynamic: str) -> CompiledPrompt:
+        """Dynamic placement (see dynamic.py): "system" leaves the prompt as it is."""
+        if dynamic == "system":
+            return prompt
+        if dynamic != "message":
+            raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
+        note, origin = note_text(variant, self.registry.components)
+        return place_in_message(prompt, note, origin, self.tokens)
 
     def _count(self, sections: list[Section], text: str, spans: list[tuple[int, int]],
                provider: ProviderInfo, tools: ToolSet | None = None

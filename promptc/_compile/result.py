@@ -78,6 +78,12 @@ class CompiledPrompt:
     dropped: tuple[Dropped, ...] = ()
     tokens: TokenReport | None = None
     budget: int | None = None
+    # dynamic placement (`compile(..., dynamic="message")`, see dynamic.py): the session- and
+    # request-class text moved out of `text` into a first user message
+    dynamic: Literal["system", "message"] = "system"
+    message: str = ""
+    message_sections: tuple[Section, ...] = ()
+    message_spans: tuple[tuple[int, int], ...] = ()  # each one's (start, end) in `message`
     _memo: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False, alias="_memo")
     _counter: TokenCounter | None = attrs.field(default=None, eq=False, repr=False,
                                                 alias="_counter")
@@ -131,6 +137,13 @@ class CompiledPrompt:
             object.__setattr__(self, "_counter", counter)
         return counter.count(text, self.encoding[0])
 
+    def message_update(self, previous: CompiledPrompt) -> str:
+        """Dynamic placement: what to send with the latest message when the session's details
+        changed since `previous` (the sections that changed, in an `<environment_details>`
+        element; "" when nothing did). See promptc/_compile/dynamic.py."""
+        from .dynamic import message_update
+        return message_update(self, previous)
+
     # client adapters live in promptc/_emit/payloads.py; thin methods keep them discoverable
     def to_anthropic(self, breakpoints: int = 2, **kwargs: Any) -> dict[str, Any]:
         from .._emit.payloads import to_anthropic
@@ -169,4 +182,7 @@ def prompt_to_dict(prompt: CompiledPrompt) -> dict[str, Any]:
         "placeholders": dict(sorted(prompt.placeholders.items())),
         "diagnostics": [d.to_dict() for d in prompt.diagnostics],
         "trace": [t.to_dict() for t in prompt.trace],
+        "dynamic": prompt.dynamic,
+        "message": {"text": prompt.message,
+                    "sections": [s.to_dict() for s in prompt.message_sections]},
     }

@@ -7,6 +7,11 @@ block, the session block, and only where the prefix up to them (tools included) 
 minimum. OpenAI caches automatically from 1,024 tokens; a `prompt_cache_key` derived from what is
 sent first (the built-in tools and the static text) routes requests that share that prefix to
 the same cache.
+
+With dynamic placement (`compile(..., dynamic="message")`) the prompt's session- and
+request-class text is `prompt.message`: each adapter adds it as the first user message
+(`messages` for Anthropic and Chat Completions, `input` for Responses, `contents` for Gemini),
+for the client to append its own first message's content to.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ class CompiledPrompt(Protocol):
 
     @property
     def fingerprints(self) -> dict[str, str]: ...
+
+    @property
+    def message(self) -> str: ...  # dynamic placement: the first user message's text, or ""
 
     def count_tokens(self, text: str) -> int: ...
 
@@ -103,6 +111,9 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
     out: dict[str, Any] = {"system": system}
     if tools:
         out["tools"] = tools
+    if prompt.message:
+        out["messages"] = [{"role": "user",
+                            "content": [{"type": "text", "text": prompt.message}]}]
     return out
 
 
@@ -123,11 +134,12 @@ def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] = "chat"
     a `prompt_cache_key`. `strict`: see `ToolSet.openai`."""
     native = prompt.tools.mode == "native"
     text = _system_text(prompt, include_request)
+    first = [{"role": "user", "content": prompt.message}] if prompt.message else []
     if api == "chat":
-        out: dict[str, Any] = {"messages": [{"role": role, "content": text}]}
+        out: dict[str, Any] = {"messages": [{"role": role, "content": text}, *first]}
         fmt = "openai"
     elif api == "responses":
-        out = {"instructions": text}
+        out = {"instructions": text, **({"input": first} if first else {})}
         fmt = "openai-responses"
     else:
         raise ValueError(f"api must be 'chat' or 'responses', got {api!r}")
@@ -147,4 +159,6 @@ def to_gemini(prompt: CompiledPrompt, include_request: bool = True,
         {"text": _system_text(prompt, include_request)}]}}
     if prompt.tools.mode == "native":
         out["tools"] = prompt.tools.gemini(schema)
+    if prompt.message:
+        out["contents"] = [{"role": "user", "parts": [{"text": prompt.message}]}]
     return out

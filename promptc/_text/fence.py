@@ -25,6 +25,7 @@ __all__ = ["FENCE_TAGS", "attribute", "body", "one_line", "element", "mask"]
 FENCE_TAGS = frozenset({
     "user_rules", "mcp_server", "mcp_tool", "mcp_resource", "mcp_resource_template",
     "skill", "environment", "workspace_root", "attachment", "runtime_value", "input_schema",
+    "environment_details",  # the first user message of dynamic placement (promptc/_compile/dynamic.py)
 })
 
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")

@@ -1,0 +1,325 @@
+"""Replaying a session script: each request compiled, sent through the provider's caching rules,
+billed, and compared with the request before it to say where the cached prefix broke and why.
+
+The client is modelled as an agent loop: a request sends the prompt (tools, system, and with
+dynamic placement the first user message holding the session's details) and the conversation so
+far, which grows by `turn_tokens` per request. With dynamic placement the first message is
+written once per session; when details change, the client sends the sections that changed with
+the latest message (`CompiledPrompt.message_update`; the prompt's note says the newest holds;
+all of them when a section appears or goes), so history is never rewritten.
+The client marks its latest message with a cache_control marker (`client_markers`, Anthropic).
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+
+from .._base.errors import ConfigError
+from .._compile.compiler import Compiler
+from .._compile.dynamic import Placement
+from .._model.placeholders import STANDARD
+from .._model.prices import Prices, model_prices
+from .._model.provider import ProviderInfo, encoding_for
+from .result import Break, RequestResult, SessionReport, totals_of
+from .rules import (AnthropicRules, CacheRules, CacheState, GeminiRules, OpenAIRules,
+                    TTL_MINUTES, rules_for)
+from .script import SessionScript, Step, load_script
+from .wire import Piece, PromptWire, digest, prompt_wire
+
+__all__ = ["replay", "PromptSource", "PromptcSource"]
+
+
+class PromptSource(Protocol):
+    """What builds a request's prompt: promptc's compiler, or (in benchmarks/) the reference."""
+
+    def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
+             dynamic: str, breakpoints: int) -> PromptWire: ...
+
+    def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None: ...
+
+
+class PromptcSource:
+    """promptc's prompts: compiled, then shaped by the adapters a client calls."""
+
+    def __init__(self, compiler: Compiler) -> None:
+        self.compiler = compiler
+
+    def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
+             dynamic: str, breakpoints: int) -> PromptWire:
+        placement: Placement = "message" if dynamic == "message" else "system"
+        return prompt_wire(self.compiler.compile(provider, context, dynamic=placement), api,
+                           breakpoints)
+
+    def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None:
+        """The context fields a section is computed from (None: not declared)."""
+        for step in self.compiler.plan(provider).steps:
+            if step.cid == where:
+                if step.reads is None:
+                    return None
+                std = {STANDARD[n][0] for n in step.std_names if n in STANDARD}
+                return frozenset({r.split(".")[0] for r in step.reads} | std) - {""}
+        return None
+
+
+# --- the replay's state ----------------------------------------------------------------------
+
+@attrs.define
+class _Conversation:
+    """One session's conversation, as the client keeps it."""
+
+    number: int
+    history: list[Piece] = attrs.field(factory=list)
+    first: tuple[Piece, ...] = ()   # the dynamic first message, fixed when the session starts
+    sent: dict[str, str] = attrs.field(factory=dict)  # section -> the digest the model last saw
+    turns: int = 0
+
+
+@attrs.define
+class _Last:
+    """What the request before this one sent and left cached."""
+
+    namespace: tuple[str, ...]
+    pieces: list[Piece]
+    cached: int
+    context: dict[str, Any]
+    model: str
+    variant: str
+    time: float
+
+
+def _api_of(provider: str, model: str, source: str) -> str:
+    api = rules_for(provider, model)
+    if api is None:
+        raise ConfigError(f"promptc models the caching of anthropic, bedrock, openai, azure, "
+                          f"gemini and vertex_ai; not {provider!r}", source=source,
+                          field="provider")
+    return api
+
+
+def _rules(api: str, info: ProviderInfo, count: Any) -> CacheRules:
+    resolved = info.resolved()
+    if api == "anthropic":
+        return AnthropicRules(resolved.cache_min_tokens or 1024)
+    if api == "openai":
+        return OpenAIRules(count)
+    return GeminiRules(count, resolved.cache_min_tokens or 1024)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    text = str(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, str]:
+    """Context fields that differ, each with a short `old → new` (scalars) or `changed`."""
+    out = {}
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name), after.get(name)
+        if old == new or name == "provider":
+            continue
+        scalar = all(v is None or isinstance(v, (str, int, float, datetime.date))
+                     for v in (old, new))
+        out[name] = f"{_show(old)} → {_show(new)}" if scalar else "changed"
+    return out
+
+
+class _Replay:
+    """One replay: walks the script's steps, request by request."""
+
+    def __init__(self, script: SessionScript, source: PromptSource, dynamic: str,
+                 breakpoints: int, compiler: Compiler) -> None:
+        self.script, self.source = script, source
+        self.dynamic, self.breakpoints = dynamic, breakpoints
+        self.compiler = compiler
+        self.states: dict[tuple[str, ...], CacheState] = {}
+        self.results: list[RequestResult] = []
+        self.prices: dict[tuple[str, str], Prices | None] = {}
+        self.rules: dict[str, str] = {}
+        self.provider, self.model = script.provider, script.model
+        self.context: dict[str, Any] = dict(script.context)
+        self.context.pop("provider", None)  # the script's provider and model decide
+        if "date" not in self.context:
+            self.context["date"] = datetime.date.today().isoformat()
+        self.turn_tokens, self.output_tokens = script.turn_tokens, script.output_tokens
+        self.conversation = _Conversation(1)
+        self.last: _Last | None = None
+        self.now = 0.0
+
+    def run(self) -> SessionReport:
+        for step in self.script.steps:
+            self._apply(step)
+            for i in range(step.repeat):
+                self.now += step.pause if i == 0 else 0.0
+                self._request(step, i == 0)
+        return SessionReport(
+            script=self.script, dynamic=self.dynamic, breakpoints=self.breakpoints,
+            requests=tuple(self.results), totals=totals_of(self.results),
+            prices=tuple(p for p in self.prices.values() if p is not None),
+            rules=tuple(sorted(self.rules.values())))
+
+    def _apply(self, step: Step) -> None:
+        if step.context is not None:
+            date = self.context["date"]
+            self.context = {k: v for k, v in step.context.items() if k != "provider"}
+            self.context.setdefault("date", date)
+        self.context.update(step.changes)
+        self.provider = step.provider or self.provider
+        self.model = step.model or self.model
+        if step.turn_tokens is not None:
+            self.turn_tokens = step.turn_tokens
+        if step.output_tokens is not None:
+            self.output_tokens = step.output_tokens
+        if step.new_session and self.conversation.turns:
+            self.conversation = _Conversation(self.conversation.number + 1)
+
+    # --- one request ---------------------------------------------------------------------------
+
+    def _request(self, step: Step, first_of_step: bool) -> None:
+        info = ProviderInfo(self.provider, self.model)
+        api = _api_of(self.provider, self.model, self.script.source)
+        wire = self.source.wire(info, self.context, api, self.dynamic, self.breakpoints)
+        pieces = self._pieces(wire)
+        client = self._client_markers(pieces) if api == "anthropic" else []
+        promptc_marks = [i for i, p in enumerate(pieces) if p.marker]
+        namespace = (api, self.provider, self.model) + ((wire.cache_key or "",)
+                                                         if api == "openai" else ())
+        state = self.states.setdefault(namespace, CacheState())
+        encoding = encoding_for(info)[0]
+        rules = _rules(api, info, lambda text: self.compiler.tokens.count(text, encoding))
+        self.rules[api] = rules.describe()
+        usage = rules.bill(pieces, sorted(set(promptc_marks + client)), state, self.now)
+        brk = self._break(info, namespace, pieces, wire, step, first_of_step)
+        prices = self._prices(info)
+        out_tokens = self.output_tokens
+        self.results.append(RequestResult(
+            index=len(self.results) + 1, session=self.conversation.number,
+            turn=self.conversation.turns, step=step.index, label=step.label if first_of_step
+            else "", provider=self.provider, model=self.model, variant=wire.variant,
+            input=usage.cache_read + usage.cache_write + usage.uncached,
+            cache_read=usage.cache_read, cache_write=usage.cache_write,
+            uncached=usage.uncached, turn_tokens=self.turn_tokens, output_tokens=out_tokens,
+            cost=_cost(usage.cache_read, usage.cache_write, usage.uncached, out_tokens, prices),
+            brk=brk, markers=len(set(promptc_marks + client)) if api == "anthropic" else 0,
+            notes=usage.notes, rejected=usage.rejected))
+        self.last = _Last(namespace, pieces, usage.cached_pieces if not usage.rejected else
+                          (self.last.cached if self.last else 0), dict(self.context),
+                          self.model, wire.variant, self.now)
+
+    def _pieces(self, wire: PromptWire) -> list[Piece]:
+        """The whole input: prompt, dynamic first message, the conversation so far."""
+        c = self.conversation
+        c.turns += 1
+        if wire.message:
+            now = {p.where: p.digest for p in wire.message}
+            if not c.first:
+                c.first = wire.message
+            elif now != c.sent:  # what changed goes with the latest message
+                whole = set(now) != set(c.sent)
+                c.history.extend(attrs.evolve(p, kind="update", where=f"update: {p.where}")
+                                 for p in wire.message if whole or c.sent[p.where] != p.digest)
+            c.sent = now
+        c.history.append(Piece("turn", f"turn {c.turns}", "", self.turn_tokens,
+                               digest("turn", str(c.number), str(c.turns))))
+        return [*wire.head, *c.first, *c.history]
+
+    def _client_markers(self, pieces: Sequence[Piece]) -> list[int]:
+        turns = [i for i, p in enumerate(pieces) if p.kind == "turn"]
+        return turns[-self.script.client_markers:] if self.script.client_markers else []
+
+    def _prices(self, info: ProviderInfo) -> Prices | None:
+        key = (info.provider, info.model)
+        if key not in self.prices:
+            self.prices[key] = model_prices(info)
+        return self.prices[key]
+
+    # --- where the prefix broke, and why ------------------------------------------------------
+
+    def _break(self, info: ProviderInfo, namespace: tuple[str, ...], pieces: Sequence[Piece],
+               wire: PromptWire, step: Step, first_of_step: bool) -> Break | None:
+        last = self.last
+        if last is None:
+            return None
+        if namespace[:3] != last.namespace[:3]:
+            return self._model_break(last, wire)
+        if self.now - last.time > TTL_MINUTES and last.cached:
+            return Break(pieces[0].where, pieces[0].cache,
+                         f"{self.now - last.time:g} minutes since the last request: the cache "
+                         f"expired ({TTL_MINUTES:g}-minute lifetime)", "expired")
+        d = _first_difference(pieces, last.pieces)
+        if d >= last.cached or d >= len(pieces) or pieces[d].kind == "turn":
+            return None  # what was cached is all still there (or only the conversation is new)
+        new_session = step.new_session and first_of_step
+        return Break(pieces[d].where, pieces[d].cache,
+                     self._cause(info, pieces[d], last, new_session),
+                     "new_session" if new_session else "change")
+
+    def _model_break(self, last: _Last, wire: PromptWire) -> Break:
+        variant = f" (variant {last.variant} → {wire.variant})" \
+            if last.variant != wire.variant else ""
+        return Break("model", "static", f"model {last.model} → {self.model}{variant}: each "
+                     "model has its own cache", "model")
+
+    def _cause(self, info: ProviderInfo, piece: Piece, last: _Last, new_session: bool) -> str:
+        changed = _changes(last.context, self.context)
+        reads = self.source.reads(info, piece.where) if piece.kind != "tools" else None
+        relevant = {k: v for k, v in changed.items() if reads is None or k in reads} or changed
+        text = _list_changes(relevant)
+        if piece.kind == "tools":
+            text = f"the tool definitions changed ({text})"
+        return f"new session: {text}" if new_session else text
+
+
+def _first_difference(pieces: Sequence[Piece], before: Sequence[Piece]) -> int:
+    """The index of the first piece that differs from the request before's."""
+    d, limit = 0, min(len(pieces), len(before))
+    while d < limit and pieces[d].digest == before[d].digest:
+        d += 1
+    return d
+
+
+def _list_changes(changes: Mapping[str, str]) -> str:
+    """`mode act → plan, date …`; past two fields, just their names."""
+    if not changes:
+        return "its text changed"
+    if len(changes) > 2:
+        return ", ".join(changes) + " changed"
+    return ", ".join(f"{k} {v}" for k, v in changes.items())
+
+
+def _cost(read: int, write: int, uncached: int, output: int, prices: Prices | None
+          ) -> float | None:
+    """USD for one request: cached reads, cache writes, other input and output at the model's
+    prices (a missing cache price bills at the input price; no input price: no cost)."""
+    if prices is None or prices.input is None:
+        return None
+    base = prices.input
+    total = (read * (prices.cache_read if prices.cache_read is not None else base)
+             + write * (prices.cache_write if prices.cache_write is not None else base)
+             + uncached * base + output * (prices.output or 0.0))
+    return total / 1_000_000
+
+
+def replay(script: SessionScript | str | Path, *, compiler: Compiler | None = None,
+           dynamic: str | None = None, breakpoints: int | None = None,
+           source: PromptSource | None = None) -> SessionReport:
+    """Replay a session script (a path or a loaded `SessionScript`) and report what each request
+    reads from and writes to the provider's cache, what it sends uncached, what it costs, and
+    where the cached prefix broke and why. `dynamic` and `breakpoints` override the script's;
+    `compiler` defaults to `Compiler.default()`; `source` builds the prompts (default: promptc's
+    own, through that compiler)."""
+    loaded = script if isinstance(script, SessionScript) else load_script(script)
+    compiler = compiler or Compiler.default()
+    placement = dynamic or loaded.dynamic
+    if placement not in ("system", "message"):
+        raise ValueError(f"dynamic must be 'system' or 'message', got {placement!r}")
+    marks = loaded.breakpoints if breakpoints is None else breakpoints
+    if not 0 <= marks <= 4:
+        raise ValueError(f"breakpoints must be 0..4, got {marks}")
+    return _Replay(loaded, source or PromptcSource(compiler), placement, marks, compiler).run()

@@ -1,0 +1,184 @@
+"""The records a replay produces: each request's bill and break, the totals, the CI gates.
+
+`SessionReport.to_dict()` is what `promptc session --format json` prints (fixed names:
+`requests[i]` {cache_read, cache_write, uncached, turn_tokens, break}, `totals` {cache_read,
+cache_write, uncached, cost}).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import attrs
+
+from .._model.prices import Prices
+from .script import SessionScript
+
+__all__ = ["Break", "RequestResult", "Totals", "Gate", "SessionReport", "totals_of"]
+
+BreakKind = Literal["change", "new_session", "model", "expired"]
+
+
+@attrs.frozen
+class Break:
+    """Where the prefix the previous request left cached stopped matching, and why."""
+
+    where: str   # a section id, "tools", "session tools", "model"
+    cache: str   # the cache class of what broke
+    cause: str
+    kind: BreakKind
+
+    @property
+    def static(self) -> bool:
+        """A break inside the static class that no model switch or expiry explains: the
+        prompt's shared prefix depends on something per-session (a finding)."""
+        return self.cache == "static" and self.kind in ("change", "new_session")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"where": self.where, "cache": self.cache, "cause": self.cause,
+                "kind": self.kind, "static": self.static}
+
+
+@attrs.frozen
+class RequestResult:
+    """One request's input tokens as the provider bills them."""
+
+    index: int
+    session: int
+    turn: int
+    step: int
+    label: str
+    provider: str
+    model: str
+    variant: str
+    input: int
+    cache_read: int
+    cache_write: int
+    uncached: int
+    turn_tokens: int
+    output_tokens: int
+    cost: float | None
+    brk: Break | None
+    markers: int = 0
+    notes: tuple[str, ...] = ()
+    rejected: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "session": self.session, "turn": self.turn,
+                "step": self.step, "label": self.label, "provider": self.provider,
+                "model": self.model, "variant": self.variant, "input": self.input,
+                "cache_read": self.cache_read, "cache_write": self.cache_write,
+                "uncached": self.uncached, "turn_tokens": self.turn_tokens,
+                "output_tokens": self.output_tokens, "cost": _usd(self.cost),
+                "break": self.brk.to_dict() if self.brk else None, "markers": self.markers,
+                "notes": list(self.notes), "rejected": self.rejected}
+
+
+def _usd(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+@attrs.frozen
+class Totals:
+    requests: int
+    sessions: int
+    input: int
+    cache_read: int
+    cache_write: int
+    uncached: int
+    output: int
+    cost: float | None   # USD; None when a model has no price in the table
+    breaks: int
+    static_breaks: int
+    rejected: int
+
+    @property
+    def cached_share(self) -> float:
+        """The share of input tokens read from the cache."""
+        return self.cache_read / self.input if self.input else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"requests": self.requests, "sessions": self.sessions, "input": self.input,
+                "cache_read": self.cache_read, "cache_write": self.cache_write,
+                "uncached": self.uncached, "output": self.output, "cost": _usd(self.cost),
+                "cached_share": round(self.cached_share, 4), "breaks": self.breaks,
+                "static_breaks": self.static_breaks, "rejected": self.rejected}
+
+
+def _sum(results: Sequence[RequestResult], field: str) -> int:
+    return sum(getattr(r, field) for r in results)
+
+
+def _total_cost(results: Sequence[RequestResult]) -> float | None:
+    """The session's cost, or None when any request has none (a model without prices)."""
+    costs = [r.cost for r in results]
+    return None if None in costs else sum(c for c in costs if c is not None)
+
+
+def totals_of(results: Sequence[RequestResult]) -> Totals:
+    broken = [r.brk for r in results if r.brk is not None]
+    return Totals(
+        requests=len(results), sessions=len({r.session for r in results}),
+        input=_sum(results, "input"), cache_read=_sum(results, "cache_read"),
+        cache_write=_sum(results, "cache_write"), uncached=_sum(results, "uncached"),
+        output=_sum(results, "output_tokens"), cost=_total_cost(results),
+        breaks=len(broken), static_breaks=sum(b.static for b in broken),
+        rejected=sum(r.rejected is not None for r in results))
+
+
+@attrs.frozen
+class Gate:
+    """One CI check on a report: its limit, the measured value, and whether it holds."""
+
+    name: str
+    limit: str
+    value: str
+    ok: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "limit": self.limit, "value": self.value, "ok": self.ok}
+
+
+@attrs.frozen
+class SessionReport:
+    """A replayed session: every request, the totals, the prices and the rules used."""
+
+    script: SessionScript
+    dynamic: str
+    breakpoints: int
+    requests: tuple[RequestResult, ...]
+    totals: Totals
+    prices: tuple[Prices, ...]
+    rules: tuple[str, ...]
+
+    def gates(self, max_breaks: int | None = None, min_cached_share: float | None = None
+              ) -> tuple[Gate, ...]:
+        """The checks: static-class breaks and rejected requests always (each is a defect),
+        the number of breaks and the cached share when a limit is given."""
+        t = self.totals
+        gates = [Gate("static-class breaks", "0", str(t.static_breaks), t.static_breaks == 0),
+                 Gate("rejected requests", "0", str(t.rejected), t.rejected == 0)]
+        if max_breaks is not None:
+            gates.append(Gate("max-breaks", str(max_breaks), str(t.breaks),
+                              t.breaks <= max_breaks))
+        if min_cached_share is not None:
+            gates.append(Gate("min-cached-share", f"{min_cached_share:.1%}",
+                              f"{t.cached_share:.1%}", t.cached_share >= min_cached_share))
+        return tuple(gates)
+
+    def to_dict(self, max_breaks: int | None = None, min_cached_share: float | None = None
+                ) -> dict[str, Any]:
+        gates = self.gates(max_breaks, min_cached_share)
+        sources = sorted({(p.source, p.date) for p in self.prices})
+        return {
+            "script": self.script.source, "title": self.script.title,
+            "provider": self.script.provider, "model": self.script.model,
+            "dynamic": self.dynamic, "breakpoints": self.breakpoints,
+            "client_markers": self.script.client_markers,
+            "requests": [r.to_dict() for r in self.requests],
+            "totals": {**self.totals.to_dict(), "currency": "USD",
+                       "price_source": "; ".join(f"{s} ({d})" for s, d in sources) or None},
+            "prices": [p.to_dict() for p in self.prices],
+            "rules": list(self.rules),
+            "gates": [g.to_dict() for g in gates], "ok": all(g.ok for g in gates)}

@@ -1,0 +1,223 @@
+"""Session scripts: a TOML file that says which requests a session sends and what changes.
+
+    provider = "anthropic"
+    model = "claude-sonnet-4-5"
+    context = "start.json"       # relative to the script (or an inline table)
+    turn_tokens = 900            # conversation tokens each request adds after the prompt
+
+    [[request]]                  # as the context says
+    [[request]]
+    repeat = 5                   # five more requests, nothing changed
+    [[request]]
+    mode = "plan"                # any context field, from here on
+    [[request]]
+    new_session = true           # a new conversation; `context = "other.json"` replaces it
+    [[request]]
+    model = "claude-opus-4-5"    # a model switch
+
+Every error names the script and the field at fault (`request[3].mode`); each request's
+context is checked when the script is loaded, so a bad field fails before anything is replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._base.errors import ConfigError, PromptcError
+from .._base.files import parse_toml, read_data_file, read_text_file
+from .._base.suggest import did_you_mean
+from .._model.context import MAX_CONTEXT_FILE_BYTES, PromptContext
+
+__all__ = ["SessionScript", "Step", "load_script", "SCRIPT_KEYS", "STEP_KEYS"]
+
+SCRIPT_KEYS = ("provider", "model", "context", "turn_tokens", "output_tokens", "dynamic",
+               "breakpoints", "client_markers", "title", "request")
+STEP_KEYS = ("repeat", "new_session", "provider", "model", "context", "turn_tokens",
+             "output_tokens", "pause", "label")
+_CONTEXT_FIELDS = tuple(f.name for f in attrs.fields(PromptContext) if f.name != "provider")
+MAX_REQUESTS = 10_000
+
+
+@attrs.frozen
+class Step:
+    """One `[[request]]` entry: what changes before it, and how many requests it sends."""
+
+    index: int                   # its position among the script's [[request]] entries (1-based)
+    repeat: int = 1
+    new_session: bool = False
+    changes: Mapping[str, Any] = attrs.field(factory=dict)  # context fields, from here on
+    context: Mapping[str, Any] | None = None  # a whole new context (`context = …`)
+    provider: str | None = None
+    model: str | None = None
+    turn_tokens: int | None = None
+    output_tokens: int | None = None
+    pause: float = 0.0           # minutes since the request before it
+    label: str = ""
+
+
+@attrs.frozen
+class SessionScript:
+    """A loaded, checked session script."""
+
+    source: str
+    provider: str
+    model: str
+    context: Mapping[str, Any]
+    turn_tokens: int = 0
+    output_tokens: int = 0
+    dynamic: str = "system"
+    breakpoints: int = 3   # promptc's markers (Anthropic); default: what the client leaves
+    client_markers: int = 1
+    title: str = ""
+    steps: tuple[Step, ...] = ()
+
+    @property
+    def requests(self) -> int:
+        return sum(step.repeat for step in self.steps)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "<script>",
+                  base: Path | None = None) -> SessionScript:
+        """A script from its plain data; `base` is the folder relative paths start from."""
+        return _script(data, source, base or Path.cwd())
+
+
+def load_script(path: str | Path) -> SessionScript:
+    """Read and check a session script (TOML)."""
+    p = Path(path)
+    data = parse_toml(read_text_file(p, ConfigError), p, ConfigError)
+    return SessionScript.from_dict(data, source=str(p), base=p.parent)
+
+
+# --- checking ------------------------------------------------------------------------------------
+
+def _fail(message: str, source: str, field: str) -> ConfigError:
+    return ConfigError(message, source=source, field=field)
+
+
+def _unknown(data: Mapping[str, Any], allowed: tuple[str, ...], source: str, where: str) -> None:
+    for key in data:
+        if key not in allowed:
+            prefix = f"{where}." if where else ""
+            raise _fail("unknown key" + did_you_mean(str(key), allowed), source,
+                        f"{prefix}{key}")
+
+
+def _int(data: Mapping[str, Any], key: str, source: str, where: str, default: int | None,
+         low: int = 0, high: int | None = None) -> int | None:
+    value = data.get(key, default)
+    if value is None:
+        return None
+    if value.__class__ is not int or value < low or (high is not None and value > high):
+        span = f"{low}..{high}" if high is not None else f"≥ {low}"
+        raise _fail(f"must be an integer {span}, got {value!r}", source, where + key)
+    return int(value)
+
+
+def _text(data: Mapping[str, Any], key: str, source: str, where: str) -> str | None:
+    value = data.get(key)
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise _fail(f"must be a non-empty string, got {value!r}", source, where + key)
+    return value
+
+
+def _context(value: Any, source: str, field: str, base: Path) -> dict[str, Any]:
+    """A context from a file name (relative to the script) or an inline table."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if not isinstance(value, str) or not value.strip():
+        raise _fail("must be a context file name or an inline table", source, field)
+    path = base / value
+    data = read_data_file(path, ConfigError, MAX_CONTEXT_FILE_BYTES)
+    if not isinstance(data, dict):
+        raise _fail("must hold a table/object", str(path), "")
+    return data
+
+
+def _checked_context(data: Mapping[str, Any], source: str, field: str) -> None:
+    try:
+        PromptContext.from_dict(data, source=source)
+    except PromptcError as exc:
+        inner = f"{field}.{exc.field}" if exc.field else field
+        raise _fail(exc.message, source, inner) from None
+
+
+def _step(raw: Any, index: int, source: str, base: Path) -> Step:
+    where = f"request[{index}]."
+    if not isinstance(raw, Mapping):
+        raise _fail("must be a table", source, where[:-1])
+    _unknown(raw, STEP_KEYS + _CONTEXT_FIELDS, source, where[:-1])
+    new_session = raw.get("new_session", False)
+    if new_session.__class__ is not bool:
+        raise _fail(f"must be true or false, got {new_session!r}", source, where + "new_session")
+    pause = raw.get("pause", 0)
+    if pause.__class__ not in (int, float) or pause < 0:
+        raise _fail(f"must be a number of minutes ≥ 0, got {pause!r}", source, where + "pause")
+    context = _context(raw["context"], source, where + "context", base) \
+        if "context" in raw else None
+    return Step(index=index,
+                repeat=_int(raw, "repeat", source, where, 1, 1, MAX_REQUESTS) or 1,
+                new_session=new_session,
+                changes={k: v for k, v in raw.items() if k in _CONTEXT_FIELDS},
+                context=context, provider=_text(raw, "provider", source, where),
+                model=_text(raw, "model", source, where),
+                turn_tokens=_int(raw, "turn_tokens", source, where, None),
+                output_tokens=_int(raw, "output_tokens", source, where, None),
+                pause=float(pause), label=_text(raw, "label", source, where) or "")
+
+
+def _check_steps(script: SessionScript) -> None:
+    """Every request's context is valid, and the whole script is not absurdly long."""
+    if script.requests > MAX_REQUESTS:
+        raise _fail(f"{script.requests} requests: at most {MAX_REQUESTS}", script.source,
+                    "request")
+    context = dict(script.context)
+    for step in script.steps:
+        if step.context is not None:
+            context = dict(step.context)
+        context.update(step.changes)
+        _checked_context(context, script.source, f"request[{step.index}]")
+
+
+def _placement(data: Mapping[str, Any], source: str) -> str:
+    dynamic = data.get("dynamic", "system")
+    if dynamic not in ("system", "message"):
+        raise _fail(f"must be \"system\" or \"message\", got {dynamic!r}", source, "dynamic")
+    return str(dynamic)
+
+
+def _raw_steps(data: Mapping[str, Any], source: str) -> list[Any]:
+    raw = data.get("request", [])
+    if not isinstance(raw, list) or not raw:
+        raise _fail("a script needs at least one [[request]]", source, "request")
+    return raw
+
+
+def _target(data: Mapping[str, Any], source: str) -> tuple[str, str]:
+    provider, model = _text(data, "provider", source, ""), _text(data, "model", source, "")
+    if provider is None or model is None:
+        raise _fail("a script needs `provider` and `model`", source,
+                    "provider" if provider is None else "model")
+    return provider, model
+
+
+def _script(data: Mapping[str, Any], source: str, base: Path) -> SessionScript:
+    _unknown(data, SCRIPT_KEYS, source, "")
+    provider, model = _target(data, source)
+    dynamic, raw_steps = _placement(data, source), _raw_steps(data, source)
+    context = _context(data["context"], source, "context", base) if "context" in data else {}
+    _checked_context(context, source, "context")
+    client = _int(data, "client_markers", source, "", 1, 0, 4) or 0
+    script = SessionScript(
+        source=source, provider=provider, model=model, context=context,
+        turn_tokens=_int(data, "turn_tokens", source, "", 0) or 0,
+        output_tokens=_int(data, "output_tokens", source, "", 0) or 0,
+        dynamic=dynamic, breakpoints=_int(data, "breakpoints", source, "", 4 - client, 0, 4) or 0,
+        client_markers=client, title=_text(data, "title", source, "") or "",
+        steps=tuple(_step(raw, i, source, base) for i, raw in enumerate(raw_steps, 1)))
+    _check_steps(script)
+    return script

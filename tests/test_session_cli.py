@@ -1,0 +1,139 @@
+"""`promptc session` on real prompts: its formats, its gates and exit codes, and where real
+prompts break (the mode's section, the model), and the benchmark's day scripts keep the static
+class whole."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptc import Compiler
+from promptc._cli import main
+from promptc.session import replay
+
+ROOT = Path(__file__).parent.parent
+CONTEXT = ROOT / "promptc" / "_data" / "snapshot" / "contexts" / "full.json"
+SCRIPT = f'''title = "a short session"
+provider = "anthropic"
+model = "claude-sonnet-4-5"
+context = "{CONTEXT.as_posix()}"
+turn_tokens = 900
+
+[[request]]
+label = "start"
+[[request]]
+[[request]]
+label = "plan | mode"
+mode = "plan"
+[[request]]
+model = "claude-opus-4-5"
+'''
+
+
+@pytest.fixture
+def script(tmp_path: Path) -> Path:
+    path = tmp_path / "short.toml"
+    path.write_text(SCRIPT, encoding="utf-8")
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main([*argv, "--builtins-only"])
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_real_prompts_break_where_their_sections_change(builtins: Compiler,
+                                                        script: Path) -> None:
+    report = replay(script, compiler=builtins)
+    first, repeat, plan, opus = report.requests
+    assert first.cache_read == 0 and first.cache_write == first.input
+    assert repeat.cache_read == first.input and repeat.cache_write == 900
+    assert plan.brk is not None and (plan.brk.where, plan.brk.cache) == \
+        ("act_vs_plan_mode", "request") and plan.brk.cause == "mode act → plan"
+    assert 0 < plan.cache_read < repeat.input  # up to the session block's marker
+    assert opus.brk is not None and opus.brk.kind == "model" and opus.cache_read == 0
+    assert [r.markers for r in report.requests] == [4, 4, 4, 4]
+    moved = replay(script, compiler=builtins, dynamic="message")
+    assert moved.requests[2].brk is None  # the new mode goes with the latest message
+    assert moved.requests[2].cache_read == moved.requests[1].input
+
+
+def test_text_json_and_markdown(capsys: pytest.CaptureFixture[str], script: Path,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run(capsys, "session", str(script))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0].split() == ["#", "session", "request", "model", "input",
+                                           "read", "write", "uncached", "cost", "break"]
+    assert "act_vs_plan_mode (request): mode act → plan" in out
+    assert "a short session: anthropic claude-sonnet-4-5, placement system" in out
+    assert "gate static-class breaks ≤ 0: ok (0)" in out and "LiteLLM" in out
+    code, out, _ = run(capsys, "session", str(script), "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["ok"] is True and len(data["requests"]) == 4
+    assert set(data["totals"]) >= {"cache_read", "cache_write", "uncached", "cost"}
+    assert data["requests"][2]["break"]["where"] == "act_vs_plan_mode"
+    code, out, _ = run(capsys, "session", str(script), "--format", "markdown", "--dynamic",
+                       "message")
+    assert code == 0 and out.startswith("**promptc session**")
+    assert "| # | session | request |" in out and "plan \\| mode" in out  # cells escaped
+
+
+def test_gates_fail_with_exit_1_after_the_report(capsys: pytest.CaptureFixture[str],
+                                                 script: Path) -> None:
+    code, out, _ = run(capsys, "session", str(script), "--max-breaks", "1",
+                       "--min-cached-share", "99%")
+    assert code == 1 and "gate max-breaks ≤ 1: FAILED (2)" in out
+    assert "gate min-cached-share ≥ 99.0%: FAILED" in out
+    code, out, _ = run(capsys, "session", str(script), "--max-breaks", "2",
+                       "--min-cached-share", "0.3", "--format", "json")
+    assert code == 0 and [g["ok"] for g in json.loads(out)["gates"]] == [True] * 4
+    code, out, _ = run(capsys, "session", str(script), "--breakpoints", "4", "--format", "json")
+    data = json.loads(out)
+    # four promptc markers and the client's: rejected, except on Opus, whose 4,096-token
+    # minimum leaves the built-in tool block unmarked (four in all)
+    assert code == 1 and data["ok"] is False
+    assert [r["markers"] for r in data["requests"]] == [5, 5, 5, 4]
+    assert [r["rejected"] is not None for r in data["requests"]] == [True, True, True, False]
+
+
+def test_bad_input_is_exit_2_with_one_line(capsys: pytest.CaptureFixture[str],
+                                           tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('provider = "anthropic"\nmodel = "m"\n[[request]]\nmode = "later"\n')
+    code, out, err = run(capsys, "session", str(bad))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "request[1].mode" in err and str(bad) in err
+    code, _, err = run(capsys, "session", str(tmp_path / "missing.toml"))
+    assert code == 2 and "file not found" in err
+    code, _, err = run(capsys, "session", str(bad), "--min-cached-share", "lots")
+    assert code == 2 and "not a share" in err
+
+
+def test_help_session_has_the_command_and_the_topic(capsys: pytest.CaptureFixture[str]
+                                                    ) -> None:
+    code = main(["help", "session"])
+    out = capsys.readouterr().out
+    assert code == 0 and "--max-breaks" in out and "# Session scripts" in out
+    for fact in ("at most 4", "1,024 tokens", "steps of 128", "prompt_cache_key",
+                 "implicit caching", "LiteLLM", "--dynamic message"):
+        assert fact in out, fact
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
+def test_the_day_scripts_never_break_the_static_class(builtins: Compiler,
+                                                      provider: str) -> None:
+    report = replay(ROOT / "benchmarks" / "sessions" / f"day-{provider}.toml",
+                    compiler=builtins)
+    assert report.totals.requests == 20 and report.totals.sessions == 2
+    assert report.totals.static_breaks == 0 and report.totals.rejected == 0
+    kinds = [r.brk.kind for r in report.requests if r.brk and r.brk.cache == "static"]
+    assert kinds == ["model"]
+    assert all(r.brk.cache in ("session", "request") for r in report.requests
+               if r.brk and r.brk.kind != "model")

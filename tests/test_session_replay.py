@@ -1,0 +1,247 @@
+"""Replaying a scripted session, computed by hand for each provider.
+
+A small stand-in prompt source builds every request from five pieces of round sizes (tools
+2,000 tokens, the static role 3,000, the rules 500, the mode 50, the date 20), each changing
+with the context field it stands for, so each request's reads, writes, breaks and cost can be
+worked out with a pencil. The story: a first request, a repeat, a mode switch, a rules edit, a
+day change, a second user's new session, a model switch; 100 conversation tokens per request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptc import ConfigError, ProviderInfo
+from promptc.session import Piece, PromptWire, SessionScript, load_script, replay
+from promptc._session.wire import digest
+
+READS = {"rules": frozenset({"rules"}), "mode": frozenset({"mode"}),
+         "date": frozenset({"date"})}
+
+
+class RoundNumbers:
+    """A prompt source with pieces of round sizes (see the module docstring)."""
+
+    def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
+             dynamic: str, breakpoints: int) -> PromptWire:
+        anthropic = api == "anthropic"
+        system = dynamic == "system"
+
+        def make(where: str, cache: str, tokens: int, content: Any, marker: bool,
+                 kind: str = "system") -> Piece:
+            return Piece(kind, where, cache, tokens,  # type: ignore[arg-type]
+                         digest(where, json.dumps(content)), "", anthropic and marker)
+
+        tools = make("tools", "static", 2000, provider.model, breakpoints >= 1, "tools")
+        role = make("role", "static", 3000, provider.model, breakpoints >= 2)
+        kind = "system" if system else "message"
+        rest = (make("rules", "session", 500, context.get("rules"), system and breakpoints >= 3,
+                     kind),
+                make("mode", "request", 50, context.get("mode"), False, kind),
+                make("date", "request", 20, context.get("date"), system and breakpoints >= 4,
+                     kind))
+        head, message = ((tools, role, *rest), ()) if system else ((tools, role), rest)
+        key = f"key-{provider.model}" if api == "openai" else None
+        return PromptWire(head, message, key, "round")
+
+    def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None:
+        return READS.get(where, frozenset())
+
+
+def story(provider: str, first: str, second: str, **extra: Any) -> SessionScript:
+    return SessionScript.from_dict({
+        "provider": provider, "model": first, "turn_tokens": 100, **extra,
+        "context": {"mode": "act", "date": "2026-01-01",
+                    "rules": [{"name": "r", "text": "one"}]},
+        "request": [{}, {"repeat": 1}, {"mode": "plan"},
+                    {"rules": [{"name": "r", "text": "two"}]}, {"date": "2026-01-02"},
+                    {"new_session": True, "rules": [{"name": "r", "text": "three"}]},
+                    {"model": second}]}, source="story.toml")
+
+
+def bills(report: Any) -> list[tuple[int, int, int]]:
+    return [(r.cache_read, r.cache_write, r.uncached) for r in report.requests]
+
+
+def breaks(report: Any) -> list[tuple[str, str, str] | None]:
+    return [(r.brk.where, r.brk.cache, r.brk.kind) if r.brk else None for r in report.requests]
+
+
+STORY_BREAKS = [None, None, ("mode", "request", "change"), ("rules", "session", "change"),
+                ("date", "request", "change"), ("rules", "session", "new_session"),
+                ("model", "static", "model")]
+
+
+def test_anthropic_by_hand(builtins: Any) -> None:
+    report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
+                    compiler=builtins, source=RoundNumbers())
+    # markers: tools (2,000), role (5,000), rules (5,500) and the client's on the latest turn
+    assert bills(report) == [
+        (0, 5670, 0),        # everything written up to turn 1
+        (5670, 100, 0),      # a repeat: turn 1's prefix read, turn 2 written
+        (5500, 370, 0),      # mode switch: read up to the rules marker
+        (5000, 970, 0),      # rules edit: read up to the role marker
+        (5500, 570, 0),      # day change: the edited rules' prefix was written at request 4
+        (5000, 670, 0),      # a second user: the static prefix is shared
+        (0, 5770, 0)]        # Opus: its own cache; the tools marker is under its 4,096 minimum
+    assert breaks(report) == STORY_BREAKS
+    causes = [r.brk.cause if r.brk else None for r in report.requests]
+    assert causes[2] == "mode act → plan" and causes[3] == "rules changed"
+    assert causes[4] == "date 2026-01-01 → 2026-01-02"
+    assert causes[5] == "new session: rules changed" and "claude-opus-4-5" in str(causes[6])
+    assert "4,096-token minimum" in report.requests[6].notes[0]
+    assert [r.markers for r in report.requests] == [4] * 7
+    # Sonnet 4.5: input $3, cache write $3.75, read $0.30; Opus 4.5: write $6.25 (per MTok)
+    assert report.requests[0].cost == pytest.approx(5670 * 3.75e-6)
+    assert report.requests[1].cost == pytest.approx((5670 * 0.3 + 100 * 3.75) / 1e6)
+    assert report.requests[6].cost == pytest.approx(5770 * 6.25e-6)
+    t = report.totals
+    assert (t.input, t.cache_read, t.cache_write, t.uncached) == (40790, 26670, 14120, 0)
+    assert (t.breaks, t.static_breaks, t.sessions) == (5, 0, 2)
+    assert t.cost == pytest.approx(0.075376)
+
+
+def test_openai_by_hand(builtins: Any) -> None:
+    report = replay(story("openai", "gpt-5", "gpt-5.1"), compiler=builtins,
+                    source=RoundNumbers())
+    # hits in steps of 128 from 1,024: 5,670 shared → 5,632; 5,500 → 5,376; 5,000 → 4,992;
+    # 5,550 (up to the mode) → 5,504
+    assert bills(report) == [(0, 0, 5670), (5632, 0, 138), (5376, 0, 494), (4992, 0, 978),
+                             (5504, 0, 566), (4992, 0, 678), (0, 0, 5770)]
+    assert breaks(report) == STORY_BREAKS
+    assert report.requests[1].cost == pytest.approx((5632 * 0.125 + 138 * 1.25) / 1e6)
+    assert report.totals.cost == pytest.approx(0.0211795)
+    assert report.totals.cached_share == pytest.approx(26496 / 40790)
+
+
+def test_gemini_by_hand(builtins: Any) -> None:
+    report = replay(story("gemini", "gemini-2.5-flash", "gemini-2.5-pro"), compiler=builtins,
+                    source=RoundNumbers())
+    assert bills(report) == [(0, 0, 5670), (5670, 0, 100), (5500, 0, 370), (5000, 0, 970),
+                             (5550, 0, 520), (5000, 0, 670), (0, 0, 5770)]
+    assert breaks(report) == STORY_BREAKS
+    assert report.totals.cost == pytest.approx(0.0105041)
+
+
+def test_dynamic_placement_by_hand(builtins: Any) -> None:
+    """With the details in the first message, a change goes with the latest message: only a
+    new session (its first message) and the model switch break anything."""
+    report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
+                    compiler=builtins, source=RoundNumbers(), dynamic="message")
+    assert bills(report) == [
+        (0, 5670, 0), (5670, 100, 0),
+        (5770, 150, 0),      # the new mode (50) sent with turn 3
+        (5920, 600, 0),      # the edited rules (500) with turn 4
+        (6520, 120, 0),      # the new date (20) with turn 5
+        (5000, 670, 0), (0, 5770, 0)]
+    assert breaks(report) == [None] * 5 + [("rules", "session", "new_session"),
+                                           ("model", "static", "model")]
+    t = report.totals
+    assert (t.input, t.cache_read, t.cache_write) == (41960, 28880, 13080)
+    system = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
+                    compiler=builtins, source=RoundNumbers())
+    assert t.cached_share > system.totals.cached_share
+
+
+def test_a_fifth_marker_is_a_rejected_request_and_fails_the_gates(builtins: Any) -> None:
+    report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
+                    compiler=builtins, source=RoundNumbers(), breakpoints=4)
+    assert all(r.rejected and "5 cache_control markers" in r.rejected for r in report.requests)
+    assert report.totals.rejected == 7 and report.totals.input == 0
+    gates = {g.name: g.ok for g in report.gates()}
+    assert gates == {"static-class breaks": True, "rejected requests": False}
+
+
+def test_a_pause_longer_than_the_lifetime_expires_the_cache(builtins: Any) -> None:
+    script = SessionScript.from_dict({
+        "provider": "anthropic", "model": "claude-sonnet-4-5", "turn_tokens": 100,
+        "context": {"mode": "act", "date": "2026-01-01"},
+        "request": [{}, {"pause": 4}, {"pause": 6}]})
+    report = replay(script, compiler=builtins, source=RoundNumbers())
+    assert [r.cache_read for r in report.requests] == [0, 5670, 0]
+    assert breaks(report)[2] == ("tools", "static", "expired")
+    assert report.totals.static_breaks == 0  # an expiry is no defect of the prompt
+
+
+def test_gates(builtins: Any) -> None:
+    report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
+                    compiler=builtins, source=RoundNumbers())
+    share = 26670 / 40790
+    checks = {g.name: g.ok for g in report.gates(max_breaks=5, min_cached_share=share)}
+    assert all(checks.values()) and len(checks) == 4
+    checks = {g.name: g.ok for g in report.gates(max_breaks=4, min_cached_share=share + 0.01)}
+    assert checks == {"static-class breaks": True, "rejected requests": True,
+                      "max-breaks": False, "min-cached-share": False}
+    data = report.to_dict(max_breaks=4)
+    assert data["ok"] is False and data["totals"]["cost"] == pytest.approx(0.075376)
+    assert set(data["requests"][0]) >= {"cache_read", "cache_write", "uncached",
+                                        "turn_tokens", "break"}
+    assert data["requests"][2]["break"] == {"where": "mode", "cache": "request",
+                                            "cause": "mode act → plan", "kind": "change",
+                                            "static": False}
+    assert "LiteLLM" in data["totals"]["price_source"]
+
+
+# --- scripts -----------------------------------------------------------------------------------
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "s.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+HEAD = 'provider = "anthropic"\nmodel = "claude-sonnet-4-5"\n'
+
+
+@pytest.mark.parametrize("body, field, words", [
+    ('turn_token = 5\n[[request]]\n', "turn_token", "did you mean 'turn_tokens'"),
+    ('[[request]]\nrepaet = 2\n', "request[1].repaet", "did you mean 'repeat'"),
+    ('[[request]]\n[[request]]\nmode = 3\n', "request[2].mode", ""),
+    ('[[request]]\nrepeat = 0\n', "request[1].repeat", "integer 1.."),
+    ('[[request]]\nnew_session = "yes"\n', "request[1].new_session", "true or false"),
+    ('dynamic = "user"\n[[request]]\n', "dynamic", "system"),
+    ('context = "missing.json"\n[[request]]\n', None, "file not found"),
+    ('', "request", "at least one"),
+])
+def test_a_bad_script_names_the_field(tmp_path: Path, body: str, field: str | None,
+                                      words: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_script(write(tmp_path, HEAD + body))
+    if field is not None:
+        assert info.value.field == field and info.value.source == str(tmp_path / "s.toml")
+    assert words in str(info.value)
+
+
+def test_a_script_reads_contexts_relative_to_itself(tmp_path: Path) -> None:
+    (tmp_path / "ctx").mkdir()
+    (tmp_path / "ctx" / "a.json").write_text('{"cwd": "/a", "date": "2026-01-01"}')
+    (tmp_path / "ctx" / "b.toml").write_text('cwd = "/b"\n')
+    script = load_script(write(tmp_path, HEAD + 'context = "ctx/a.json"\n[[request]]\n'
+                                                '[[request]]\nnew_session = true\n'
+                                                'context = "ctx/b.toml"\nrepeat = 3\n'))
+    assert script.context["cwd"] == "/a" and script.steps[1].context == {"cwd": "/b"}
+    assert script.requests == 4 and script.breakpoints == 3 and script.client_markers == 1
+
+
+def test_an_unmodelled_provider_is_refused(builtins: Any) -> None:
+    script = SessionScript.from_dict({"provider": "ollama", "model": "qwen3", "request": [{}]})
+    with pytest.raises(ConfigError, match="models the caching of"):
+        replay(script, compiler=builtins)
+
+
+def test_a_new_conversation_with_the_same_prompt_is_no_break(builtins: Any) -> None:
+    script = SessionScript.from_dict({
+        "provider": "anthropic", "model": "claude-sonnet-4-5", "turn_tokens": 100,
+        "context": {"mode": "act", "date": "2026-01-01"},
+        "request": [{"new_session": True}, {"new_session": True}]})
+    report = replay(script, compiler=builtins, source=RoundNumbers())
+    # the second conversation reads the prompt up to the last marker before the date (5,500)
+    # and writes the date and its own first turn (170)
+    assert bills(report) == [(0, 5670, 0), (5500, 170, 0)]
+    assert breaks(report) == [None, None] and report.totals.sessions == 2
+    assert [r.session for r in report.requests] == [1, 2]
