@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,18 +34,17 @@ CODES = "0 the input ended and every request was answered · 2 bad usage, or the
 
 
 class Server:
-    """The Compiler in effect, and how to build it again from the same sources."""
+    """The Compiler in effect, and how to build it again from the same sources. `reload` runs
+    on the reading thread (an inline method), so requests read after it see the new one."""
 
     def __init__(self, build: Callable[[], Compiler]) -> None:
         self._build = build
-        self._lock = threading.Lock()
         self.compiler = build()
 
     def reload(self) -> Compiler:
         """Read the sources again; on an error the current Compiler stays."""
-        with self._lock:
-            self.compiler = self._build()
-            return self.compiler
+        self.compiler = self._build()
+        return self.compiler
 
 
 def handler(server: Server) -> Handler:
@@ -84,10 +82,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .jsonrpc import LineWriter, serve_lines
     server = Server(lambda: compiler_from(args))
     print_diagnostics(server.compiler.load_diagnostics)
-    out = sys.stdout.buffer
-    sys.stdout = sys.stderr  # anything printed by a plugin goes to the log, not the protocol
-    writer = LineWriter(out)
-    serve_lines(sys.stdin.buffer, writer, handler(server), workers=args.workers, log=_log)
+    if sys.stdin.isatty():
+        _log("reading JSON-RPC requests, one per line (promptc help serve); end with Ctrl-D")
+    protocol, sys.stdout = sys.stdout, sys.stderr  # what a plugin prints goes to the log
+    try:
+        serve_lines(sys.stdin.buffer, LineWriter(protocol.buffer), handler(server),
+                    workers=args.workers, log=_log)
+    finally:
+        sys.stdout = protocol
     return 0
 
 

@@ -130,9 +130,7 @@ def target(call: Call) -> tuple[ProviderInfo, PromptContext]:
     except UsageError:
         raise RpcError(INVALID_PARAMS, "invalid params: no model: give `provider` and `model`, "
                                        "or a `context` with a `provider` table") from None
-    if ctx.provider != info:
-        ctx = attrs.evolve(ctx, provider=info)
-    return info, ctx
+    return info, ctx.with_provider(info)
 
 
 def shapes(params: Mapping[str, Any]) -> PayloadOptions:
