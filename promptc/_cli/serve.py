@@ -50,12 +50,11 @@ class Server:
 def handler(server: Server) -> Handler:
     """The jsonrpc handler: the method, its checked params, and the work (promptc's errors
     turned into JSON-RPC ones)."""
+    from functools import partial
+
     from .._base.suggest import did_you_mean
     from .jsonrpc import METHOD_NOT_FOUND, Job, Request, RpcError
     from .serve_methods import METHODS, Call, read_params
-
-    def work(method: Method, call: Call) -> Callable[[], Any]:
-        return lambda: _guarded(method, call)
 
     def handle(request: Request) -> Job:
         method = METHODS.get(request.method)
@@ -64,7 +63,7 @@ def handler(server: Server) -> Handler:
                                              f"{did_you_mean(request.method, METHODS)}; "
                                              f"methods: {', '.join(METHODS)}")
         call = Call(server.compiler, server, read_params(request.params, method.params))
-        return Job(work(method, call), inline=method.inline)
+        return Job(partial(_guarded, method, call), inline=method.inline)
     return handle
 
 
