@@ -106,8 +106,11 @@ def _message(line: bytes) -> dict[str, Any]:
     """The line's JSON object, with an `id` that can be answered (or none)."""
     try:
         message = json.loads(line, parse_constant=_no_constants)
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+    except ValueError as exc:  # UnicodeDecodeError is a ValueError
         raise _Rejected(PARSE_ERROR, f"parse error: the line is not JSON ({exc})") from None
+    except RecursionError:
+        raise _Rejected(PARSE_ERROR, "parse error: the line nests deeper than the JSON reader "
+                                     "goes") from None
     if not isinstance(message, dict):
         kind = "a batch (an array)" if isinstance(message, list) else "not an object"
         raise _Rejected(INVALID_REQUEST, f"invalid request: {kind}; send one request object "
