@@ -28,6 +28,7 @@ SERVE = [sys.executable, "-m", "promptc", "serve"]
 SOURCES = ["--builtins-only"]
 SONNET = {"provider": "anthropic", "model": "claude-sonnet-4-5"}
 CLI_SONNET = ["--provider", "anthropic", "--model", "claude-sonnet-4-5"]
+FULL_FILE = str(CONTEXTS / "full.json")
 FULL = json.loads((CONTEXTS / "full.json").read_text(encoding="utf-8"))
 
 
@@ -103,11 +104,6 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     return capsys.readouterr().out
 
 
-@pytest.fixture(scope="module")
-def full_file(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return str(CONTEXTS / "full.json")
-
-
 # --- every method is the command's JSON -------------------------------------------------------
 
 def test_version(server: Server) -> None:
@@ -118,11 +114,11 @@ def test_version(server: Server) -> None:
 
 
 def test_compile_is_render_json_and_its_text_is_render(
-        server: Server, full_file: str, capsys: pytest.CaptureFixture[str]) -> None:
+        server: Server, capsys: pytest.CaptureFixture[str]) -> None:
     result = server.result("compile", {**SONNET, "context": FULL})
-    assert result == cli_json(capsys, "render", *CLI_SONNET, "--context", full_file,
+    assert result == cli_json(capsys, "render", *CLI_SONNET, "--context", FULL_FILE,
                               "--format", "json")
-    assert result["text"] + "\n" == cli(capsys, "render", *CLI_SONNET, "--context", full_file)
+    assert result["text"] + "\n" == cli(capsys, "render", *CLI_SONNET, "--context", FULL_FILE)
     assert result["tokens"]["total"] > 0 and result["variant"]["id"]
 
 
@@ -134,30 +130,30 @@ def test_compile_is_render_json_and_its_text_is_render(
      ["--format", "gemini", "--gemini-schema", "json", "--native-tools", "yes"]),
 ])
 def test_compile_payloads_are_render_payloads(
-        server: Server, full_file: str, params: dict[str, Any], flags: list[str],
+        server: Server, params: dict[str, Any], flags: list[str],
         capsys: pytest.CaptureFixture[str]) -> None:
     result = server.result("compile", {"provider": "openai", "model": "gpt-5", "context": FULL,
                                        **params})
     assert result == cli_json(capsys, "render", "--provider", "openai", "--model", "gpt-5",
-                              "--context", full_file, *flags)
+                              "--context", FULL_FILE, *flags)
 
 
-def test_compile_budget_and_variant(server: Server, full_file: str,
+def test_compile_budget_and_variant(server: Server,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     params = {**SONNET, "context": FULL, "budget": 4500, "variant": "generic"}
     result = server.result("compile", params)
     assert result["variant"]["id"] == "generic" and result["budget_report"]["budget"] == 4500
-    assert result == cli_json(capsys, "render", *CLI_SONNET, "--context", full_file,
+    assert result == cli_json(capsys, "render", *CLI_SONNET, "--context", FULL_FILE,
                               "--budget", "4500", "--variant", "generic", "--format", "json")
 
 
-def test_tools(server: Server, full_file: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tools(server: Server, capsys: pytest.CaptureFixture[str]) -> None:
     native = server.result("tools", {**SONNET, "context": FULL, "format": "anthropic"})
-    assert native == cli_json(capsys, "tools", *CLI_SONNET, "--context", full_file,
+    assert native == cli_json(capsys, "tools", *CLI_SONNET, "--context", FULL_FILE,
                               "--format", "anthropic")
     text = server.result("tools", {**SONNET, "context": FULL, "native_tools": False})
     assert text["tool_mode"] == "text" and text["names"]
-    assert text["text"] + "\n" == cli(capsys, "tools", *CLI_SONNET, "--context", full_file,
+    assert text["text"] + "\n" == cli(capsys, "tools", *CLI_SONNET, "--context", FULL_FILE,
                                       "--native-tools", "no")
     assert server.result("tools", SONNET)["text"] is None  # a native variant has no section
 
@@ -175,12 +171,12 @@ def test_parse(server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert result == json.loads(capsys.readouterr().out)
 
 
-def test_explain_and_variants(server: Server, full_file: str,
+def test_explain_and_variants(server: Server,
                               capsys: pytest.CaptureFixture[str]) -> None:
     result = server.result("explain", {"provider": "openai", "model": "gpt-4.1",
                                        "context": FULL})
     assert result == cli_json(capsys, "explain", "--provider", "openai", "--model", "gpt-4.1",
-                              "--context", full_file, "--json")
+                              "--context", FULL_FILE, "--json")
     assert result["trace"] and result["variant"]["chosen_by"]
     assert server.result("variants") == cli_json(capsys, "variants", "--json")
 
