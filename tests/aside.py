@@ -25,10 +25,10 @@ import pytest
 
 # Modules whose time goes into big imports or child processes (test_plugins installs plugins
 # and runs pytest and promptc in subprocesses; test_faults runs promptc in subprocesses;
-# test_examples drives the anthropic and openai SDKs, which the child imports anyway;
-# test_serve waits on `promptc serve` subprocesses): together about a third of the suite.
+# test_examples drives the anthropic and openai SDKs, which the child imports anyway):
+# together about a third of the suite.
 HEAVY = frozenset({"test_integrations.py", "test_schemas.py", "test_plugins.py",
-                   "test_faults.py", "test_examples.py", "test_serve.py"})
+                   "test_faults.py", "test_examples.py"})
 CHILD = "PROMPTC_TESTS_ASIDE"
 
 
