@@ -17,7 +17,7 @@ import pytest
 import promptc
 from promptc import PromptContext
 from promptc._cli import main
-from promptc._cli.commands import TOPICS, build_parser
+from promptc._cli.commands import TOPICS, TOPICS_DIR, build_parser
 from promptc._cli.format import Progress, bound, clean, table
 
 from .conftest import CONTEXTS
@@ -101,8 +101,25 @@ def test_help_topics(capsys: pytest.CaptureFixture[str]) -> None:
         assert run(capsys, "help", topic)[0] == 0
     code, out, _ = run(capsys, "help", "render")
     assert code == 0 and out == run(capsys, "render", "--help")[1]
+    code, out, _ = run(capsys, "help", "serve")  # a command and a topic: the two, in order
+    topic = (TOPICS_DIR / "serve.md").read_text(encoding="utf-8")
+    assert code == 0 and out == run(capsys, "serve", "--help")[1] + "\n" + topic
     code, out, err = run(capsys, "help", "contxt")
     assert code == 2 and out == "" and "did you mean 'context'" in err
+
+
+def test_the_serve_topic_names_every_method_param_and_error_code(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from promptc._cli.serve_errors import ERROR_CODES
+    from promptc._cli.serve_methods import METHODS
+    topic = run(capsys, "help", "serve")[1].split("# The `promptc serve` protocol", 1)[1]
+    for name, method in METHODS.items():
+        assert f"\n{name} " in topic, name
+        assert all(param in topic for param in method.params), name
+    for code in (-32700, -32600, -32601, -32602, -32603):
+        assert f"  {code}  " in topic, code
+    for cls, code in ERROR_CODES.items():
+        assert f"  {code}  {cls.__name__} " in topic, code
 
 
 # --- tables that fit ----------------------------------------------------------------------------

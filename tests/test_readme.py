@@ -43,9 +43,25 @@ def test_the_main_command_renders(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_documented_commands_exist(capsys: pytest.CaptureFixture[str]) -> None:
     for command in ("render", "explain", "variants", "tools", "lint", "tokens", "inputs",
-                    "snapshot", "diff", "new-variant", "models", "parse", "session"):
+                    "snapshot", "diff", "new-variant", "models", "parse", "session",
+                    "serve"):
         with pytest.raises(SystemExit) as info:
             main([command, "--help"])
         assert info.value.code == 0
         assert f"promptc {command}" in README
     capsys.readouterr()
+
+
+def test_the_serve_section_names_every_method_param_and_error_code() -> None:
+    from promptc._cli.jsonrpc import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
+                                      METHOD_NOT_FOUND, PARSE_ERROR)
+    from promptc._cli.serve_errors import ERROR_CODES
+    from promptc._cli.serve_methods import METHODS
+    section = README.split("## From any language: `promptc serve`", 1)[1].split("\n## ", 1)[0]
+    for name, method in METHODS.items():
+        assert f"| `{name}` |" in section, name
+        assert all(f"`{param}`" in section for param in method.params), name
+    for code in (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR):
+        assert f"`{code}`" in section, code
+    for cls, code in ERROR_CODES.items():
+        assert f"`{code}` {cls.__name__}" in section or f"`{code}` any other" in section, code

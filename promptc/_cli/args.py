@@ -20,7 +20,7 @@ from .format import bound, clean, format_diagnostic
 
 __all__ = ["UsageError", "Findings", "Parser", "epilog", "add_sources", "add_target",
            "add_json", "compiler_from", "target_from", "print_json", "print_diagnostics",
-           "non_negative", "add_payload_options", "read_input_text", "DOCS"]
+           "non_negative", "add_payload_options", "read_input_text", "provider_for", "DOCS"]
 
 DOCS = "docs/cli.md in the promptc repository"
 
@@ -157,16 +157,6 @@ def compiler_from(args: argparse.Namespace) -> Compiler:
 
 def target_from(args: argparse.Namespace) -> tuple[ProviderInfo, PromptContext]:
     ctx = PromptContext.load(args.context) if args.context else PromptContext()
-    info = ctx.provider
-    if args.provider or args.model:
-        base = info or ProviderInfo()
-        info = attrs.evolve(base, provider=args.provider or base.provider,
-                            model=args.model or base.model)
-        if info.model != base.model:  # capabilities given for another model no longer apply
-            info = ProviderInfo(provider=info.provider, model=info.model)
-    if info is None or not info.model:
-        raise UsageError("no model: give --provider and --model, or a context file with a "
-                         "`provider` table")
     caps: dict[str, Any] = {}
     if getattr(args, "native_tools", None):
         caps["native_tools"] = args.native_tools == "yes"
@@ -176,8 +166,7 @@ def target_from(args: argparse.Namespace) -> tuple[ProviderInfo, PromptContext]:
         caps["context_window"] = args.context_window
     if getattr(args, "family", None):
         caps["family"] = args.family
-    if caps:
-        info = attrs.evolve(info, **caps)
+    info = provider_for(ctx.provider, args.provider, args.model, caps)
     changes: dict[str, Any] = {"provider": info}
     if args.date:
         changes["date"] = args.date
@@ -198,6 +187,23 @@ def target_from(args: argparse.Namespace) -> tuple[ProviderInfo, PromptContext]:
     except PromptcError as exc:
         raise UsageError(f"--{exc.field or 'option'}: {exc.message}") from None
     return info, ctx
+
+
+def provider_for(base: ProviderInfo | None, provider: str | None, model: str | None,
+                 caps: dict[str, Any]) -> ProviderInfo:
+    """The request's provider: the context's, with `provider`/`model` overriding it (the
+    context's capabilities dropped when the model changes: they were given for another one),
+    then the capabilities in `caps` (`native_tools`, `images`, `context_window`, `family`)."""
+    info = base
+    if provider or model:
+        base = info or ProviderInfo()
+        info = attrs.evolve(base, provider=provider or base.provider, model=model or base.model)
+        if info.model != base.model:  # capabilities given for another model no longer apply
+            info = ProviderInfo(provider=info.provider, model=info.model)
+    if info is None or not info.model:
+        raise UsageError("no model: give --provider and --model, or a context file with a "
+                         "`provider` table")
+    return attrs.evolve(info, **caps) if caps else info
 
 
 def _parse_value(text: str) -> Any:

@@ -14,13 +14,14 @@ from typing import Any
 
 from .._base.errors import (BudgetExceededError, ConfigError, ContextError, NoVariantError,
                             PromptcError)
-from .._compile.result import CompiledPrompt, prompt_to_dict
-from .._calls.records import ToolCall
-from .._model.provider import ProviderInfo, capability_sources
+from .._compile.result import CompiledPrompt
+from .._model.provider import ProviderInfo
 from .args import (DOCS, Findings, Parser, UsageError, add_json, add_payload_options,
                    add_sources, add_target, compiler_from, epilog, non_negative,
                    print_diagnostics, print_json, read_input_text, target_from)
 from .format import Styled, bound, clean, format_diagnostic, paint, table, terminal_width
+from .results import (PayloadOptions, explain_data, native_tools, parse_data, payload,
+                      render_data, variant_rows)
 
 __all__ = ["main", "build_parser", "TOPICS"]
 
@@ -29,7 +30,8 @@ TOPICS = {"context": "the context file: every field, with an example",
           "folders": "override folders: built-ins, plugins, user and project, and their layout",
           "matrix": "the snapshot matrix: which cases `snapshot` and `diff --snapshots` render",
           "exit-codes": "what each exit code means",
-          "session": "session scripts, the providers' caching rules, dynamic placement"}
+          "session": "session scripts, the providers' caching rules, dynamic placement",
+          "serve": "the `promptc serve` protocol: methods, params, results, errors"}
 
 
 # --- budgets -------------------------------------------------------------------------------------
@@ -129,16 +131,9 @@ def cmd_render(args: argparse.Namespace) -> int:
         if prompt.message:
             sys.stdout.write(f"\n--- first user message ---\n{prompt.message}\n")
     elif fmt == "json":
-        data = prompt_to_dict(prompt)
-        if prompt.dropped:
-            data["budget_report"] = budget_summary(prompt)[2]
-        print_json(data)
-    elif fmt == "anthropic":
-        print_json(prompt.to_anthropic(breakpoints=args.breakpoints))
-    elif fmt == "openai":
-        print_json(prompt.to_openai(api=args.openai_api, strict=args.strict_tools == "yes"))
-    elif fmt == "gemini":
-        print_json(prompt.to_gemini(schema=args.gemini_schema))
+        print_json(render_data(prompt))
+    else:
+        print_json(payload(prompt, fmt, PayloadOptions.from_args(args)))
     if fmt != "json":
         _report_budget(prompt)
         print_diagnostics(prompt.diagnostics, skip=("budget-",))
@@ -148,35 +143,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
     info, ctx = target_from(args)
-    resolved = info.resolved()
-    resolution = compiler.resolve(resolved, full_trace=True)
-    prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True)
-    v = prompt.variant
-    chosen_by = "id" if args.variant else resolution.by
-    tools = [{"name": t.name, "source": t.source, "origin": t.origin}
-             for t in prompt.tools.specs] + \
-        [{"name": b.native_name, "source": f"mcp:{b.server}", "origin": b.tool}
-         for b in prompt.tools.mcp]
-    capabilities = {name: {"value": value, "source": source}
-                    for name, (value, source) in capability_sources(info).items()}
-    choice = prompt.tools.choice
-    data: dict[str, Any] = {
-        "provider": {k: getattr(resolved, k) for k in (
-            "provider", "model", "family", "context_window", "native_tools", "images",
-            "prompt_caching", "cache_min_tokens", "encoding")},
-        "normalized_model": resolved.normalized_model,
-        "capabilities": capabilities,
-        "variant": {"id": v.id, "family": v.family, "source": v.source, "path": v.path,
-                    "extends": v.extends, "chosen_by": chosen_by,
-                    "tool_mode": prompt.tools.mode},
-        "tool_mode": choice.to_dict() if choice is not None else {"mode": prompt.tools.mode},
-        "trace": [t.to_dict() for t in resolution.trace],
-        "sections": [s.to_dict() for s in prompt.sections],
-        "tools": tools,
-        "placeholders": dict(sorted(prompt.placeholders.items())),
-        "sources": [{"layer": layer, "path": path} for layer, path in compiler.sources],
-        "diagnostics": [d.to_dict() for d in prompt.diagnostics],
-    }
+    explained = explain_data(compiler, info, ctx, args.variant)
+    data, prompt, resolution = explained.data, explained.prompt, explained.resolution
+    resolved, v, choice = info.resolved(), prompt.variant, prompt.tools.choice
+    chosen_by, tools, capabilities = data["variant"]["chosen_by"], data["tools"], \
+        data["capabilities"]
     if args.json:
         print_json(data)
         return 0
@@ -219,20 +190,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_variants(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    reg = compiler.registry
-    order = {v.id: i for i, v in enumerate(reg.order)}
-    overrides = [f.message for f in reg.findings if f.code == "overridden"]
-    rows = []
-    for v in sorted(reg.variants.values(), key=lambda v: (order.get(v.id, 1 << 30), v.id)):
-        # what another source replaced in this variant: the variant itself, its own files, or a
-        # shared component or tool it uses
-        mine = [m for m in overrides if f"variant {v.id!r}" in m or any(
-            m.startswith((f"component {c!r} ", f"tool {c!r} "))
-            for c in (*v.components, *v.tools))]
-        rows.append({"id": v.id, "family": v.family, "priority": v.priority, "source": v.source,
-                     "extends": v.extends, "fallback": v.fallback, "tool_mode": v.tool_mode,
-                     "match": v.matcher.description, "path": v.path,
-                     "description": v.description, "overrides": mine})
+    rows = variant_rows(compiler)
+    overrides = [f.message for f in compiler.registry.findings if f.code == "overridden"]
     if args.json:
         print_json(rows)
     else:
@@ -260,12 +219,8 @@ def cmd_tools(args: argparse.Namespace) -> int:
             sys.stdout.write(f"(variant {clean(prompt.variant.id)!r} sends tools natively; "
                              "names below)\n")
             sys.stdout.write(table(["tool"], rows) + "\n")
-    elif args.format == "openai":
-        print_json(tools.openai(api=args.openai_api, strict=args.strict_tools == "yes"))
-    elif args.format == "anthropic":
-        print_json(tools.anthropic())
-    elif args.format == "gemini":
-        print_json(tools.gemini(schema=args.gemini_schema))
+    else:
+        print_json(native_tools(tools, args.format, PayloadOptions.from_args(args)))
     print_diagnostics(prompt.diagnostics)
     return 0
 
@@ -275,12 +230,9 @@ def cmd_parse(args: argparse.Namespace) -> int:
     info, ctx = target_from(args)
     prompt = compiler.compile(info, ctx, variant=args.variant)
     reply = read_input_text(args.reply)
-    parsed = prompt.tools.parse(reply)
-    print_json({"tool_mode": prompt.tools.mode,
-                "parts": [p if isinstance(p, str) else
-                          {"call" if isinstance(p, ToolCall) else "error": p.to_dict()}
-                          for p in parsed.parts]})
-    return 1 if parsed.errors else 0
+    data, has_errors = parse_data(prompt, reply)
+    print_json(data)
+    return 1 if has_errors else 0
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -402,13 +354,13 @@ def cmd_help(args: argparse.Namespace) -> int:
     if topic is None:
         PARSERS[""].print_help()
         return 0
-    if topic in PARSERS and topic:
-        PARSERS[topic].print_help()
-        if topic in TOPICS:  # a command with a topic of its own: the long form follows
-            sys.stdout.write("\n" + (TOPICS_DIR / f"{topic}.md").read_text(encoding="utf-8"))
-        return 0
+    command = topic in PARSERS and bool(topic)
+    if command:
+        PARSERS[topic].print_help()  # then the topic of the same name, if there is one
     if topic in TOPICS:
-        sys.stdout.write((TOPICS_DIR / f"{topic}.md").read_text(encoding="utf-8"))
+        sys.stdout.write(("\n" if command else "") +
+                         (TOPICS_DIR / f"{topic}.md").read_text(encoding="utf-8"))
+    if command or topic in TOPICS:
         return 0
     from .._base.suggest import did_you_mean
     raise UsageError(f"no help topic {clean(topic)!r}"
@@ -608,6 +560,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_models_command(sub, COMMANDS, _command)
     from .session import add_session_command
     add_session_command(sub, COMMANDS, _command)
+    from .serve import add_serve_command
+    add_serve_command(sub, COMMANDS, _command)
 
     p = _command(sub, "help", "help on a command or a topic",
                  "Help on a command (the same as COMMAND --help) or a topic: "

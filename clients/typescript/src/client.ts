@@ -1,0 +1,147 @@
+// A typed client for `promptc serve`: one method per server method, errors as typed exceptions.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+
+import { Connection } from "./connection.js";
+import { ServerClosedError } from "./errors.js";
+import type {
+  AnthropicPayload, AnthropicTool, CompileParams, CompileResult, ExplainResult, GeminiPayload,
+  GeminiTool, OpenAIChatTool, OpenAIPayload, OpenAIResponsesTool, ParseParams, ParseResult,
+  ReloadResult, TargetParams, ToolsParams, ToolsText, VariantRow, VersionResult,
+} from "./types.js";
+
+export interface SpawnOptions {
+  /** The program to run; default: $PROMPTC_COMMAND, else `promptc` (found on PATH). */
+  command?: string;
+  /** Arguments before `serve` (e.g. `["-m", "promptc"]` with command `python3`). */
+  args?: string[];
+  /** A project `.promptc` folder; default: found from `cwd` upwards. */
+  project?: string;
+  noProject?: boolean;
+  noUser?: boolean;
+  noPlugins?: boolean;
+  /** Only the built-in variants (the three `no…` options together). */
+  builtinsOnly?: boolean;
+  /** Requests the server answers at the same time (default 4). */
+  workers?: number;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The server's log: "pipe" (default) keeps its last lines for `ServerClosedError`. */
+  stderr?: "pipe" | "inherit" | "ignore";
+}
+
+const STDERR_KEPT = 4000; // characters of the server's log kept for an error message
+
+function serveArgs(options: SpawnOptions): string[] {
+  const flags: [boolean | undefined, string][] = [
+    [options.noProject, "--no-project"], [options.noUser, "--no-user"],
+    [options.noPlugins, "--no-plugins"], [options.builtinsOnly, "--builtins-only"],
+  ];
+  const args = [...(options.args ?? []), "serve", ...flags.filter(([on]) => on).map(([, f]) => f)];
+  if (options.project !== undefined) {
+    args.push("--project", options.project);
+  }
+  if (options.workers !== undefined) {
+    args.push("--workers", String(options.workers));
+  }
+  return args;
+}
+
+export class PromptcClient {
+  private readonly connection: Connection;
+
+  /** A client on a running server's streams: `output` is its stdout, `input` its stdin. */
+  constructor(output: Readable, input: Writable, private readonly child?: ChildProcess,
+              private readonly log: () => string = () => "") {
+    this.connection = new Connection(output, input, () => {}, () => this.closedError());
+  }
+
+  /** Start `promptc serve` and connect to it. */
+  static spawn(options: SpawnOptions = {}): PromptcClient {
+    const command = options.command ?? process.env.PROMPTC_COMMAND ?? "promptc";
+    const child = spawn(command, serveArgs(options), {
+      cwd: options.cwd, env: options.env ?? process.env,
+      stdio: ["pipe", "pipe", options.stderr ?? "pipe"],
+    });
+    let log = "";
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => { log = (log + chunk).slice(-STDERR_KEPT); });
+    // stdin and stdout are pipes (stdio above), so Node always creates them
+    const client = new PromptcClient(child.stdout!, child.stdin!, child, () => log);
+    child.on("error", (error) => client.connection.fail(
+      () => new ServerClosedError(`could not start ${command}: ${error.message}`, null, log)));
+    return client;
+  }
+
+  /** The prompt for one request: render's JSON (default), or a provider payload (`format`). */
+  compile(params: CompileParams & { format?: "json" }): Promise<CompileResult>;
+  compile(params: CompileParams & { format: "anthropic" }): Promise<AnthropicPayload>;
+  compile(params: CompileParams & { format: "openai" }): Promise<OpenAIPayload>;
+  compile(params: CompileParams & { format: "gemini" }): Promise<GeminiPayload>;
+  compile(params: CompileParams): Promise<CompileResult | AnthropicPayload | OpenAIPayload
+                                           | GeminiPayload>;
+  compile(params: CompileParams): Promise<unknown> {
+    return this.request("compile", params);
+  }
+
+  /** The tools a request gets: the tools section and names (default), or native definitions. */
+  tools(params: ToolsParams & { format?: "text" }): Promise<ToolsText>;
+  tools(params: ToolsParams & { format: "anthropic" }): Promise<AnthropicTool[]>;
+  tools(params: ToolsParams & { format: "openai" }): Promise<(OpenAIChatTool
+                                                             | OpenAIResponsesTool)[]>;
+  tools(params: ToolsParams & { format: "gemini" }): Promise<GeminiTool[]>;
+  tools(params: ToolsParams): Promise<unknown>;
+  tools(params: ToolsParams): Promise<unknown> {
+    return this.request("tools", params);
+  }
+
+  /** The calls in a reply written in the text tool-call format, with the prose around them. */
+  parse(params: ParseParams): Promise<ParseResult> {
+    return this.request("parse", params) as Promise<ParseResult>;
+  }
+
+  /** Why this variant, and where each section and tool came from. */
+  explain(params: TargetParams): Promise<ExplainResult> {
+    return this.request("explain", params) as Promise<ExplainResult>;
+  }
+
+  /** Every registered variant, in the order they are tried. */
+  variants(): Promise<VariantRow[]> {
+    return this.request("variants") as Promise<VariantRow[]>;
+  }
+
+  version(): Promise<VersionResult> {
+    return this.request("version") as Promise<VersionResult>;
+  }
+
+  /** Read the prompt folders again; requests sent after this one use them. */
+  reload(): Promise<ReloadResult> {
+    return this.request("reload") as Promise<ReloadResult>;
+  }
+
+  /** Any method by name (for methods newer than this package). */
+  request(method: string, params?: object): Promise<unknown> {
+    return this.connection.request(method, params as Parameters<Connection["request"]>[1]);
+  }
+
+  /** End the server's input and wait: it answers every request already sent, then exits.
+   * Resolves to its exit code (null for a server this client did not spawn). */
+  async close(): Promise<number | null> {
+    this.connection.end();
+    await this.connection.ended;
+    const child = this.child;
+    if (child === undefined) {
+      return null;
+    }
+    if (child.exitCode !== null || child.signalCode !== null) {
+      return child.exitCode;
+    }
+    return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+  }
+
+  private closedError(): ServerClosedError {
+    return new ServerClosedError("promptc serve ended before answering",
+                                 this.child?.exitCode ?? null, this.log());
+  }
+}

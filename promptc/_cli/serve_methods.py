@@ -1,0 +1,206 @@
+"""`promptc serve`'s methods: one small function each, and the params each one takes.
+
+A method's result is the data the matching command prints as JSON (`results.py` builds it for
+both). Adding a method is one function and one `METHODS` entry; adding a param is one entry in
+its method's table (`Param` checks its type, and `read_params` rejects names it does not know).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import attrs
+
+from .._compile.compiler import Compiler
+from .._model.context import PromptContext
+from .._model.provider import ProviderInfo
+from .args import UsageError, provider_for
+from .jsonrpc import INVALID_PARAMS, RpcError
+from .results import (PAYLOAD_FORMATS, PayloadOptions, explain_data, native_tools, parse_data,
+                      payload, render_data, tools_text_data, variant_rows)
+
+__all__ = ["Param", "Method", "Call", "METHODS", "read_params"]
+
+
+@attrs.frozen
+class Param:
+    """What one param accepts: JSON values of `kind` (an int is never a bool here), within
+    `choices` or from `least` to `most` when given."""
+
+    kind: type
+    what: str
+    choices: tuple[Any, ...] = ()
+    least: float = float("-inf")
+    most: float = float("inf")
+    required: bool = False
+
+    def fault(self, value: Any) -> str | None:
+        """Why `value` does not fit, or None."""
+        if not isinstance(value, self.kind) or (self.kind is int and isinstance(value, bool)):
+            return f"must be {self.what}"
+        if self.choices and value not in self.choices:
+            return "must be one of " + ", ".join(repr(c) for c in self.choices)
+        if isinstance(value, int) and not self.least <= value <= self.most:
+            return f"must be {self.what}"
+        return None
+
+
+class Server(Protocol):
+    """What a method may ask of the server beyond its Compiler."""
+
+    def reload(self) -> Compiler: ...
+
+
+@attrs.frozen
+class Call:
+    """One request as a method sees it: the Compiler in effect when its line was read, the
+    server, and the params (checked; a param left out or null is absent)."""
+
+    compiler: Compiler
+    server: Server
+    params: Mapping[str, Any]
+
+
+@attrs.frozen
+class Method:
+    run: Callable[[Call], Any]
+    params: Mapping[str, Param]
+    inline: bool = False  # run in order with the lines around it (it changes the server)
+
+
+def read_params(given: Mapping[str, Any], spec: Mapping[str, Param]) -> dict[str, Any]:
+    """The params a method gets, or INVALID_PARAMS naming the one at fault."""
+    from .._base.suggest import did_you_mean
+    params = {}
+    for name, value in given.items():
+        if name not in spec:
+            known = ", ".join(spec) or "none"
+            raise RpcError(INVALID_PARAMS, f"invalid params: unknown param {name!r}"
+                                           f"{did_you_mean(name, spec)}; this method takes: "
+                                           f"{known}")
+        if value is None:
+            continue
+        fault = spec[name].fault(value)
+        if fault is not None:
+            raise RpcError(INVALID_PARAMS, f"invalid params: `{name}` {fault}")
+        params[name] = value
+    missing = [name for name, p in spec.items() if p.required and name not in params]
+    if missing:
+        raise RpcError(INVALID_PARAMS, f"invalid params: `{missing[0]}` is required")
+    return params
+
+
+# --- params --------------------------------------------------------------------------------------
+
+STRING = Param(str, "a string")
+FLAG = Param(bool, "true or false")
+COUNT = Param(int, "an integer ≥ 0", least=0)
+
+TARGET = {
+    "provider": STRING, "model": STRING, "context": Param(dict, "an object (a context file's "
+                                                                "shape)"),
+    "variant": STRING, "native_tools": FLAG, "images": FLAG, "context_window": COUNT,
+    "family": STRING,
+}
+_CAPABILITIES = ("native_tools", "images", "context_window", "family")
+SHAPES = {
+    "openai_api": Param(str, "a string", choices=("chat", "responses")),
+    "strict_tools": FLAG,
+    "gemini_schema": Param(str, "a string", choices=("openapi", "json")),
+}
+COMPILE = {
+    **TARGET, "strict": FLAG, "budget": COUNT,
+    "format": Param(str, "a string", choices=("json", *PAYLOAD_FORMATS)),
+    "breakpoints": Param(int, "an integer from 0 to 4", least=0, most=4), **SHAPES,
+}
+TOOLS = {**TARGET, "strict": FLAG,
+         "format": Param(str, "a string", choices=("text", *PAYLOAD_FORMATS)), **SHAPES}
+PARSE = {**TARGET, "reply": Param(str, "a string (the reply's text)", required=True)}
+
+
+def target(call: Call) -> tuple[ProviderInfo, PromptContext]:
+    """The provider and context of a request, as `--provider`/`--model`/`--context` and the
+    capability options make them on the command line."""
+    p = call.params
+    ctx = call.compiler.context(p.get("context"))
+    caps = {name: p[name] for name in _CAPABILITIES if name in p}
+    try:
+        info = provider_for(ctx.provider, p.get("provider"), p.get("model"), caps)
+    except UsageError:
+        raise RpcError(INVALID_PARAMS, "invalid params: no model: give `provider` and `model`, "
+                                       "or a `context` with a `provider` table") from None
+    return info, ctx.with_provider(info)
+
+
+def shapes(params: Mapping[str, Any]) -> PayloadOptions:
+    return PayloadOptions(breakpoints=params.get("breakpoints", 2),
+                          openai_api=params.get("openai_api", "chat"),
+                          strict_tools=params.get("strict_tools", True),
+                          gemini_schema=params.get("gemini_schema", "openapi"))
+
+
+# --- methods -------------------------------------------------------------------------------------
+
+def compile_prompt(call: Call) -> Any:
+    """`render --format json` (default) or a provider payload (`format`)."""
+    p = call.params
+    info, ctx = target(call)
+    fmt = p.get("format", "json")
+    prompt = call.compiler.compile(info, ctx, strict=p.get("strict", False),
+                                   budget=p.get("budget"), variant=p.get("variant"),
+                                   count_tokens=fmt == "json" or "budget" in p)
+    return render_data(prompt) if fmt == "json" else payload(prompt, fmt, shapes(p))
+
+
+def tools(call: Call) -> Any:
+    """`tools --format …`: native definitions, or (text) the tools section and the names."""
+    p = call.params
+    info, ctx = target(call)
+    prompt = call.compiler.compile(info, ctx, variant=p.get("variant"),
+                                   strict=p.get("strict", False))
+    fmt = p.get("format", "text")
+    return tools_text_data(prompt) if fmt == "text" else native_tools(prompt.tools, fmt,
+                                                                      shapes(p))
+
+
+def parse(call: Call) -> Any:
+    """`parse`: the reply's prose, calls and errors, in order."""
+    info, ctx = target(call)
+    prompt = call.compiler.compile(info, ctx, variant=call.params.get("variant"))
+    return parse_data(prompt, call.params["reply"])[0]
+
+
+def explain(call: Call) -> Any:
+    info, ctx = target(call)
+    return explain_data(call.compiler, info, ctx, call.params.get("variant")).data
+
+
+def variants(call: Call) -> Any:
+    return variant_rows(call.compiler)
+
+
+def version(call: Call) -> Any:
+    from .. import __version__
+    return {"name": "promptc", "version": __version__, "methods": sorted(METHODS)}
+
+
+def reload(call: Call) -> Any:
+    """A new Compiler from the same sources, read again; requests on later lines use it."""
+    compiler = call.server.reload()
+    return {"variants": len(compiler.registry.variants),
+            "sources": [{"layer": layer, "path": path} for layer, path in compiler.sources],
+            "diagnostics": [d.to_dict() for d in compiler.load_diagnostics]}
+
+
+# `check` (one call checker, issue 21) and `session` (issue 24) are one entry each here when they
+# land; until then they answer METHOD_NOT_FOUND like any unknown method.
+METHODS: dict[str, Method] = {
+    "compile": Method(compile_prompt, COMPILE),
+    "tools": Method(tools, TOOLS),
+    "parse": Method(parse, PARSE),
+    "explain": Method(explain, TARGET),
+    "variants": Method(variants, {}),
+    "version": Method(version, {}),
+    "reload": Method(reload, {}, inline=True),
+}
