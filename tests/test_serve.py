@@ -109,8 +109,8 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 def test_version(server: Server) -> None:
     result = server.result("version")
     assert result["name"] == "promptc" and result["version"] == promptc.__version__
-    assert {"compile", "tools", "parse", "explain", "variants", "version", "reload"} == \
-        set(result["methods"])
+    assert {"compile", "tools", "parse", "check", "explain", "variants", "session", "version",
+            "reload"} == set(result["methods"])
 
 
 def test_compile_is_render_json_and_its_text_is_render(
@@ -207,12 +207,55 @@ def test_protocol_errors(server: Server) -> None:
     assert server.result("version")  # still serving
 
 
-@pytest.mark.parametrize("method", ["check", "session", "compil"])
-def test_unknown_methods(server: Server, method: str) -> None:
-    err = server.error(method)
-    assert err["code"] == -32601 and repr(method) in err["message"]
-    if method == "compil":
-        assert "did you mean 'compile'" in err["message"]
+def test_unknown_methods(server: Server) -> None:
+    err = server.error("compil")
+    assert err["code"] == -32601 and "'compil'" in err["message"]
+    assert "did you mean 'compile'" in err["message"]
+
+
+def test_check_answers_a_provider_call_object(server: Server, builtins: Any) -> None:
+    block = {"type": "tool_use", "id": "toolu_1", "name": "list_files", "input": {"path": "."}}
+    ok = server.result("check", {**SONNET, "context": FULL, "call": block})
+    assert ok == {"ok": True, "wire": "anthropic", "call": {
+        "name": "list_files", "arguments": {"path": "."}, "call_id": "toolu_1"}}
+    bad = server.result("check", {**SONNET, "context": FULL, "call": {**block, "input": {}}})
+    assert bad["ok"] is False and bad["error"]["code"] == "missing-parameter"
+    assert bad["tool_result"] == {"type": "tool_result", "tool_use_id": "toolu_1",
+                                  "content": bad["error"]["message"], "is_error": True}
+    prompt = builtins.compile(promptc.ProviderInfo(**SONNET), promptc.PromptContext.from_dict(
+        FULL))
+    assert bad["error"] == prompt.tools.check({**block, "input": {}}).to_dict()
+    plan = server.result("check", {**SONNET, "context": FULL, "mode": "plan", "call": {
+        **block, "name": "write_to_file", "input": {"path": "a", "content": "x"}}})
+    assert plan["error"]["code"] == "not-allowed-in-mode"
+    junk = server.error("check", {**SONNET, "call": {"hello": 1}})
+    assert junk["code"] == -32012 and junk["data"]["type"] == "CallShapeError"
+
+
+def test_session_is_the_session_commands_json(server: Server, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    script = {"provider": "anthropic", "model": "claude-sonnet-4-5", "context": FULL,
+              "turn_tokens": 500, "request": [{}, {"repeat": 2}, {"mode": "plan"}]}
+    result = server.result("session", {"script": script, "max_breaks": 5})
+    path = tmp_path / "s.toml"
+    path.write_text(_toml(script), encoding="utf-8")  # the same script, as a file
+    assert result == cli_json(capsys, "session", str(path), "--format", "json",
+                              "--max-breaks", "5") | {"script": "<params.script>"}
+    assert len(result["requests"]) == 4 and result["totals"]["cache_read"] > 0
+
+
+def _toml(script: dict[str, Any]) -> str:
+    """The session script as TOML, its context as a reference to the same file."""
+    return (f'provider = "{script["provider"]}"\nmodel = "{script["model"]}"\n'
+            f'context = {json.dumps(FULL_FILE)}\nturn_tokens = {script["turn_tokens"]}\n'
+            "[[request]]\n[[request]]\nrepeat = 2\n[[request]]\nmode = \"plan\"\n")
+
+
+def test_compile_dynamic_message(server: Server, capsys: pytest.CaptureFixture[str]) -> None:
+    result = server.result("compile", {**SONNET, "context": FULL, "dynamic": "message"})
+    assert result == cli_json(capsys, "render", *CLI_SONNET, "--context", FULL_FILE,
+                              "--format", "json", "--dynamic", "message")
+    assert result["message"]
 
 
 @pytest.mark.parametrize("params, says", [

@@ -148,9 +148,11 @@ def variant_rows(compiler: Compiler) -> list[dict[str, Any]]:
     return rows
 
 
-def parse_data(prompt: CompiledPrompt, reply: str) -> tuple[dict[str, Any], bool]:
-    """`parse`'s JSON for a reply, and whether any call in it has errors."""
-    parsed = prompt.tools.parse(reply)
+def parse_data(prompt: CompiledPrompt, reply: str, mode: Literal["plan", "act"] | None = None
+               ) -> tuple[dict[str, Any], bool]:
+    """`parse`'s JSON for a reply (checked in `mode`, default the context's), and whether any
+    call in it has errors."""
+    parsed = prompt.tools.parse(reply, mode=mode)
     data = {"tool_mode": prompt.tools.mode,
             "parts": [p if isinstance(p, str) else
                       {"call" if isinstance(p, ToolCall) else "error": p.to_dict()}

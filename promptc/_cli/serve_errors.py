@@ -8,6 +8,7 @@ from typing import Any
 from .._base.errors import (BudgetExceededError, ComponentError, ConfigError, ContextError,
                             InputError, MatcherError, NoVariantError, OfflineDataError,
                             PlaceholderError, PluginError, PromptcError, StrictModeError)
+from .._calls.wire import CallShapeError
 from .jsonrpc import RpcError
 
 __all__ = ["ERROR_CODES", "rpc_error"]
@@ -28,6 +29,7 @@ ERROR_CODES: dict[type[PromptcError], int] = {
     PluginError: -32009,
     MatcherError: -32010,
     OfflineDataError: -32011,
+    CallShapeError: -32012,
 }
 
 

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from .._calls.records import CallError
 from .._compile.compiler import Compiler
 from .._model.context import PromptContext
 from .._model.provider import ProviderInfo
@@ -28,7 +29,7 @@ class Param:
     """What one param accepts: JSON values of `kind` (an int is never a bool here), within
     `choices` or from `least` to `most` when given."""
 
-    kind: type
+    kind: type | tuple[type, ...]
     what: str
     choices: tuple[Any, ...] = ()
     least: float = float("-inf")
@@ -37,11 +38,11 @@ class Param:
 
     def fault(self, value: Any) -> str | None:
         """Why `value` does not fit, or None."""
-        if not isinstance(value, self.kind) or (self.kind is int and isinstance(value, bool)):
+        if not isinstance(value, self.kind) or (isinstance(value, bool) and self.kind is not bool):
             return f"must be {self.what}"
         if self.choices and value not in self.choices:
             return "must be one of " + ", ".join(repr(c) for c in self.choices)
-        if isinstance(value, int) and not self.least <= value <= self.most:
+        if isinstance(value, (int, float)) and not self.least <= value <= self.most:
             return f"must be {self.what}"
         return None
 
@@ -109,14 +110,24 @@ SHAPES = {
     "strict_tools": FLAG,
     "gemini_schema": Param(str, "a string", choices=("openapi", "json")),
 }
+DYNAMIC = Param(str, "a string", choices=("system", "message"))
+MODE = Param(str, "a string", choices=("plan", "act"))
 COMPILE = {
-    **TARGET, "strict": FLAG, "budget": COUNT,
+    **TARGET, "strict": FLAG, "budget": COUNT, "dynamic": DYNAMIC,
     "format": Param(str, "a string", choices=("json", *PAYLOAD_FORMATS)),
     "breakpoints": Param(int, "an integer from 0 to 4", least=0, most=4), **SHAPES,
 }
 TOOLS = {**TARGET, "strict": FLAG,
          "format": Param(str, "a string", choices=("text", *PAYLOAD_FORMATS)), **SHAPES}
-PARSE = {**TARGET, "reply": Param(str, "a string (the reply's text)", required=True)}
+PARSE = {**TARGET, "reply": Param(str, "a string (the reply's text)", required=True),
+         "mode": MODE}
+CHECK = {**TARGET, "call": Param(dict, "an object (a provider's call object, as JSON)",
+                                 required=True), "mode": MODE}
+SESSION = {"script": Param(dict, "an object (a session script's data)", required=True),
+           "dynamic": DYNAMIC, "breakpoints": Param(int, "an integer from 0 to 4", least=0,
+                                                    most=4),
+           "max_breaks": COUNT, "min_cached_share": Param((int, float), "a number from 0 to 1",
+                                                          least=0, most=1)}
 
 
 def target(call: Call) -> tuple[ProviderInfo, PromptContext]:
@@ -149,7 +160,8 @@ def compile_prompt(call: Call) -> Any:
     fmt = p.get("format", "json")
     prompt = call.compiler.compile(info, ctx, strict=p.get("strict", False),
                                    budget=p.get("budget"), variant=p.get("variant"),
-                                   count_tokens=fmt == "json" or "budget" in p)
+                                   count_tokens=fmt == "json" or "budget" in p,
+                                   dynamic=p.get("dynamic", "system"))
     return render_data(prompt) if fmt == "json" else payload(prompt, fmt, shapes(p))
 
 
@@ -168,7 +180,30 @@ def parse(call: Call) -> Any:
     """`parse`: the reply's prose, calls and errors, in order."""
     info, ctx = target(call)
     prompt = call.compiler.compile(info, ctx, variant=call.params.get("variant"))
-    return parse_data(prompt, call.params["reply"])[0]
+    return parse_data(prompt, call.params["reply"], call.params.get("mode"))[0]
+
+
+def check(call: Call) -> Any:
+    """A provider's call object through the call checker: `{"ok": true, "call": …}`, or
+    `{"ok": false, "error": …, "tool_result": …}` with the error result ready to send."""
+    info, ctx = target(call)
+    prompt = call.compiler.compile(info, ctx, variant=call.params.get("variant"))
+    checked = prompt.tools.check(call.params["call"], mode=call.params.get("mode"))
+    if isinstance(checked, CallError):
+        return {"ok": False, "error": checked.to_dict(), "tool_result": checked.tool_result()}
+    return {"ok": True, "call": checked.to_dict(), "wire": checked.wire}
+
+
+def session(call: Call) -> Any:
+    """`session --format json` for a script given as data (context file names are read
+    relative to the server's working directory)."""
+    from .._session.replay import replay
+    from .._session.script import SessionScript
+    p = call.params
+    script = SessionScript.from_dict(p["script"], source="<params.script>")
+    report = replay(script, compiler=call.compiler, dynamic=p.get("dynamic"),
+                    breakpoints=p.get("breakpoints"))
+    return report.to_dict(p.get("max_breaks"), p.get("min_cached_share"))
 
 
 def explain(call: Call) -> Any:
@@ -193,12 +228,12 @@ def reload(call: Call) -> Any:
             "diagnostics": [d.to_dict() for d in compiler.load_diagnostics]}
 
 
-# `check` (one call checker, issue 21) and `session` (issue 24) are one entry each here when they
-# land; until then they answer METHOD_NOT_FOUND like any unknown method.
 METHODS: dict[str, Method] = {
     "compile": Method(compile_prompt, COMPILE),
     "tools": Method(tools, TOOLS),
     "parse": Method(parse, PARSE),
+    "check": Method(check, CHECK),
+    "session": Method(session, SESSION),
     "explain": Method(explain, TARGET),
     "variants": Method(variants, {}),
     "version": Method(version, {}),

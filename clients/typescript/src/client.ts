@@ -7,7 +7,8 @@ import { Connection } from "./connection.js";
 import { ServerClosedError } from "./errors.js";
 import type {
   AnthropicPayload, AnthropicTool, CompileParams, CompileResult, ExplainResult, GeminiPayload,
-  GeminiTool, OpenAIChatTool, OpenAIPayload, OpenAIResponsesTool, ParseParams, ParseResult,
+  GeminiTool, OpenAIChatTool, OpenAIPayload, OpenAIResponsesTool, ParseParams, ParseResult, CheckParams, CheckResult,
+  SessionParams, SessionResult,
   ReloadResult, TargetParams, ToolsParams, ToolsText, VariantRow, VersionResult,
 } from "./types.js";
 
@@ -99,6 +100,17 @@ export class PromptcClient {
   /** The calls in a reply written in the text tool-call format, with the prose around them. */
   parse(params: ParseParams): Promise<ParseResult> {
     return this.request("parse", params) as Promise<ParseResult>;
+  }
+
+  /** A provider's call object through the call checker: the checked call, or the error
+   * result ready to send back in the same API's shape. */
+  check(params: CheckParams): Promise<CheckResult> {
+    return this.request("check", params) as Promise<CheckResult>;
+  }
+
+  /** A session script replayed under its provider's caching rules. */
+  session(params: SessionParams): Promise<SessionResult> {
+    return this.request("session", params) as Promise<SessionResult>;
   }
 
   /** Why this variant, and where each section and tool came from. */

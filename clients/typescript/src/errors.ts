@@ -119,6 +119,9 @@ export class MatcherError extends PromptcError { override name = "MatcherError";
 /** -32011: data promptc reads from an installed package is missing or altered. */
 export class OfflineDataError extends PromptcError { override name = "OfflineDataError"; }
 
+/** -32012: `check` was given an object that is no provider's call object. */
+export class CallShapeError extends PromptcError { override name = "CallShapeError"; }
+
 type RpcErrorClass = new (error: RpcErrorObject) => RpcError;
 
 /** The class for each code. */
@@ -140,6 +143,7 @@ export const ERROR_CLASSES: ReadonlyMap<number, RpcErrorClass> = new Map<number,
   [-32009, PluginError],
   [-32010, MatcherError],
   [-32011, OfflineDataError],
+  [-32012, CallShapeError],
 ]);
 
 /** The typed error for an error answer. */

@@ -96,6 +96,8 @@ export interface CompileParams extends TargetParams, ShapeParams {
   strict?: boolean;
   /** Fit the prompt into this many tokens (`BudgetExceededError` when it cannot). */
   budget?: number;
+  /** "message": the session and request text go in a first user message (`message`). */
+  dynamic?: "system" | "message";
   /** "json" (default): the prompt with sections, tokens and diagnostics; else a payload. */
   format?: "json" | PayloadFormat;
   /** Anthropic cache breakpoints, 0-4 (default 2). */
@@ -108,9 +110,29 @@ export interface ToolsParams extends TargetParams, ShapeParams {
   format?: "text" | PayloadFormat;
 }
 
+export type Mode = "plan" | "act";
+
 export interface ParseParams extends TargetParams {
   /** The model's reply, in the text tool-call format. */
   reply: string;
+  /** Check the calls against this mode (default: the context's). */
+  mode?: Mode;
+}
+
+export interface CheckParams extends TargetParams {
+  /** A provider's call object as JSON: an Anthropic tool_use block, an OpenAI Chat tool_call,
+   * a Responses function_call item, a Gemini function call or the part holding it. */
+  call: { [key: string]: Json };
+  mode?: Mode;
+}
+
+export interface SessionParams {
+  /** A session script's data (the TOML keys, as JSON). */
+  script: { [key: string]: Json };
+  dynamic?: "system" | "message";
+  breakpoints?: number;
+  max_breaks?: number;
+  min_cached_share?: number;
 }
 
 // --- results --------------------------------------------------------------------------------------
@@ -258,6 +280,19 @@ export interface ToolCall {
   /** For an MCP tool: its server and the tool's own name. */
   server?: string;
   tool?: string;
+  /** For a provider's call object (`check`): its id. */
+  call_id?: string;
+  warnings?: CallWarning[];
+}
+
+export interface CallWarning {
+  code: string;
+  message: string;
+  start: number;
+  end: number;
+  name?: string;
+  /** foreign-format: the same call in the taught form. */
+  suggestion?: string;
 }
 
 export interface CallError {
@@ -273,6 +308,21 @@ export interface CallError {
 export interface ParseResult {
   tool_mode: "native" | "text";
   parts: (string | { call: ToolCall } | { error: CallError })[];
+  warnings: CallWarning[];
+}
+
+/** `check`: the call to run, or the error result ready to send back in the call's shape. */
+export type CheckResult =
+  | { ok: true; call: ToolCall; wire: string }
+  | { ok: false; error: CallError; tool_result: { [key: string]: Json } };
+
+/** `promptc session --format json` (the fixed keys; the rest is there too). */
+export interface SessionResult {
+  requests: { cache_read: number; cache_write: number; uncached: number; turn_tokens: number;
+              break: { [key: string]: Json } | null; [key: string]: Json }[];
+  totals: { cache_read: number; cache_write: number; uncached: number;
+            cost: { [key: string]: Json } | number; [key: string]: Json };
+  [key: string]: Json;
 }
 
 /** `promptc explain --json`. */

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import {
-  BudgetExceededError, ConfigError, Connection, ContextError, ERROR_CLASSES, errorFromAnswer,
+  BudgetExceededError, CallShapeError, ConfigError, Connection, ContextError, ERROR_CLASSES, errorFromAnswer,
   InputError, InvalidParamsError, MethodNotFoundError, NoVariantError, ParseError, PromptcClient,
   PromptcError, RpcError, ServerClosedError,
 } from "../src/index.js";
@@ -28,7 +28,8 @@ describe("one server for the methods and their errors", () => {
     const version = await promptc.version();
     assert.equal(version.name, "promptc");
     assert.match(version.version, /^\d+\.\d+/);
-    for (const method of ["compile", "tools", "parse", "explain", "variants", "reload"]) {
+    for (const method of ["compile", "tools", "parse", "check", "session", "explain",
+                          "variants", "reload"]) {
       assert.ok(version.methods.includes(method), method);
     }
   });
@@ -80,6 +81,29 @@ describe("one server for the methods and their errors", () => {
     assert.equal(parsed.parts[0], "Looking.\n");
   });
 
+  test("check gives the call, or the error result ready to send", async () => {
+    const block = { type: "tool_use", id: "toolu_1", name: "list_files", input: { path: "." } };
+    const ok = await promptc.check({ ...SONNET, context: CONTEXT, call: block });
+    assert.ok(ok.ok);
+    assert.deepEqual(ok.call.arguments, { path: "." });
+    assert.equal(ok.wire, "anthropic");
+    const bad = await promptc.check({ ...SONNET, context: CONTEXT,
+                                      call: { ...block, input: {} } });
+    assert.ok(!bad.ok);
+    assert.equal(bad.error.code, "missing-parameter");
+    assert.deepEqual(bad.tool_result, { type: "tool_result", tool_use_id: "toolu_1",
+                                        content: bad.error.message, is_error: true });
+    await assert.rejects(promptc.check({ ...SONNET, call: { hello: 1 } }), CallShapeError);
+  });
+
+  test("session replays a script", async () => {
+    const report = await promptc.session({ script: {
+      provider: "anthropic", model: "claude-sonnet-4-5", context: CONTEXT, turn_tokens: 300,
+      request: [{}, { repeat: 2 }] } });
+    assert.equal(report.requests.length, 3);
+    assert.ok(report.totals.cache_read > 0);
+  });
+
   test("explain and variants", async () => {
     const explained = await promptc.explain({ provider: "openai", model: "gpt-4.1" });
     const variants = await promptc.variants();
@@ -119,7 +143,7 @@ describe("one server for the methods and their errors", () => {
   });
 
   test("protocol errors are typed", async () => {
-    const unknown = await promptc.request("check", {}).catch((e: unknown) => e);
+    const unknown = await promptc.request("compil", {}).catch((e: unknown) => e);
     assert.ok(unknown instanceof MethodNotFoundError && unknown.code === -32601);
     const params = await promptc.request("compile", { ...SONNET, contxt: {} })
       .catch((e: unknown) => e);
