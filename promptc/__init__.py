@@ -14,8 +14,8 @@ payloads) → `_compile` (the request pipeline) → `_review` (lint, snapshots, 
 
 from typing import TYPE_CHECKING, Any
 
-from ._base.errors import (BudgetExceededError, ComponentError, ConfigError, ContextError,
-                           InputError, MatcherError, MissingExtraError, NoVariantError,
+from ._base.errors import (BudgetExceededError, CacheMarkerError, ComponentError, ConfigError,
+                           ContextError, InputError, MatcherError, MissingExtraError, NoVariantError,
                            OfflineDataError, PlaceholderError, PluginError, PromptcError,
                            StrictModeError, TemplateError, ToolSpecError, VariantConfigError)
 from ._compile.compiler import Compiler
@@ -48,6 +48,7 @@ __all__ = [
     "Attachment",
     "Block",
     "BudgetExceededError",
+    "CacheMarkerError",
     "CallError",
     "CallProblem",
     "CallShapeError",

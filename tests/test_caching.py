@@ -77,6 +77,28 @@ def test_anthropic_payload_breakpoints(builtins: Compiler) -> None:
     assert marks(bare.to_anthropic(breakpoints=4)) == places
 
 
+def test_a_fifth_cache_marker_is_refused_never_sent(builtins: Compiler) -> None:
+    """The client's markers on the conversation count against Anthropic's 4: given as a
+    number or as the messages themselves (counted), a request over the limit is an error."""
+    from promptc import CacheMarkerError
+    out = builtins.compile(SONNET, load_context("full"))
+    marked = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
+    conversation = [{"role": "user", "content": [marked]},
+                    {"role": "assistant", "content": "plain"},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                                  "content": [marked]}]}]
+    assert len(marks(out.to_anthropic(breakpoints=2, conversation_markers=conversation))) == 2
+    assert len(marks(out.to_anthropic(breakpoints=3, conversation_markers=1))) == 3
+    with pytest.raises(CacheMarkerError, match=r"5 cache markers \(3 of promptc's and 2 on "
+                                               r"the conversation\).*breakpoints=2 or fewer"):
+        out.to_anthropic(breakpoints=3, conversation_markers=conversation)
+    with pytest.raises(ValueError):  # it is a ValueError too
+        out.to_anthropic(breakpoints=4, conversation_markers=1)
+    # markers promptc does not place (a prefix below the minimum) do not count
+    assert marks(out.to_anthropic(breakpoints=4, cache_min_tokens=10**6,
+                                  conversation_markers=4)) == []
+
+
 def test_sessions_share_the_request_bytes_up_to_the_static_breakpoint(
         builtins: Compiler) -> None:
     """Two sessions with a different cwd, rules and skills: Anthropic's cache prefix (tools,

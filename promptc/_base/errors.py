@@ -25,6 +25,7 @@ __all__ = [
     "StrictModeError",
     "OfflineDataError",
     "MissingExtraError",
+    "CacheMarkerError",
     "PLUGIN_FAILURES",
 ]
 
@@ -129,3 +130,7 @@ PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
 
 class MissingExtraError(PromptcError, ImportError):
     """An integration's framework is not installed (the message names the extra to install)."""
+
+
+class CacheMarkerError(PromptcError, ValueError):
+    """An Anthropic request would carry more cache markers than the API accepts (4)."""

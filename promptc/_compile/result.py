@@ -6,7 +6,7 @@ cost something (cache blocks, fingerprints, provider payloads) are computed on f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -145,18 +145,30 @@ class CompiledPrompt:
         return message_update(self, previous)
 
     # client adapters live in promptc/_emit/payloads.py; thin methods keep them discoverable
-    def to_anthropic(self, breakpoints: int = 2, **kwargs: Any) -> dict[str, Any]:
+    def to_anthropic(self, breakpoints: int = 2, *, cache_min_tokens: int | None = None,
+                     include_request: bool = True,
+                     conversation_markers: int | Sequence[Mapping[str, Any]] = 0
+                     ) -> dict[str, Any]:
+        """`system` blocks with cache markers (+ `tools`, + `messages` with dynamic="message");
+        see `promptc._emit.payloads.to_anthropic`."""
         from .._emit.payloads import to_anthropic
-        return to_anthropic(self, breakpoints=breakpoints, **kwargs)
+        return to_anthropic(self, breakpoints=breakpoints, cache_min_tokens=cache_min_tokens,
+                            include_request=include_request,
+                            conversation_markers=conversation_markers)
 
-    def to_openai(self, api: Literal["chat", "responses"] = "chat", **kwargs: Any
-                  ) -> dict[str, Any]:
+    def to_openai(self, api: Literal["chat", "responses"] = "chat", *,
+                  role: Literal["system", "developer"] = "system", include_request: bool = True,
+                  strict: bool = True) -> dict[str, Any]:
+        """Chat Completions or Responses fields with tools and a `prompt_cache_key`."""
         from .._emit.payloads import to_openai
-        return to_openai(self, api=api, **kwargs)
+        return to_openai(self, api=api, role=role, include_request=include_request,
+                         strict=strict)
 
-    def to_gemini(self, **kwargs: Any) -> dict[str, Any]:
+    def to_gemini(self, *, include_request: bool = True,
+                  schema: Literal["openapi", "json"] = "openapi") -> dict[str, Any]:
+        """`system_instruction` and function declarations for the Gemini API."""
         from .._emit.payloads import to_gemini
-        return to_gemini(self, **kwargs)
+        return to_gemini(self, include_request=include_request, schema=schema)
 
     def to_dict(self) -> dict[str, Any]:
         return prompt_to_dict(self)

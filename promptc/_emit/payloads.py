@@ -17,8 +17,10 @@ for the client to append its own first message's content to.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
+from .._base.errors import CacheMarkerError
 from .._model.provider import ProviderInfo
 from .blocks import Block
 from .toolset import ToolSet
@@ -50,7 +52,8 @@ class CompiledPrompt(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
 
-__all__ = ["to_anthropic", "to_openai", "to_gemini", "cache_key", "MAX_ANTHROPIC_BREAKPOINTS"]
+__all__ = ["to_anthropic", "to_openai", "to_gemini", "cache_key", "count_cache_markers",
+           "MAX_ANTHROPIC_BREAKPOINTS"]
 
 MAX_ANTHROPIC_BREAKPOINTS = 4
 
@@ -62,9 +65,27 @@ def _system_text(prompt: CompiledPrompt, include_request: bool) -> str:
     return prompt.text[: len(prompt.text) - len(tail)].rstrip("\n") if tail else prompt.text
 
 
+def count_cache_markers(messages: Sequence[Mapping[str, Any]]) -> int:
+    """The `cache_control` markers in an Anthropic conversation: on its content blocks, and on
+    the blocks inside a tool result."""
+    found = 0
+    for message in messages:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, Mapping):
+                continue
+            found += "cache_control" in block
+            inner = block.get("content")
+            found += sum(1 for b in inner if isinstance(b, Mapping) and "cache_control" in b) \
+                if isinstance(inner, list) else 0
+    return found
+
+
 def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
                  cache_min_tokens: int | None = None,
-                 include_request: bool = True) -> dict[str, Any]:
+                 include_request: bool = True,
+                 conversation_markers: int | Sequence[Mapping[str, Any]] = 0
+                 ) -> dict[str, Any]:
     """`system` content blocks (+ `tools` when native) with cache breakpoints.
 
     Anthropic caches tools → system → messages. The places a marker can go, in that order:
@@ -73,12 +94,16 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
     and of the request block (when it is included). `breakpoints` (0-4, default 2) takes the
     first that many places whose prefix (tools included) reaches `cache_min_tokens` (default:
     the model's minimum): below it Anthropic caches nothing. The client's own markers (on the
-    conversation) count against the same limit of 4 per request. With
-    `include_request=False` the request block is left out (send `prompt.request_text` with the
-    latest user message instead).
+    conversation) count against the same limit of 4 per request: say how many with
+    `conversation_markers` (a number, or the messages themselves, whose markers are counted),
+    and a request that would carry more than 4 in all raises `CacheMarkerError` instead of
+    being built (Anthropic answers it with a 400). With `include_request=False` the request
+    block is left out (send `prompt.request_text` with the latest user message instead).
     """
     if not 0 <= breakpoints <= MAX_ANTHROPIC_BREAKPOINTS:
         raise ValueError(f"breakpoints must be 0..{MAX_ANTHROPIC_BREAKPOINTS}, got {breakpoints}")
+    theirs = conversation_markers if isinstance(conversation_markers, int) else \
+        count_cache_markers(conversation_markers)
     minimum = cache_min_tokens if cache_min_tokens is not None else (
         prompt.provider.cache_min_tokens or 1024)
     toolset = prompt.tools
@@ -108,6 +133,13 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
         if reached:
             (tools if kind == "tools" else system)[i]["cache_control"] = {"type": "ephemeral"}
             placed += 1
+    if placed + theirs > MAX_ANTHROPIC_BREAKPOINTS:
+        raise CacheMarkerError(
+            f"this request would carry {placed + theirs} cache markers ({placed} of promptc's "
+            f"and {theirs} on the conversation); Anthropic refuses more than "
+            f"{MAX_ANTHROPIC_BREAKPOINTS}: ask for breakpoints="
+            f"{max(0, MAX_ANTHROPIC_BREAKPOINTS - theirs)} or fewer",
+            field="conversation_markers")
     out: dict[str, Any] = {"system": system}
     if tools:
         out["tools"] = tools
