@@ -19,7 +19,7 @@ from .._model.provider import ProviderInfo
 from .format import bound, clean, format_diagnostic
 
 __all__ = ["UsageError", "Findings", "Parser", "epilog", "add_sources", "add_target",
-           "add_json", "compiler_from", "target_from", "print_json", "print_diagnostics",
+           "add_json", "source_flags", "compiler_from", "target_from", "print_json", "print_diagnostics",
            "non_negative", "add_payload_options", "read_input_text", "DOCS"]
 
 DOCS = "docs/cli.md in the promptc repository"
@@ -83,6 +83,21 @@ def add_sources(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-plugins", action="store_true", help="do not load installed plugins")
     g.add_argument("--builtins-only", action="store_true",
                    help="only the built-in variants (same as the three --no-… flags)")
+
+
+def source_flags(args: argparse.Namespace) -> list[str]:
+    """The source options of this run, as command-line words (for a hint that repeats it)."""
+    if getattr(args, "builtins_only", False):
+        return ["--builtins-only"]
+    words: list[str] = []
+    if getattr(args, "no_project", False):
+        words.append("--no-project")
+    elif getattr(args, "project", None):
+        words += ["--project", args.project]
+    for flag in ("no_user", "no_plugins"):
+        if getattr(args, flag, False):
+            words.append("--" + flag.replace("_", "-"))
+    return words
 
 
 def add_target(p: argparse.ArgumentParser, variant: bool = True) -> None:
