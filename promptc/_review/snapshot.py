@@ -207,6 +207,10 @@ def render_case_lines(compiler: Compiler, case: Case, strict: bool = True) -> Re
         raise RuntimeError("internal error: a snapshot prompt was not counted")
     estimate = ", estimated" if tokens.estimated else ""
     sections = " ".join(f"{s.id}={s.tokens}" for s in prompt.sections)
+    body_spans = [(section.id, prompt.text.count("\n", 0, start) + 1,
+                   prompt.text.count("\n", 0, end) + 1)
+                  for section, (start, end) in zip(prompt.sections, prompt.spans)]
+    caches = tuple(s.cache for s in prompt.sections)
     header = (
         "<!-- promptc snapshot\n"
         f"variant: {prompt.variant.id}\n"
@@ -214,16 +218,20 @@ def render_case_lines(compiler: Compiler, case: Case, strict: bool = True) -> Re
         f"context: {case.context_name}\n"
         f"tokens: {tokens.total} ({tokens.encoding}{estimate})\n"
         f"sections: {sections}\n"
+        f"{spans_line(body_spans, caches)}\n"
         "-->\n\n"
     )
     offset = header.count("\n")
-    spans = []
-    for section, (start, end) in zip(prompt.sections, prompt.spans):
-        first = offset + prompt.text.count("\n", 0, start) + 1
-        last = offset + prompt.text.count("\n", 0, end) + 1
-        spans.append((section.id, first, last))
-    return Rendered(header + prompt.text + "\n", tuple(spans),
-                    tuple(s.cache for s in prompt.sections), len(prompt.static_prefix))
+    spans = tuple((sid, offset + first, offset + last) for sid, first, last in body_spans)
+    return Rendered(header + prompt.text + "\n", spans, caches, len(prompt.static_prefix))
+
+
+def spans_line(spans: list[tuple[str, int, int]], caches: tuple[str, ...]) -> str:
+    """The header line that says where each section's lines are (relative to the prompt's
+    first line) and its cache class, so a later review knows the old side's sections exactly
+    (read back by `filereview.header_spans`)."""
+    return "spans: " + " ".join(f"{sid}={first}-{last}/{cache}"
+                                for (sid, first, last), cache in zip(spans, caches))
 
 
 def render_tools(compiler: Compiler, case: ToolCase) -> str:
