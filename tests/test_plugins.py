@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from .standin import compiler_with, plugin_module
+
 PLUGINS = Path(__file__).parent / "plugins"
 PACKAGES = ("acme", "rival", "broken-import", "bad-hook", "bad-context", "typo-hook")
 BROKEN = ("broken-import", "bad-hook", "bad-context", "typo-hook")
@@ -428,40 +430,6 @@ def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None
 
 
 # --- the loader's guards, in process (stand-in entry points: nothing to install) ------------------
-
-class StandInEntryPoint:
-    """What load_plugins needs of an importlib.metadata.EntryPoint."""
-
-    def __init__(self, name: str, plugin: Any) -> None:
-        self.name = name
-        self.plugin = plugin
-
-    def load(self) -> Any:
-        return self.plugin
-
-
-def plugin_module(**hooks: Any) -> Any:
-    import types
-
-    from promptc import hookimpl
-    module = types.ModuleType("stand_in_plugin")
-    for name, function in hooks.items():
-        function.__name__ = name
-        setattr(module, name, hookimpl(function))
-    return module
-
-
-def compiler_with(**plugins: Any) -> Any:
-    from promptc import Compiler
-    from promptc._load.folders import read_layer
-    from promptc._load.plugins import load_plugins
-    from promptc._load.registry import build_registry
-    from promptc._load.sources import builtin_root
-    builtin = read_layer(builtin_root(), "builtin")
-    found = load_plugins([StandInEntryPoint(n, p) for n, p in plugins.items()],
-                         validate=lambda layer: build_registry([builtin, layer]))
-    return Compiler(build_registry([builtin, *found.layers]), plugins=found)
-
 
 def test_request_hooks_may_take_a_subset_of_their_arguments() -> None:
     from promptc import PromptContext, ProviderInfo

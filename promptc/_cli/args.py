@@ -15,6 +15,7 @@ from .._base.errors import PromptcError
 from .._compile.compiler import Compiler
 from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic
+from .._model.features import FeatureSet
 from .._model.provider import ProviderInfo
 from .format import bound, clean, format_diagnostic
 
@@ -170,8 +171,12 @@ def compiler_from(args: argparse.Namespace) -> Compiler:
                             plugins=not getattr(args, "no_plugins", False))
 
 
-def target_from(args: argparse.Namespace) -> tuple[ProviderInfo, PromptContext]:
-    ctx = PromptContext.load(args.context) if args.context else PromptContext()
+def target_from(args: argparse.Namespace, features: FeatureSet | None = None
+                ) -> tuple[ProviderInfo, PromptContext]:
+    """The request the options describe; `features`: the compiler's, which a context file's
+    `features` table is checked against (default: the built-ins')."""
+    ctx = PromptContext.load(args.context, features=features) if args.context else \
+        PromptContext()
     info = ctx.provider
     if args.provider or args.model:
         base = info or ProviderInfo()

@@ -118,7 +118,7 @@ def _report_budget(prompt: CompiledPrompt) -> None:
 
 def cmd_render(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     fmt = args.format
     prompt = compiler.compile(info, ctx, strict=args.strict, budget=args.budget,
                               count_tokens=fmt == "json" or args.budget is not None,
@@ -144,7 +144,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     resolved = info.resolved()
     resolution = compiler.resolve(resolved, full_trace=True)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True)
@@ -245,7 +245,7 @@ def cmd_variants(args: argparse.Namespace) -> int:
 
 def cmd_tools(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     prompt = compiler.compile(info, ctx, variant=args.variant, strict=args.strict)
     tools = prompt.tools
     if args.format == "text":
@@ -269,7 +269,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 def cmd_parse(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     prompt = compiler.compile(info, ctx, variant=args.variant)
     reply = read_input_text(args.reply)
     parsed = prompt.tools.parse(reply)
@@ -339,7 +339,7 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     if args.targets:
         return cmd_token_targets(args)
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True,
                               budget=args.budget)
     rep = prompt.tokens
@@ -404,11 +404,33 @@ def cmd_help(args: argparse.Namespace) -> int:
         return 0
     if topic in TOPICS:
         sys.stdout.write((TOPICS_DIR / f"{topic}.md").read_text(encoding="utf-8"))
+        if topic == "context":
+            sys.stdout.write(_features_help())
         return 0
     from .._base.suggest import did_you_mean
     raise UsageError(f"no help topic {clean(topic)!r}"
                      f"{did_you_mean(topic, [*TOPICS, *COMMANDS])}; topics: "
                      f"{', '.join(TOPICS)}; or a command name")
+
+
+def _features_help() -> str:
+    """The feature switches this installation knows (built-ins, plugins, user and project
+    folders), each with what it does and what reads it."""
+    from .._compile.compiler import Compiler
+    from .._model.features import builtin_features
+    note = ""
+    try:
+        features = Compiler.default().features
+    except PromptcError as exc:  # a broken folder or plugin: still list the built-ins
+        features, note = builtin_features(), f"  (only the built-ins': {clean(str(exc))})"
+    lines = ["", "Features (each true or false; a name nothing reads is an error):", note]
+    width = max((len(n) for n in features.names), default=0)
+    for f in features.features.values():
+        readers = f"; read by {', '.join(f.readers)}" if f.readers else ""
+        source = f" [{f.source}]" if f.source and f.source != "builtin" else ""
+        lines.append(f"  {clean(f.name):<{width}}  {clean(f.description) or '(no description)'}"
+                     f"{clean(readers)}{clean(source)}")
+    return "\n" + "\n".join(line for line in lines if line) + "\n"
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}

@@ -424,13 +424,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
             args.to_date or args.to_cwd):
         raise UsageError("diff needs something to compare: --to-model, --to-provider, "
                          "--to-variant, --to-context, --to-date, --to-cwd, or --snapshots DIR")
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     to_args = argparse.Namespace(**vars(args))
     to_args.provider = args.to_provider or (provider_for(args.to_model, info.provider)
                                             if args.to_model else info.provider)
     to_args.model = args.to_model or info.model
     to_args.context = args.to_context or args.context
-    info_b, ctx_b = target_from(to_args)
+    info_b, ctx_b = target_from(to_args, compiler.features)
     changes = {}
     if args.to_date:
         changes["date"] = args.to_date

@@ -32,7 +32,8 @@ from .._load.plugins import PluginSet, load_plugins
 from .._load.registry import Registry, Resolution, build_registry
 from .._load.sources import (builtin_root, find_project_folder, project_outside_note,
                              user_folder)
-from .._model.context import ContextParts, PromptContext, context_from_data
+from .._model.context import (ContextParts, PromptContext, check_feature_names,
+                              context_from_data)
 from .._model.diagnostics import Diagnostic, Reporter, first_failure
 from .._model.provider import ProviderInfo, encoding_for
 from .._model.variant import Variant
@@ -59,6 +60,7 @@ class Compiler:
     def __init__(self, registry: Registry, *, plugins: PluginSet | None = None,
                  sources: Sequence[tuple[str, str]] = (), memo_size: int = 512) -> None:
         self.registry = registry
+        self.features = registry.features  # the feature switches a context may set
         self.plugins = plugins
         self.sources = tuple(sources)
         self._memo_size = memo_size
@@ -200,10 +202,12 @@ class Compiler:
         try:
             key = marshal.dumps(data)  # type: ignore[arg-type]  # any Mapping: ValueError
         except ValueError:  # not plain data (a date from TOML, a record): build it directly
-            return context_from_data(data, None, self._parts)
+            return check_feature_names(context_from_data(data, None, self._parts),
+                                       self.features, None)
         hit: PromptContext | None = self._contexts.get(key)
         if hit is None:
-            hit = self._contexts.put(key, context_from_data(data, None, self._parts))
+            built = context_from_data(data, None, self._parts)
+            hit = self._contexts.put(key, check_feature_names(built, self.features, None))
         return hit
 
     # --- the per-request path --------------------------------------------------------------
@@ -239,6 +243,8 @@ class Compiler:
                 return done
         plan = route.plan
         report = Reporter(strict, route.diagnostics)
+        if ctx.features and not ctx.features.keys() <= self.features.names:
+            self._unknown_features(ctx, report)
         if self._context_hooks:
             ctx = self._contribute(ctx, plan.provider, report)
         request = plan.bind(ctx, date, report)                                  # 2. bind
@@ -293,6 +299,13 @@ class Compiler:
             return 0
         fmt = wire_format(provider)
         return self.tokens.count(tools.json_text(fmt), encoding_for(provider)[0])
+
+    def _unknown_features(self, ctx: PromptContext, report: Reporter) -> None:
+        """A context built in Python names a feature nothing reads: it switches nothing on,
+        which lenient mode says (a warning) and strict mode refuses (ContextError)."""
+        for name in self.features.unknown(ctx.features):
+            report("warning", "feature-unknown", self.features.problem(name) +
+                   "; it switches nothing on", f"features.{name}")
 
     def _contribute(self, ctx: PromptContext, provider: ProviderInfo, report: Reporter
                     ) -> PromptContext:

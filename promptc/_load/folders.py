@@ -74,6 +74,7 @@ class Layer:
     tools: dict[str, ToolSpec] = attrs.field(factory=dict)
     notes: tuple[Diagnostic, ...] = ()
     functions: dict[str, Any] = attrs.field(factory=dict)  # cid -> Component (Python, plugins)
+    features: tuple[Any, ...] = ()  # Feature records a plugin declares (promptc_features)
 
 
 def _inside(path: Path, root: Path | None, source: str) -> None:

@@ -17,6 +17,7 @@ from .._base.frozen import FrozenDict
 from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
+from .._model.features import FeatureSet, feature_set
 from .._model.inputs import InputSpec, parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
 from .._model.provider import ProviderInfo
@@ -25,6 +26,7 @@ from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
 from .._text.template import Template, parsed_template
 from .builtin_data import BUILTIN_DATA
+from .features import declared_features
 from .folders import Layer, RawVariant, TextFile
 
 __all__ = ["Registry", "build_registry", "TraceEntry", "Resolution", "PluginVariant",
@@ -68,6 +70,9 @@ class Registry:
     fallback: Variant | None
     diagnostics: tuple[Diagnostic, ...] = ()
     findings: tuple[Diagnostic, ...] = ()  # lint-only observations made while layering
+    # the feature switches a context may set: what the tools and components read, and what
+    # plugins declare
+    features: FeatureSet = attrs.field(factory=lambda: feature_set(()))
 
     def get(self, variant_id: str) -> Variant:
         try:
@@ -245,12 +250,14 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
                                    f"{len(fallbacks)} fallback variants "
                                    f"({', '.join(v.id for v in fallbacks)}); "
                                    f"{fallbacks[0].id!r} is used", fallbacks[1].path))
+    features = declared_features(tools, components, variants,
+                                 [f for layer in layers for f in layer.features])
     return Registry(variants=FrozenDict(dict(sorted(variants.items()))),
                     components=FrozenDict(dict(sorted(components.items()))),
                     tools=FrozenDict(dict(sorted(tools.items()))),
                     reserved_tools=frozenset(reserved), order=tuple(ordered),
                     fallback=fallbacks[0] if fallbacks else None, diagnostics=tuple(diags),
-                    findings=(*found, *findings))
+                    findings=(*found, *findings), features=features)
 
 
 def plugin_raw_variant(pv: PluginVariant, source: str) -> RawVariant:

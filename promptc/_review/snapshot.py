@@ -119,7 +119,8 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
     for name, rel in table.items():
         if not isinstance(rel, str):
             raise ConfigError("must be a path", source=str(p), field=f"contexts.{name}")
-        contexts[name] = PromptContext.load(p.parent / rel)
+        contexts[name] = PromptContext.load(
+            p.parent / rel, features=compiler.features if compiler is not None else None)
     if not contexts:
         raise ConfigError("a matrix needs at least one context", source=str(p), field="contexts")
     cases: list[Case] = []
