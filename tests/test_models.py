@@ -208,7 +208,13 @@ def test_the_script_regenerates_the_same_shape_from_a_fixture_map(tmp_path: Path
         "gpt-5.1|272000|128000|t|t|t|t||t;azure=azure/gpt-5.1|128000|||||||"
     # Bedrock's entries agree with Anthropic's: no provider part.
     assert ";" not in models["claude-sonnet-4-5-20250929"]
-    assert models["deepseek-v3-1"].count(";") == 2  # deepinfra and together differ
+    # The model's row is a reseller's (Fireworks): every provider listing it has a part, an
+    # empty one when it agrees, so a provider without one is known not to list the model.
+    parts = models["deepseek-v3-1"].split(";")
+    assert parts[0].startswith("fireworks_ai/") and len(parts) == 4
+    assert parts[2] == "fireworks=fireworks_ai/accounts/fireworks/models/deepseek-v3p1" + \
+        "|" * 8  # agrees: empty
+    assert parts[1].startswith("deepinfra=") and parts[3].startswith("together=")  # differ
     # The same input gives the same bytes.
     again = tmp_path / "again.json"
     assert _script("--from", str(FIXTURE_MAP), "--out", str(again), "--date",

@@ -895,6 +895,18 @@ def _lookup(table: ModelTable, tokens: tuple[str, ...], provider: str
     return base, extra
 
 
+def _reseller(base: list[Any] | None, own: list[Any] | None, provider: str,
+              overlay: Overlay) -> str | None:
+    """The provider whose row stands in for the model when the request's provider has none of
+    its own and the row is neither the maker's (a first-party API, or LiteLLM's unprefixed
+    key) nor the request's provider's: a reseller whose API may differ (Replicate's
+    gemini-3-pro has no function calling). None when the row is the model's own."""
+    if base is None or own is not None or "/" not in base[0]:
+        return None
+    owner = overlay.provider_key(base[0].split("/", 1)[0])
+    return None if owner == provider or owner in overlay.first_party else owner
+
+
 # One capability's layer: (value, source, ref, note); Fact objects only for those who ask.
 _Layer = tuple[Any, str, str, str]
 
@@ -924,13 +936,20 @@ def _layers(info: ProviderInfo) -> tuple[dict[str, _Layer], str, str, str, str |
     entry = None
     label = data.label
     if tokens:
-        for row_values in _lookup(table, tokens, provider):
+        base, own = _lookup(table, tokens, provider)
+        reseller = _reseller(base, own, provider, overlay)
+        for row_values, weak in ((base, reseller is not None), (own, False)):
             if row_values is None:
                 continue
-            entry = row_values[0]
+            # with a row of its own, the provider's facts are that row's differences over
+            # the model's row and the rest of it: all of them are the provider's
+            entry = own[0] if own is not None else row_values[0]
+            note = label if not weak else (
+                f"{label}; another provider's row ({reseller}), used only where no family or "
+                "overlay row gives a value")
             for name, value in zip(TABLE_FIELDS, row_values[1:]):
-                if value is not None:
-                    facts[name] = (value, "table", entry, label)
+                if value is not None and not (weak and facts[name][1] != "default"):
+                    facts[name] = (value, "table", entry, note)
     for row in rows:
         if row.wins:
             for name, value in row.facts.items():
