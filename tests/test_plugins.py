@@ -183,6 +183,7 @@ def test_installed_plugin_registers_and_routes(runner: Runner) -> None:
     mini = runner.promptc("render", "--provider", "openrouter", "--model",
                           "acme/acme-coder-2-mini", "--date", "2026-01-01", "--strict",
                           plugins=["acme"])
+    explain = runner.promptc("explain", *ACME[:4], "--json", plugins=["acme"])
 
     rows = by_id(variants.json())
     assert rows["acme"]["source"] == "plugin:acme"
@@ -209,6 +210,11 @@ def test_installed_plugin_registers_and_routes(runner: Runner) -> None:
 
     # a gateway's spelling of another acme model; strict: no diagnostic at all
     assert ACME_NOTES in mini.ok().stdout and ACME_MINI in mini.ok().stdout
+    # the plugin's models.toml defines the family the variant matches, with its facts
+    why = explain.json()
+    assert why["provider"]["family"] == "acme" and why["variant"]["id"] == "acme"
+    assert why["capabilities"]["context_window"]["value"] == 131072
+    assert why["capabilities"]["context_window"]["source"].startswith("family acme")
 
 
 def test_without_the_plugin_there_is_no_acme(runner: Runner) -> None:

@@ -16,7 +16,7 @@ from .._base.errors import (BudgetExceededError, ConfigError, ContextError, NoVa
                             PromptcError)
 from .._compile.result import CompiledPrompt, prompt_to_dict
 from .._emit.parser import ToolCall
-from .._model.provider import ProviderInfo, capability_sources
+from .._model.provider import ProviderInfo, capability_sources, resolve_provider
 from .args import (DOCS, Findings, Parser, UsageError, add_json, add_payload_options,
                    add_sources, add_target, compiler_from, epilog, non_negative,
                    print_diagnostics, print_json, read_input_text, target_from)
@@ -145,7 +145,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
     info, ctx = target_from(args, compiler.features)
-    resolved = info.resolved()
+    families = compiler.registry.families
+    resolved = resolve_provider(info, families)
     resolution = compiler.resolve(resolved, full_trace=True)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True)
     v = prompt.variant
@@ -155,7 +156,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         [{"name": b.native_name, "source": f"mcp:{b.server}", "origin": b.tool}
          for b in prompt.tools.mcp]
     capabilities = {name: {"value": value, "source": source}
-                    for name, (value, source) in capability_sources(info).items()}
+                    for name, (value, source) in capability_sources(info, families).items()}
     choice = prompt.tools.choice
     data: dict[str, Any] = {
         "provider": {k: getattr(resolved, k) for k in (

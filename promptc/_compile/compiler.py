@@ -35,7 +35,7 @@ from .._load.sources import (builtin_root, find_project_folder, project_outside_
 from .._model.context import (ContextParts, PromptContext, check_feature_names,
                               context_from_data)
 from .._model.diagnostics import Diagnostic, Reporter, first_failure
-from .._model.provider import ProviderInfo, encoding_for
+from .._model.provider import ProviderInfo, encoding_for, resolve_provider
 from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
 from .plan import Plan
@@ -158,7 +158,7 @@ class Compiler:
         hit: Route | None = self._routes.get(key)
         if hit is not None:
             return hit
-        info = provider.resolved()
+        info = resolve_provider(provider, self.registry.families)
         resolution = self.registry.variant_for(variant) if variant is not None else \
             self.registry.resolve(info)
         # The client's own `native_tools` (before resolution filled it in) is the first link

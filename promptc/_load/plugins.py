@@ -216,7 +216,8 @@ def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
                               variants={**merged.variants, **layer.variants},
                               components={**merged.components, **layer.components},
                               tools={**merged.tools, **layer.tools},
-                              notes=merged.notes + layer.notes)
+                              notes=merged.notes + layer.notes,
+                              families=merged.families + layer.families)
     variants = dict(merged.variants)
     for spec in _call(pm, "promptc_variants"):
         if not isinstance(spec, Mapping):

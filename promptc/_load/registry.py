@@ -17,10 +17,11 @@ from .._base.frozen import FrozenDict
 from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
+from .._model.families import merged_families
 from .._model.features import FeatureSet, feature_set
 from .._model.inputs import InputSpec, parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
-from .._model.provider import ProviderInfo
+from .._model.provider import FamilyRule, ProviderInfo, resolve_provider
 from .._model.tools import ToolSpec
 from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
@@ -73,6 +74,8 @@ class Registry:
     # the feature switches a context may set: what the tools and components read, and what
     # plugins declare
     features: FeatureSet = attrs.field(factory=lambda: feature_set(()))
+    # model families from plugins' and folders' models.toml, tried before the built-in ones
+    families: tuple[FamilyRule, ...] = ()
 
     def get(self, variant_id: str) -> Variant:
         try:
@@ -85,7 +88,7 @@ class Registry:
     def resolve(self, provider: ProviderInfo, *, strict: bool = False,
                 full_trace: bool = False) -> Resolution:
         """First matching variant by (priority, id), else the fallback; with a trace."""
-        info = provider.resolved()
+        info = resolve_provider(provider, self.families)
         report = Reporter(strict)
         trace: list[TraceEntry] = []
         chosen: Variant | None = None
@@ -252,12 +255,15 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
                                    f"{fallbacks[0].id!r} is used", fallbacks[1].path))
     features = declared_features(tools, components, variants,
                                  [f for layer in layers for f in layer.features])
+    families, renamed = merged_families([(layer.source, layer.families) for layer in layers])
+    for fid, old, new in renamed:
+        replaced(f"model family {fid!r}:", "models.toml", old, new)
     return Registry(variants=FrozenDict(dict(sorted(variants.items()))),
                     components=FrozenDict(dict(sorted(components.items()))),
                     tools=FrozenDict(dict(sorted(tools.items()))),
                     reserved_tools=frozenset(reserved), order=tuple(ordered),
                     fallback=fallbacks[0] if fallbacks else None, diagnostics=tuple(diags),
-                    findings=(*found, *findings), features=features)
+                    findings=(*found, *findings), features=features, families=families)
 
 
 def plugin_raw_variant(pv: PluginVariant, source: str) -> RawVariant:

@@ -35,7 +35,8 @@ __all__ = ["ProviderInfo", "normalize_model_id", "model_tokens", "tokens_start_w
            "ModelFacts", "FamilyRule", "Overlay", "ModelTable", "ModelData", "model_data",
            "shipped_overlay", "compiled_overlay_path", "model_facts", "capability_sources",
            "user_data_dir", "user_table_path", "shipped_table_path", "overlay_path",
-           "parse_overlay", "parse_table", "decode_row", "MAX_TABLE_FILE"]
+           "parse_overlay", "parse_table", "decode_row", "MAX_TABLE_FILE", "resolve_provider",
+           "parse_family_row"]
 
 TOKEN_ENCODINGS = ("o200k_base", "cl100k_base")  # what promptc can count with, offline
 
@@ -462,6 +463,11 @@ def _rule(row: Any, kind: str, index: int, source: str,
                                                        f"{field}.providers")),
         aliases=_str_list(row.get("aliases", []), source, f"{field}.aliases"),
         examples=_str_list(row.get("examples", []), source, f"{field}.examples"), wins=wins)
+
+
+def parse_family_row(row: Any, index: int, source: str) -> FamilyRule:
+    """One `[[family]]` row in the overlay's form (also a folder's models.toml)."""
+    return _rule(row, "family", index, source)
 
 
 class Overlay(_Record):
@@ -911,8 +917,10 @@ def _reseller(base: list[Any] | None, own: list[Any] | None, provider: str,
 _Layer = tuple[Any, str, str, str]
 
 
-def _layers(info: ProviderInfo) -> tuple[dict[str, _Layer], str, str, str, str | None, str]:
-    """(facts, family, family source, family title, table entry, table label) for `info`."""
+def _layers(info: ProviderInfo, extra: Sequence[FamilyRule] = ()
+            ) -> tuple[dict[str, _Layer], str, str, str, str | None, str]:
+    """(facts, family, family source, family title, table entry, table label) for `info`;
+    `extra`: families from plugins and folders, tried before the overlay's."""
     data = model_data()
     overlay, table = data.overlay, data.table
     normalized = normalize_model_id(info.model)
@@ -921,8 +929,10 @@ def _layers(info: ProviderInfo) -> tuple[dict[str, _Layer], str, str, str, str |
     facts: dict[str, _Layer] = {name: (value, "default", "defaults", overlay.defaults_source)
                                 for name, value in overlay.defaults.items()}
     starts = overlay.starts(tokens)
-    rule = overlay.family_for(tokens, starts) if tokens else None
-    named = overlay.family_by_id(info.family) if info.family else None
+    rule = (next((r for r in extra if r.matches(tokens, starts)), None) or
+            overlay.family_for(tokens, starts)) if tokens else None
+    named = (next((r for r in extra if r.id == info.family or info.family in r.aliases), None)
+             or overlay.family_by_id(info.family)) if info.family else None
     fam = named or rule
     if fam is not None:
         note = f"{fam.title}: {fam.source}"
@@ -969,7 +979,7 @@ def _layers(info: ProviderInfo) -> tuple[dict[str, _Layer], str, str, str, str |
     return facts, "unknown", "unknown", "no family rule matches", entry, label
 
 
-def model_facts(info: ProviderInfo) -> ModelFacts:
+def model_facts(info: ProviderInfo, families: Sequence[FamilyRule] = ()) -> ModelFacts:
     """Every capability of `info` with its value and source, later layers winning:
     default → family → overlay rows (filling gaps) → the generated table (the model's row,
     then the provider's) → overlay rows marked `wins` → local server → the client.
@@ -977,20 +987,21 @@ def model_facts(info: ProviderInfo) -> ModelFacts:
     Pass the ProviderInfo as the client gave it (not `.resolved()`: every value of a resolved
     info looks given by the client).
     """
-    facts, family, family_source, title, entry, label = _layers(info)
+    facts, family, family_source, title, entry, label = _layers(info, families)
     return ModelFacts(provider=info.provider, model=info.model,
                       normalized=normalize_model_id(info.model), family=family,
                       family_source=family_source, family_title=title, entry=entry,
                       table=label, facts=tuple(Fact(name, *facts[name]) for name in CAPABILITIES))
 
 
-def capability_sources(info: ProviderInfo) -> dict[str, tuple[Any, str]]:
+def capability_sources(info: ProviderInfo, families: Sequence[FamilyRule] = ()
+                       ) -> dict[str, tuple[Any, str]]:
     """{capability: (value, "source ref — note")} for `explain`, in CAPABILITIES order, e.g.
     `"table claude-sonnet-4-5 — LiteLLM 1.110.2 (shipped, 2026-12-02)"`, `"client — given in
     the ProviderInfo"`, `"default — promptc's defaults …"`. Pass the ProviderInfo as the client
     gave it, not `.resolved()`."""
     out: dict[str, tuple[Any, str]] = {}
-    for f in model_facts(info).facts:
+    for f in model_facts(info, families).facts:
         where = f.source + (f" {f.ref}" if f.ref and f.source != "default" else "")
         out[f.name] = (f.value, f"{where} — {f.note}" if f.note else where)
     return out
@@ -1045,18 +1056,22 @@ class ProviderInfo:
 
         Not cached here: a Compiler resolves each provider once and keeps the result.
         """
-        if self.family is not None and None not in (
-                getattr(self, name) for name in CAPABILITIES):
-            return self
-        facts, family, *_ = _layers(self)
-        return attrs.evolve(self, family=family, **{name: facts[name][0]
-                                                    for name in CAPABILITIES})
+        return resolve_provider(self)
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str | None = None) -> ProviderInfo:
         info: ProviderInfo = build_record(cls, data, source=source, path="provider",
                                           error=ContextError, aliases={"id": "provider"})
         return info
+
+
+def resolve_provider(info: ProviderInfo, families: Sequence[FamilyRule] = ()) -> ProviderInfo:
+    """`info` with every unknown capability filled from the model data, `families` (from
+    plugins and folders) tried before the built-in ones."""
+    if info.family is not None and None not in (getattr(info, name) for name in CAPABILITIES):
+        return info
+    facts, family, *_ = _layers(info, families)
+    return attrs.evolve(info, family=family, **{name: facts[name][0] for name in CAPABILITIES})
 
 
 def encoding_for(provider: ProviderInfo) -> tuple[str, bool]:

@@ -17,7 +17,7 @@ from .._model.cache import RANK, most_volatile
 from .._model.context import FIELD_CLASSES, PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.placeholders import STANDARD
-from .._model.provider import ProviderInfo, model_table
+from .._model.provider import ProviderInfo, model_data, model_table
 from .._model.variant import Variant
 from .consistency import variant_matrix
 
@@ -32,6 +32,7 @@ def lint(compiler: Compiler) -> list[Diagnostic]:
         out.extend(_variant_findings(compiler, variant))
         out.extend(_consistency_findings(compiler, variant, full))
     out.extend(_matcher_findings(compiler))
+    out.extend(_family_findings(compiler))
     out.extend(_tool_findings(compiler))
     seen: set[tuple[str, str, str]] = set()
     unique = []
@@ -61,6 +62,23 @@ def _consistency_findings(compiler: Compiler, variant: Variant,
     except PLUGIN_FAILURES as exc:  # reported, not raised
         return [Diagnostic("error", "render-failed", f"variant {variant.id!r}: {exc}",
                            variant.id)]
+
+
+def _family_findings(compiler: Compiler) -> list[Diagnostic]:
+    """A variant that matches a model family nobody defines never matches through it."""
+    from .._base.suggest import did_you_mean
+    rules = (*compiler.registry.families, *model_data().overlay.families)
+    known = {name for r in rules for name in (r.id, *r.aliases)}
+    out = []
+    for vid, variant in compiler.registry.variants.items():
+        for name in sorted(variant.matcher.families - known):
+            out.append(Diagnostic(
+                "warning", "family-unknown",
+                f"variant {vid!r} matches model family {name!r}, which neither the built-in "
+                f"model data nor any models.toml defines, so no model reaches it that way"
+                f"{did_you_mean(name, sorted(known))}; define it in a models.toml [[family]] "
+                "row of the variant's folder (promptc help folders)", variant.path or vid))
+    return out
 
 
 def _tool_findings(compiler: Compiler) -> list[Diagnostic]:
