@@ -173,6 +173,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         "tools": tools,
         "placeholders": dict(sorted(prompt.placeholders.items())),
         "sources": [{"layer": layer, "path": path} for layer, path in compiler.sources],
+        "overrides_not_used": [f.to_dict() for f in _unused_here(compiler, v.id)],
         "diagnostics": [d.to_dict() for d in prompt.diagnostics],
     }
     if args.json:
@@ -211,8 +212,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
         out.write(textwrap.fill(f"tools from {clean(source)}: "
                                 f"{', '.join(clean(n) for n in names)}", terminal_width(),
                                 subsequent_indent="  ", break_on_hyphens=False) + "\n")
+    for f in _unused_here(compiler, v.id):
+        out.write(textwrap.fill(f"not used here: {clean(f.message)}", terminal_width(),
+                                subsequent_indent="  ", break_on_hyphens=False) + "\n")
     print_diagnostics(prompt.diagnostics)
     return 0
+
+
+def _unused_here(compiler: Any, vid: str) -> list[Any]:
+    """Override files that do not reach this variant (see promptc._load.noops)."""
+    return [f for f in compiler.registry.findings
+            if f.code == "override-unused" and f"variant {vid!r}:" in f.message]
 
 
 def cmd_variants(args: argparse.Namespace) -> int:

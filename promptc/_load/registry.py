@@ -28,6 +28,7 @@ from .._model.variant import (ComponentSettings, Variant, check_variant_table,
 from .._text.template import Template, parsed_template
 from .builtin_data import BUILTIN_DATA
 from .features import declared_features
+from .noops import unused_overrides
 from .folders import Layer, RawVariant, TextFile
 
 __all__ = ["Registry", "build_registry", "TraceEntry", "Resolution", "PluginVariant",
@@ -255,6 +256,7 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
                                    f"{fallbacks[0].id!r} is used", fallbacks[1].path))
     features = declared_features(tools, components, variants,
                                  [f for layer in layers for f in layer.features])
+    found.extend(unused_overrides(layers, variants))
     families, renamed = merged_families([(layer.source, layer.families) for layer in layers])
     for fid, old, new in renamed:
         replaced(f"model family {fid!r}:", "models.toml", old, new)
