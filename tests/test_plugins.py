@@ -415,6 +415,7 @@ def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None
     # 1. snapshots written; promptc.testing auto-loaded through its pytest11 entry point
     first = pytest_run("--snapshot-update")
     assert first.returncode == 0, first.stdout + first.stderr
+    assert "warning" not in first.stdout.lower()  # no syrupy naming warnings
     assert sorted(p.name for p in snapshots.iterdir()) == ["acme-full.md", "acme-mini-plan.md"]
     full = snapshots / "acme-full.md"
     assert ACME_ROLE in full.read_text(encoding="utf-8")

@@ -61,8 +61,10 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {bound(clean(message))}\n")
+        """One line: what is wrong, and where to read the options (the usage block would
+        push the one useful line out of sight)."""
+        self.exit(2, f"{self.prog}: error: {bound(clean(message))} (see `{self.prog} "
+                     "--help`)\n")
 
 
 def epilog(examples: Sequence[str], exit_codes: str, see: str = "") -> str:
@@ -234,12 +236,18 @@ def print_json(data: Any) -> None:
 
 
 def print_diagnostics(diags: Sequence[Diagnostic], skip: Sequence[str] = ()) -> None:
-    """Diagnostics on stderr, one line each (codes starting with a `skip` prefix are left out:
-    the caller showed them another way)."""
-    for d in diags:
-        if skip and d.code.startswith(tuple(skip)):
-            continue
-        sys.stderr.write("promptc: " + format_diagnostic(d) + "\n")
+    """A lenient run's diagnostics on stderr, one line each, labelled `lenient …` and followed
+    by a line saying the command still succeeded, so an exit 0 never reads as a failure
+    (codes starting with a `skip` prefix are left out: the caller showed them another way)."""
+    shown = [d for d in diags if not (skip and d.code.startswith(tuple(skip)))]
+    for d in shown:
+        label = "lenient " if d.level != "info" else ""
+        sys.stderr.write(f"promptc: {label}" + format_diagnostic(d) + "\n")
+    failing = sum(d.level != "info" for d in shown)
+    if failing:
+        sys.stderr.write(f"promptc: {failing} diagnostic(s) above did not stop this command "
+                         "(lenient mode: the result is complete without what they name); "
+                         "--strict makes them fail it\n")
 
 
 def non_negative(text: str) -> int:

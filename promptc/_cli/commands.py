@@ -119,7 +119,7 @@ def _report_budget(prompt: CompiledPrompt) -> None:
 def cmd_render(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
     info, ctx = target_from(args, compiler.features)
-    fmt = args.format
+    fmt = "json" if args.json else args.format
     prompt = compiler.compile(info, ctx, strict=args.strict, budget=args.budget,
                               count_tokens=fmt == "json" or args.budget is not None,
                               variant=args.variant)
@@ -472,6 +472,10 @@ def _command(sub: Any, name: str, summary: str, description: str, examples: Sequ
     p: argparse.ArgumentParser = sub.add_parser(
         name, help=summary, description=description,
         epilog=epilog(examples, codes, see or f"promptc help exit-codes · {DOCS}"))
+    # the global option also after the command (`promptc render … --debug`); SUPPRESS keeps
+    # the top-level value when it is not given here
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help=argparse.SUPPRESS)
     PARSERS[name] = p
     return p
 
@@ -514,6 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fit the prompt into N tokens: shorter forms first, then optional "
                         "sections dropped, lowest priority first (a table on stderr says "
                         "which)")
+    p.add_argument("--json", action="store_true", help="the same as --format json")
     p.add_argument("--format", default="text",
                    choices=("text", "json", "anthropic", "openai", "gemini"),
                    help="text: the prompt (default); json: the prompt with sections, tokens, "
@@ -575,6 +580,8 @@ def build_parser() -> argparse.ArgumentParser:
                  "0 every call is valid · 1 a call has errors · 2 bad usage or input")
     add_target(p)
     p.add_argument("reply", metavar="FILE", help="the reply's text (- for stdin)")
+    p.add_argument("--json", action="store_true",
+                   help="accepted for symmetry: the output is always JSON")
     COMMANDS["parse"] = cmd_parse
 
     p = _command(sub, "lint", "check every registered variant before any request",
@@ -663,9 +670,20 @@ def _budget_failed(exc: BudgetExceededError, args: argparse.Namespace) -> int:
 _parser = build_parser  # the name the parser had before
 
 
+def _unrecognized(args: argparse.Namespace, extra: Sequence[str]) -> None:
+    """Options the command does not take: its own one-line error, with a did-you-mean."""
+    from .._base.suggest import did_you_mean
+    command = PARSERS.get(getattr(args, "command", "") or "", PARSERS[""])
+    known = [o for a in command._actions for o in a.option_strings]
+    hint = did_you_mean(extra[0], known) if extra[0].startswith("-") else ""
+    command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _unrecognized(args, extra)
     try:
         return COMMANDS[args.command](args)
     except Findings:
