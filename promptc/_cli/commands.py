@@ -145,8 +145,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
     info, ctx = target_from(args, compiler.features)
-    families = compiler.registry.families
-    resolved = resolve_provider(info, families)
+    families, user = compiler.registry.families, compiler.registry.user_models
+    resolved = resolve_provider(info, families, user)
     resolution = compiler.resolve(resolved, full_trace=True)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True)
     v = prompt.variant
@@ -156,7 +156,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         [{"name": b.native_name, "source": f"mcp:{b.server}", "origin": b.tool}
          for b in prompt.tools.mcp]
     capabilities = {name: {"value": value, "source": source}
-                    for name, (value, source) in capability_sources(info, families).items()}
+                    for name, (value, source) in capability_sources(info, families, user).items()}
     choice = prompt.tools.choice
     data: dict[str, Any] = {
         "provider": {k: getattr(resolved, k) for k in (

@@ -24,7 +24,8 @@ from typing import Any
 
 import attrs
 
-from .._base.errors import PLUGIN_FAILURES, ConfigError, ContextError, NoVariantError
+from .._base.errors import (PLUGIN_FAILURES, ConfigError, ContextError, NoVariantError,
+                            PromptcError)
 from .._base.memo import Memo
 from .._emit.toolset import ToolSet, wire_format
 from .._load.folders import Layer, read_layer
@@ -35,7 +36,7 @@ from .._load.sources import (builtin_root, find_project_folder, project_outside_
 from .._model.context import (ContextParts, PromptContext, check_feature_names,
                               context_from_data)
 from .._model.diagnostics import Diagnostic, Reporter, first_failure
-from .._model.provider import ProviderInfo, encoding_for, resolve_provider
+from .._model.provider import ProviderInfo, encoding_for, model_data, resolve_provider
 from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
 from .plan import Plan
@@ -54,6 +55,20 @@ class Route:
     failure: Diagnostic | None  # the first of them strict mode refuses
 
 
+def _model_table_notes(user: bool) -> list[Diagnostic]:
+    """Rows of the user's model table that were left out (they do not decode): a warning each,
+    so the renders go on and the table still gets fixed. A table that does not load at all is
+    left for the first resolution to report."""
+    if not user:
+        return []
+    try:
+        problems = model_data(True).problems
+    except PromptcError:
+        return []
+    return [Diagnostic("warning", "model-table-row", f"{problem}; the row is skipped", "models")
+            for problem in problems]
+
+
 class Compiler:
     """Compiles prompts. Build one per process (`Compiler.default()`), share it across threads."""
 
@@ -67,6 +82,7 @@ class Compiler:
         diags = list(registry.diagnostics)
         if plugins is not None:
             diags.extend(plugins.diagnostics)
+        diags.extend(_model_table_notes(registry.user_models))
         self.load_diagnostics: tuple[Diagnostic, ...] = tuple(diags)
         self._routes = Memo(1024)  # (provider, pinned variant id) -> Route
         self._plans: dict[tuple[str, ProviderInfo, bool | None], Plan] = {}
@@ -124,7 +140,7 @@ class Compiler:
                 layers.append(layer)
                 sources.append(("project", str(found)))
         findings = plugin_set.findings if plugin_set is not None else ()
-        registry = build_registry(layers, findings=findings)
+        registry = build_registry(layers, findings=findings, user_models=user)
         return cls(registry, plugins=plugin_set, sources=sources)
 
     @classmethod
@@ -158,7 +174,7 @@ class Compiler:
         hit: Route | None = self._routes.get(key)
         if hit is not None:
             return hit
-        info = resolve_provider(provider, self.registry.families)
+        info = resolve_provider(provider, self.registry.families, self.registry.user_models)
         resolution = self.registry.variant_for(variant) if variant is not None else \
             self.registry.resolve(info)
         # The client's own `native_tools` (before resolution filled it in) is the first link

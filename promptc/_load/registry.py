@@ -77,6 +77,8 @@ class Registry:
     features: FeatureSet = attrs.field(factory=lambda: feature_set(()))
     # model families from plugins' and folders' models.toml, tried before the built-in ones
     families: tuple[FamilyRule, ...] = ()
+    # whether facts may come from the user's model table (not with --no-user/--builtins-only)
+    user_models: bool = True
 
     def get(self, variant_id: str) -> Variant:
         try:
@@ -89,7 +91,7 @@ class Registry:
     def resolve(self, provider: ProviderInfo, *, strict: bool = False,
                 full_trace: bool = False) -> Resolution:
         """First matching variant by (priority, id), else the fallback; with a trace."""
-        info = resolve_provider(provider, self.families)
+        info = resolve_provider(provider, self.families, self.user_models)
         report = Reporter(strict)
         trace: list[TraceEntry] = []
         chosen: Variant | None = None
@@ -175,7 +177,7 @@ def _short_over(cid: str, short: TextFile, base: Component | None) -> Component:
 
 
 def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = (),
-                   findings: Iterable[Diagnostic] = ()) -> Registry:
+                   findings: Iterable[Diagnostic] = (), user_models: bool = True) -> Registry:
     """Layer sources in the order given and freeze the result; raise on any config error.
 
     `findings` are lint-only observations made before (plugin conflicts) that the registry
@@ -265,7 +267,8 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
                     tools=FrozenDict(dict(sorted(tools.items()))),
                     reserved_tools=frozenset(reserved), order=tuple(ordered),
                     fallback=fallbacks[0] if fallbacks else None, diagnostics=tuple(diags),
-                    findings=(*found, *findings), features=features, families=families)
+                    findings=(*found, *findings), features=features, families=families,
+                    user_models=user_models)
 
 
 def plugin_raw_variant(pv: PluginVariant, source: str) -> RawVariant:

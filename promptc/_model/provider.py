@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 
 from .._base.errors import ConfigError, ContextError
-from .._base.files import parse_toml, read_text_file
+from .._base.files import parse_json, parse_toml, read_text_file
 from .._base.records import build_record, optional, typed
 
 __all__ = ["ProviderInfo", "normalize_model_id", "model_tokens", "tokens_start_with",
@@ -671,6 +671,22 @@ class ModelTable(_Record):
                                       f"{part!r}", source=self.path, field=f"models.{key}")
                 decode_row(row, self.path, f"models.{key};{name}")
 
+    def without_bad_rows(self) -> tuple[ModelTable, tuple[str, ...]]:
+        """This table with every row that does not decode left out, and why each was (a
+        user's table: one bad row must not break every lookup)."""
+        problems: list[str] = []
+        good: dict[str, str] = {}
+        for key, text in self.models.items():
+            try:
+                ModelTable(self.path, self.user, self.source, {key: text}).check()
+            except ConfigError as exc:
+                problems.append(str(exc))
+                continue
+            good[key] = text
+        if not problems:
+            return self, ()
+        return ModelTable(self.path, self.user, self.source, good), tuple(problems)
+
     def provider_rows(self) -> int:
         return sum(text.count(";") for text in self.models.values() if isinstance(text, str))
 
@@ -686,7 +702,7 @@ def decode_row(text: Any, path: str, field: str) -> list[Any]:
         if not value:
             out.append(None)
         elif name in _INT_FACTS:
-            if not value.isdigit():
+            if not (value.isascii() and value.isdigit()):  # '²' is a digit to isdigit
                 raise ConfigError(f"{name} must be a whole number, got {value!r}", source=path,
                                   field=field)
             out.append(int(value))
@@ -700,11 +716,7 @@ def decode_row(text: Any, path: str, field: str) -> list[Any]:
 
 def parse_table(text: str, path: str, *, user: bool = False, deep: bool = False) -> ModelTable:
     """A generated table from its JSON text. Rows are checked when used (`deep`: all now)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                          source=path) from None
+    data = parse_json(text, path, ConfigError)
     if not isinstance(data, dict):
         raise ConfigError("must be a JSON object", source=path)
     if data.get("format") != TABLE_FORMAT:
@@ -728,13 +740,15 @@ def parse_table(text: str, path: str, *, user: bool = False, deep: bool = False)
 class ModelData(_Record):
     """What promptc believes about models: the overlay over the active table."""
 
-    __slots__ = ("overlay", "table", "shipped")
+    __slots__ = ("overlay", "table", "shipped", "problems")
     overlay: Overlay
     table: ModelTable
     shipped: Mapping[str, Any]  # the shipped table's source, to compare with a user table
+    problems: tuple[str, ...]  # rows of the user's table left out, and why
 
-    def __init__(self, overlay: Overlay, table: ModelTable, shipped: Mapping[str, Any]) -> None:
-        self._fields(overlay=overlay, table=table, shipped=shipped)
+    def __init__(self, overlay: Overlay, table: ModelTable, shipped: Mapping[str, Any],
+                 problems: tuple[str, ...] = ()) -> None:
+        self._fields(overlay=overlay, table=table, shipped=shipped, problems=problems)
 
     @property
     def label(self) -> str:
@@ -790,24 +804,28 @@ def shipped_overlay() -> Overlay:
 
 
 @functools.cache
-def model_data() -> ModelData:
+def model_data(user: bool = True) -> ModelData:
     """The overlay and the active table, read once per process on first use.
 
-    The user's table (`promptc models update`) wins over the shipped one; a malformed one is a
-    ConfigError naming the file. (`model_data.cache_clear()` reads them again.)
+    The user's table (`promptc models update`) wins over the shipped one unless `user` is
+    False (`--no-user`, `--builtins-only`); a malformed one is a ConfigError naming the file,
+    and a row of it that does not decode is left out (`ModelData.problems` says which).
+    (`model_data.cache_clear()` reads them again.)
     """
     overlay = shipped_overlay()
     shipped_path = shipped_table_path()
     user_path = user_table_path()
-    if user_path.is_file():
+    problems: tuple[str, ...] = ()
+    if user and user_path.is_file():
         table = parse_table(read_text_file(user_path, ConfigError, MAX_TABLE_FILE),
                             str(user_path), user=True)
+        table, problems = table.without_bad_rows()
         shipped = _shipped_source(shipped_path)
     else:
         table = parse_table(read_text_file(shipped_path, ConfigError, MAX_TABLE_FILE),
                             str(shipped_path))
         shipped = table.source
-    return ModelData(overlay, table, shipped)
+    return ModelData(overlay, table, shipped, problems)
 
 
 def _shipped_source(path: Path) -> Mapping[str, Any]:
@@ -917,11 +935,12 @@ def _reseller(base: list[Any] | None, own: list[Any] | None, provider: str,
 _Layer = tuple[Any, str, str, str]
 
 
-def _layers(info: ProviderInfo, extra: Sequence[FamilyRule] = ()
+def _layers(info: ProviderInfo, extra: Sequence[FamilyRule] = (), user: bool = True
             ) -> tuple[dict[str, _Layer], str, str, str, str | None, str]:
     """(facts, family, family source, family title, table entry, table label) for `info`;
-    `extra`: families from plugins and folders, tried before the overlay's."""
-    data = model_data()
+    `extra`: families from plugins and folders, tried before the overlay's; `user`: whether
+    the user's model table may be read."""
+    data = model_data(user)
     overlay, table = data.overlay, data.table
     normalized = normalize_model_id(info.model)
     tokens = tuple(normalized.split("-")) if normalized else ()
@@ -979,7 +998,8 @@ def _layers(info: ProviderInfo, extra: Sequence[FamilyRule] = ()
     return facts, "unknown", "unknown", "no family rule matches", entry, label
 
 
-def model_facts(info: ProviderInfo, families: Sequence[FamilyRule] = ()) -> ModelFacts:
+def model_facts(info: ProviderInfo, families: Sequence[FamilyRule] = (),
+                user: bool = True) -> ModelFacts:
     """Every capability of `info` with its value and source, later layers winning:
     default → family → overlay rows (filling gaps) → the generated table (the model's row,
     then the provider's) → overlay rows marked `wins` → local server → the client.
@@ -987,21 +1007,21 @@ def model_facts(info: ProviderInfo, families: Sequence[FamilyRule] = ()) -> Mode
     Pass the ProviderInfo as the client gave it (not `.resolved()`: every value of a resolved
     info looks given by the client).
     """
-    facts, family, family_source, title, entry, label = _layers(info, families)
+    facts, family, family_source, title, entry, label = _layers(info, families, user)
     return ModelFacts(provider=info.provider, model=info.model,
                       normalized=normalize_model_id(info.model), family=family,
                       family_source=family_source, family_title=title, entry=entry,
                       table=label, facts=tuple(Fact(name, *facts[name]) for name in CAPABILITIES))
 
 
-def capability_sources(info: ProviderInfo, families: Sequence[FamilyRule] = ()
-                       ) -> dict[str, tuple[Any, str]]:
+def capability_sources(info: ProviderInfo, families: Sequence[FamilyRule] = (),
+                       user: bool = True) -> dict[str, tuple[Any, str]]:
     """{capability: (value, "source ref — note")} for `explain`, in CAPABILITIES order, e.g.
     `"table claude-sonnet-4-5 — LiteLLM 1.110.2 (shipped, 2026-12-02)"`, `"client — given in
     the ProviderInfo"`, `"default — promptc's defaults …"`. Pass the ProviderInfo as the client
     gave it, not `.resolved()`."""
     out: dict[str, tuple[Any, str]] = {}
-    for f in model_facts(info, families).facts:
+    for f in model_facts(info, families, user).facts:
         where = f.source + (f" {f.ref}" if f.ref and f.source != "default" else "")
         out[f.name] = (f.value, f"{where} — {f.note}" if f.note else where)
     return out
@@ -1065,12 +1085,14 @@ class ProviderInfo:
         return info
 
 
-def resolve_provider(info: ProviderInfo, families: Sequence[FamilyRule] = ()) -> ProviderInfo:
+def resolve_provider(info: ProviderInfo, families: Sequence[FamilyRule] = (),
+                     user: bool = True) -> ProviderInfo:
     """`info` with every unknown capability filled from the model data, `families` (from
-    plugins and folders) tried before the built-in ones."""
+    plugins and folders) tried before the built-in ones, the user's model table only when
+    `user`."""
     if info.family is not None and None not in (getattr(info, name) for name in CAPABILITIES):
         return info
-    facts, family, *_ = _layers(info, families)
+    facts, family, *_ = _layers(info, families, user)
     return attrs.evolve(info, family=family, **{name: facts[name][0] for name in CAPABILITIES})
 
 

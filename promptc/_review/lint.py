@@ -17,7 +17,8 @@ from .._model.cache import RANK, most_volatile
 from .._model.context import FIELD_CLASSES, PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.placeholders import STANDARD
-from .._model.provider import ProviderInfo, model_data, model_table
+from .._model.provider import (FamilyRule, ProviderInfo, model_data, model_table,
+                               resolve_provider)
 from .._model.variant import Variant
 from .consistency import variant_matrix
 
@@ -170,7 +171,8 @@ def _probe_models(variant: Variant) -> list[str]:
     return ["-".join(p).replace("*", "x") for p in models]
 
 
-def _probes(variant: Variant) -> list[ProviderInfo]:
+def _probes(variant: Variant, families: tuple[FamilyRule, ...] = (),
+            user: bool = True) -> list[ProviderInfo]:
     """Requests the variant is written for, with the capabilities a client may state."""
     providers = sorted(variant.matcher.providers or {"probe", "ollama"})
     out = []
@@ -178,8 +180,9 @@ def _probes(variant: Variant) -> list[ProviderInfo]:
         for provider in providers:
             for native in (None, True, False):
                 for window in (None, 8192):
-                    out.append(ProviderInfo(provider, model, native_tools=native,
-                                            context_window=window).resolved())
+                    out.append(resolve_provider(
+                        ProviderInfo(provider, model, native_tools=native,
+                                     context_window=window), families, user))
     return out
 
 
@@ -206,7 +209,7 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
         matched_any = False
         taken_by: set[str] = set()
         all_taken = True
-        for info in _probes(v):
+        for info in _probes(v, compiler.registry.families, compiler.registry.user_models):
             try:
                 ok, _ = v.matcher(info)
             except PLUGIN_FAILURES:  # matcher faults are reported elsewhere
