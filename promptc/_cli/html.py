@@ -124,18 +124,20 @@ def _key(case: CaseReview, touched: set[str]) -> str:
     ids = list(before) + [sid for sid in after if sid not in before]
     rows = ['<table class="keys"><tr><th></th><th>section</th><th>before</th><th>after</th>'
             "<th>Δ</th></tr>"]
-    for sid in ids:
-        old, new = before.get(sid), after.get(sid)
-        cache = (new or old or (0, ""))[1]
-        cls = cache if cache in _CACHE else "other"
-        mark = " touched" if sid in touched else ""
-        tb, ta = (old[0] if old else 0), (new[0] if new else 0)
-        rows.append(f'<tr><td><i class="sw seg {cls}{mark}"></i></td><td class="key">'
-                    f"<code>{_e(sid)}</code>{' · ' + _e(cache) if cache else ''}</td>"
-                    f'<td class="num">{_count(old)}</td><td class="num">{_count(new)}</td>'
-                    f'<td class="num">{_delta(ta - tb) if ta != tb else ""}</td></tr>')
+    rows += [_key_row(sid, before.get(sid), after.get(sid), sid in touched) for sid in ids]
     rows.append("</table>")
     return "\n".join(rows)
+
+
+def _key_row(sid: str, old: tuple[int, str] | None, new: tuple[int, str] | None,
+             touched: bool) -> str:
+    cache = (new or old or (0, ""))[1]
+    cls = (cache if cache in _CACHE else "other") + (" touched" if touched else "")
+    delta = (new[0] if new else 0) - (old[0] if old else 0)
+    label = f"<code>{_e(sid)}</code>" + (f" · {_e(cache)}" if cache else "")
+    return (f'<tr><td><i class="sw seg {cls}"></i></td><td class="key">{label}</td>'
+            f'<td class="num">{_count(old)}</td><td class="num">{_count(new)}</td>'
+            f'<td class="num">{_delta(delta) if delta else ""}</td></tr>')
 
 
 def _count(entry: tuple[int, str] | None) -> str:

@@ -342,25 +342,31 @@ def table_from_litellm(litellm: Mapping[str, Any], source: Mapping[str, str],
         assert base is not None
         if all(v is None for v in base[1:]):
             continue  # the map names it but knows none of the facts promptc uses
-        text = encode_row(base)
-        by_provider: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
-        for raw_id, provider, entry in members:
-            by_provider.setdefault(provider, []).append((raw_id, entry))
-        # When the model's row is a reseller's (no first-party or unprefixed entry), every
-        # provider that lists the model gets a part, an empty one when it agrees: a provider
-        # without one does not list it, and the reseller's row must not decide for it.
-        resold = "/" in base[0] and overlay.provider_key(base[0].split("/", 1)[0]) \
-            not in overlay.first_party
-        for provider in sorted(by_provider):
-            row = _consensus(by_provider[provider])
-            diff = [row[0]] + [v if v is not None and v != b else None
-                               for v, b in zip(row[1:], base[1:])]
-            if (resold or any(v is not None for v in diff[1:])) and provider and \
-                    not any(c in provider for c in "|;="):
-                text += f";{provider}={encode_row(diff)}"
-        models[key] = text
+        models[key] = encode_row(base) + _provider_parts(base, members, overlay)
     return {"format": TABLE_FORMAT, "source": dict(source), "fields": list(TABLE_FIELDS),
             "models": models}
+
+
+def _provider_parts(base: list[Any], members: Sequence[tuple[str, str, Mapping[str, Any]]],
+                    overlay: Overlay) -> str:
+    """`;provider=row` for each provider whose entries differ from the model's row. When the
+    model's row is a reseller's (no first-party or unprefixed entry), every provider that
+    lists the model gets a part, an empty one when it agrees: a provider without one does not
+    list it, and the reseller's row must not decide for it."""
+    by_provider: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+    for raw_id, provider, entry in members:
+        by_provider.setdefault(provider, []).append((raw_id, entry))
+    resold = "/" in base[0] and overlay.provider_key(base[0].split("/", 1)[0]) \
+        not in overlay.first_party
+    text = ""
+    for provider in sorted(by_provider):
+        row = _consensus(by_provider[provider])
+        diff = [row[0]] + [v if v is not None and v != b else None
+                           for v, b in zip(row[1:], base[1:])]
+        if (resold or any(v is not None for v in diff[1:])) and provider and \
+                not any(c in provider for c in "|;="):
+            text += f";{provider}={encode_row(diff)}"
+    return text
 
 
 def dump_table(table: Mapping[str, Any]) -> str:

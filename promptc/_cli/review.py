@@ -337,29 +337,14 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     if args.update:
         diff = update_dir(folder, expected, allow_foreign=args.force,
                           matrix=matrix_name(_matrix_path(args), folder))
-        if _format(args) == "json":
-            print_json({"updated": True, "added": list(diff.added),
-                        "removed": list(diff.removed), "changed": [c[0] for c in diff.changed]})
-        else:
-            sys.stdout.write(f"{len(expected)} snapshot(s) in {clean(folder)}: "
-                             f"{len(diff.added)} added, {len(diff.changed)} changed, "
-                             f"{len(diff.removed)} removed\n")
+        _report_update(args, folder, len(expected), diff)
         return 0
     from .._review.diff import review_snapshots
     cases = review_snapshots(folder, expected)
     changed = [c for c in cases if c.status != "same"]
     fmt = _format(args)
     if fmt == "json":
-        print_json({
-            "clean": not changed,
-            "added": [_file(c) for c in changed if c.status == "added"],
-            "removed": [_file(c) for c in changed if c.status == "removed"],
-            "changed": [{"case": _file(c), "sections": [s.id for s in c.changes],
-                         "diff": "\n".join(s.unified() for s in c.changes if s.hunks),
-                         "tokens_delta": c.tokens_delta, "static_prefix_moved": c.prefix_moved,
-                         "changes": [s.to_dict() for s in c.changes]}
-                        for c in changed if c.status == "changed"],
-            "update": snapshot_command(args, "--update")})
+        print_json(_check_report(args, changed))
         return 1 if changed else 0
     if _emit(args, cases, f"promptc snapshot review: {folder}"):
         return 1 if changed else 0
@@ -374,6 +359,29 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     out.write(f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} "
               f"removed; run `{clean(snapshot_command(args, '--update'))}` to accept\n")
     return 1
+
+
+def _report_update(args: argparse.Namespace, folder: Path, n: int, diff: Any) -> None:
+    if _format(args) == "json":
+        print_json({"updated": True, "added": list(diff.added), "removed": list(diff.removed),
+                    "changed": [c[0] for c in diff.changed]})
+    else:
+        sys.stdout.write(f"{n} snapshot(s) in {clean(folder)}: {len(diff.added)} added, "
+                         f"{len(diff.changed)} changed, {len(diff.removed)} removed\n")
+
+
+def _check_report(args: argparse.Namespace, changed: Sequence[CaseReview]) -> dict[str, Any]:
+    """`snapshot --check --json`: what differs, and the command that accepts it."""
+    return {
+        "clean": not changed,
+        "added": [_file(c) for c in changed if c.status == "added"],
+        "removed": [_file(c) for c in changed if c.status == "removed"],
+        "changed": [{"case": _file(c), "sections": [s.id for s in c.changes],
+                     "diff": "\n".join(s.unified() for s in c.changes if s.hunks),
+                     "tokens_delta": c.tokens_delta, "static_prefix_moved": c.prefix_moved,
+                     "changes": [s.to_dict() for s in c.changes]}
+                    for c in changed if c.status == "changed"],
+        "update": snapshot_command(args, "--update")}
 
 
 def _other_matrix_note(out: IO[str], args: argparse.Namespace, folder: Path) -> None:

@@ -44,19 +44,32 @@ def unused_overrides(layers: Sequence[Layer], variants: Mapping[str, Variant]
     out: list[Diagnostic] = []
     for i, layer in enumerate(layers):
         root = Path(layer.root) if layer.root else Path(".")
-        for cid, text in layer.components.items():
-            if cid.endswith(".short"):
-                continue
-            for vid, v in variants.items():
-                own = v.origins.get(f"component:{cid}")
-                if cid in v.components and own and _layer_of(own, sources) < i:
-                    out.append(_finding(text.path, vid, own, str(
-                        root / "variants" / vid / "components" / f"{cid}.md")))
-        for name, spec in layer.tools.items():
-            for vid, v in variants.items():
-                own_spec = v.tool_overrides.get(name)
-                if name in v.tools and own_spec is not None and \
-                        own_spec.source in sources and sources.index(own_spec.source) < i:
-                    out.append(_finding(spec.origin or name, vid, own_spec.origin or name, str(
-                        root / "variants" / vid / "tools" / f"{name}.toml")))
+        for vid, variant in variants.items():
+            out += _hidden_components(layer, i, root, sources, vid, variant)
+            out += _hidden_tools(layer, i, root, sources, vid, variant)
+    return out
+
+
+def _hidden_components(layer: Layer, index: int, root: Path, sources: Sequence[str], vid: str,
+                       variant: Variant) -> list[Diagnostic]:
+    out = []
+    for cid in variant.components:
+        text = layer.components.get(cid)
+        own = variant.origins.get(f"component:{cid}")
+        if text is not None and own and _layer_of(own, sources) < index:
+            fix = root / "variants" / vid / "components" / f"{cid}.md"
+            out.append(_finding(text.path, vid, own, str(fix)))
+    return out
+
+
+def _hidden_tools(layer: Layer, index: int, root: Path, sources: Sequence[str], vid: str,
+                  variant: Variant) -> list[Diagnostic]:
+    out = []
+    for name in variant.tools:
+        spec, own = layer.tools.get(name), variant.tool_overrides.get(name)
+        if spec is None or own is None or own.source not in sources:
+            continue
+        if sources.index(own.source) < index:
+            fix = root / "variants" / vid / "tools" / f"{name}.toml"
+            out.append(_finding(spec.origin or name, vid, own.origin or name, str(fix)))
     return out

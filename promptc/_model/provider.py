@@ -919,6 +919,29 @@ def _lookup(table: ModelTable, tokens: tuple[str, ...], provider: str
     return base, extra
 
 
+def _table_facts(facts: dict[str, _Layer], table: ModelTable, tokens: tuple[str, ...],
+                 provider: str, overlay: Overlay, label: str) -> str | None:
+    """Lay the table's facts for the model over `facts`; return the entry that gave them.
+
+    With a row of its own, the provider's facts are that row's differences over the model's
+    row and the rest of it: all of them are the provider's. A reseller's row (see
+    `_reseller`) only fills what is still a default."""
+    base, own = _lookup(table, tokens, provider)
+    reseller = _reseller(base, own, provider, overlay)
+    entry = None
+    for row_values, weak in ((base, reseller is not None), (own, False)):
+        if row_values is None:
+            continue
+        entry = own[0] if own is not None else row_values[0]
+        note = label if not weak else (
+            f"{label}; another provider's row ({reseller}), used only where no family or "
+            "overlay row gives a value")
+        for name, value in zip(TABLE_FIELDS, row_values[1:]):
+            if value is not None and not (weak and facts[name][1] != "default"):
+                facts[name] = (value, "table", entry, note)
+    return entry
+
+
 def _reseller(base: list[Any] | None, own: list[Any] | None, provider: str,
               overlay: Overlay) -> str | None:
     """The provider whose row stands in for the model when the request's provider has none of
@@ -962,23 +985,8 @@ def _layers(info: ProviderInfo, extra: Sequence[FamilyRule] = (), user: bool = T
         if not row.wins:
             for name, value in row.facts.items():
                 facts[name] = (value, "overlay", row.id, row.source)
-    entry = None
     label = data.label
-    if tokens:
-        base, own = _lookup(table, tokens, provider)
-        reseller = _reseller(base, own, provider, overlay)
-        for row_values, weak in ((base, reseller is not None), (own, False)):
-            if row_values is None:
-                continue
-            # with a row of its own, the provider's facts are that row's differences over
-            # the model's row and the rest of it: all of them are the provider's
-            entry = own[0] if own is not None else row_values[0]
-            note = label if not weak else (
-                f"{label}; another provider's row ({reseller}), used only where no family or "
-                "overlay row gives a value")
-            for name, value in zip(TABLE_FIELDS, row_values[1:]):
-                if value is not None and not (weak and facts[name][1] != "default"):
-                    facts[name] = (value, "table", entry, note)
+    entry = _table_facts(facts, table, tokens, provider, overlay, label) if tokens else None
     for row in rows:
         if row.wins:
             for name, value in row.facts.items():

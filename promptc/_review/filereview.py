@@ -17,7 +17,8 @@ import difflib
 import re
 from collections.abc import Mapping, Sequence
 
-from .hunks import LAYOUT, TOOLS, CaseReview, Hunk, SectionChange, line_hunks, text_lines
+from .hunks import (LAYOUT, TOOLS, Bar, CaseReview, Hunk, SectionChange, line_hunks,
+                    text_lines)
 from .snapshot import Rendered, _header_len
 
 __all__ = ["review_file", "header_tokens", "header_spans", "Spans"]
@@ -101,36 +102,45 @@ def _case(label: str, name: str, old: str, new: Rendered, rows: list[SectionChan
     t_new, per_new = header_tokens(new.text)
     caches = dict(zip((s[0] for s in new.sections), new.caches))
     moved, prefix = _prefix_moved(bodies, new, (per_old, per_new), (old_caches, caches))
-    glue = [row for row in rows if row.id == LAYOUT]
-    tail_old = tuple((LAYOUT, g.tokens_before, "") for g in glue if g.tokens_before > 0)
-    tail_new = tuple((LAYOUT, g.tokens_after, "") for g in glue if g.tokens_after > 0)
-    bar_old = tuple((sid, n, old_caches.get(sid, "")) for sid, n in per_old.items()) + tail_old
-    bar_new = tuple((sid, n, caches.get(sid, "")) for sid, n in per_new.items()) + tail_new
+    glue = next((row for row in rows if row.id == LAYOUT), None)
+    bar_old = _bar(per_old, old_caches, glue.tokens_before if glue else 0)
+    bar_new = _bar(per_new, caches, glue.tokens_after if glue else 0)
     status = "changed" if old != new.text else "same"
     return CaseReview(label, status, name, name, t_old, t_new, tuple(rows), moved, prefix,
                       bar_old, bar_new)
+
+
+def _bar(tokens: Mapping[str, int], caches: Mapping[str, str], glue: int) -> Bar:
+    """A prompt's sections for the HTML bar, then the layout's tokens (when it has any)."""
+    tail = ((LAYOUT, glue, ""),) if glue > 0 else ()
+    return tuple((sid, n, caches.get(sid, "")) for sid, n in tokens.items()) + tail
 
 
 def _whole_file(name: str, old: str | None, new: Rendered | None) -> CaseReview:
     """A file added or removed: its sections are named, but a whole prompt as one block of
     changed lines would bury the review."""
     label = name[:-3] if name.endswith(".md") else name
-    t_old, per_old = header_tokens(old) if old is not None else (0, {})
-    t_new, per_new = header_tokens(new.text) if new is not None else (0, {})
-    status = "added" if old is None else "removed"
     if new is not None:
-        caches = dict(zip((s[0] for s in new.sections), new.caches))
-    else:
-        spans = header_spans(old or "", len(text_lines(old or ""))) or {}
-        caches = {sid: s[2] for sid, s in spans.items()}
-    sections = tuple(SectionChange(sid, status, caches.get(sid, ""),
-                                   n if old is not None else 0, n if old is None else 0)
-                     for sid, n in (per_new or per_old).items())
-    bar = tuple((s.id, s.tokens_before or s.tokens_after, s.cache) for s in sections)
-    return CaseReview(label, status, "(none)" if old is None else name,
-                      name if new is not None else "(none)", t_old, t_new, sections,
-                      bar_before=bar if old is not None else (),
-                      bar_after=bar if new is not None else ())
+        return _added_file(label, name, new)
+    return _removed_file(label, name, old or "")
+
+
+def _added_file(label: str, name: str, new: Rendered) -> CaseReview:
+    total, per = header_tokens(new.text)
+    caches = dict(zip((s[0] for s in new.sections), new.caches))
+    sections = tuple(SectionChange(sid, "added", caches.get(sid, ""), 0, n)
+                     for sid, n in per.items())
+    bar = tuple((s.id, s.tokens_after, s.cache) for s in sections)
+    return CaseReview(label, "added", "(none)", name, 0, total, sections, bar_after=bar)
+
+
+def _removed_file(label: str, name: str, old: str) -> CaseReview:
+    total, per = header_tokens(old)
+    spans = header_spans(old, len(text_lines(old))) or {}
+    sections = tuple(SectionChange(sid, "removed", spans[sid][2] if sid in spans else "", n, 0)
+                     for sid, n in per.items())
+    bar = tuple((s.id, s.tokens_before, s.cache) for s in sections)
+    return CaseReview(label, "removed", name, "(none)", total, 0, sections, bar_before=bar)
 
 
 # --- both sides know their sections --------------------------------------------------------------
@@ -148,25 +158,53 @@ def _merged_order(old_ids: Sequence[str], new_ids: Sequence[str]) -> list[str]:
 
 def _exact_rows(old: str, new: str, bodies: tuple[list[str], list[str]],
                 skips: tuple[int, int], spans: tuple[Spans, Spans]) -> list[SectionChange]:
-    (t_old, per_old), (t_new, per_new) = header_tokens(old), header_tokens(new)
-    rows = []
-    for sid in _merged_order(list(spans[0]), list(spans[1])):
-        o, n = spans[0].get(sid), spans[1].get(sid)
-        old_lines = bodies[0][o[0] - 1:o[1]] if o else []
-        new_lines = bodies[1][n[0] - 1:n[1]] if n else []
-        hunks = line_hunks(old_lines, new_lines, skips[0] + o[0] if o else 0,
-                           skips[1] + n[0] if n else 0)
-        tb, ta = per_old.get(sid, 0), per_new.get(sid, 0)
-        status = ("added" if o is None else "removed" if n is None else
-                  "changed" if hunks or tb != ta else "same")
-        rows.append(SectionChange(sid, status, (n or o or (0, 0, ""))[2], tb, ta, hunks))
+    tokens = (header_tokens(old), header_tokens(new))
+    rows = [_section_row(sid, bodies, skips, spans, (tokens[0][1], tokens[1][1]))
+            for sid in _merged_order(list(spans[0]), list(spans[1]))]
+    rows.append(_layout_row(bodies, skips, spans, tokens))
+    return rows
+
+
+def _section_row(sid: str, bodies: tuple[list[str], list[str]], skips: tuple[int, int],
+                 spans: tuple[Spans, Spans], per: tuple[Mapping[str, int], Mapping[str, int]]
+                 ) -> SectionChange:
+    """One section: its old lines against its new lines (either side may be missing)."""
+    o, n = spans[0].get(sid), spans[1].get(sid)
+    hunks = line_hunks(_span_lines(bodies[0], o), _span_lines(bodies[1], n),
+                       _first_line(skips[0], o), _first_line(skips[1], n))
+    tb, ta = per[0].get(sid, 0), per[1].get(sid, 0)
+    status = _status(o is not None, n is not None, bool(hunks) or tb != ta)
+    return SectionChange(sid, status, (n or o or (0, 0, ""))[2], tb, ta, hunks)
+
+
+def _span_lines(body: list[str], span: tuple[int, int, str] | None) -> list[str]:
+    return body[span[0] - 1:span[1]] if span else []
+
+
+def _first_line(skip: int, span: tuple[int, int, str] | None) -> int:
+    return skip + span[0] if span else 0  # 0: the side has no such section
+
+
+def _status(before: bool, after: bool, differs: bool) -> str:
+    if not before:
+        return "added"
+    if not after:
+        return "removed"
+    return "changed" if differs else "same"
+
+
+def _layout_row(bodies: tuple[list[str], list[str]], skips: tuple[int, int],
+                spans: tuple[Spans, Spans],
+                tokens: tuple[tuple[int, dict[str, int]], tuple[int, dict[str, int]]]
+                ) -> SectionChange:
+    """The text outside every section, and the tokens the sections' own do not account for
+    (so the rows add up to the total)."""
     masked = [_masked(body, side, skip) for body, side, skip in zip(bodies, spans, skips)]
     hunks = line_hunks([m[0] for m in masked[0]], [m[0] for m in masked[1]],
                        numbers=([m[1] for m in masked[0]], [m[1] for m in masked[1]]))
-    glue = (t_old - sum(per_old.values()), t_new - sum(per_new.values()))
+    glue = [total - sum(per.values()) for total, per in tokens]
     status = "changed" if hunks or glue[0] != glue[1] else "same"
-    rows.append(SectionChange(LAYOUT, status, "", glue[0], glue[1], hunks))
-    return rows
+    return SectionChange(LAYOUT, status, "", glue[0], glue[1], hunks)
 
 
 def _masked(body: Sequence[str], spans: Spans, skip: int) -> list[tuple[str, int]]:
