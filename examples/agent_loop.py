@@ -72,6 +72,8 @@ if TYPE_CHECKING:  # the SDKs' own request types, for the histories each backend
 ToolRunner = Callable[[ToolCall], str]
 
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "chat": "gpt-5", "responses": "gpt-5"}
+API_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "chat": "OPENAI_API_KEY",
+            "responses": "OPENAI_API_KEY"}  # what each SDK client reads
 
 
 @dataclass(frozen=True)
@@ -290,6 +292,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("message", nargs="?", default="Which files are in the working directory?")
     args = parser.parse_args(argv)
     native = None if args.native_tools is None else args.native_tools == "yes"
+    key = API_KEYS[args.api]
+    if not os.environ.get(key):
+        print(f"agent_loop: set {key} to run against the real API (--api {args.api}); the "
+              "tests run this loop against a local fake server instead", file=sys.stderr)
+        return 2
 
     def run_tool(call: ToolCall) -> str:
         print(f"[tool] {call.name} {json.dumps(call.arguments)}", file=sys.stderr)

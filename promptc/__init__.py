@@ -27,6 +27,7 @@ from ._calls.wire import CallShapeError
 from ._emit.toolset import ToolSet
 from ._load.registry import Registry, Resolution, TraceEntry
 from ._model.component import Component
+from ._model.features import Feature
 from ._model.context import (Attachment, McpResource, McpResourceTemplate, McpServer, McpTool,
                              PromptContext, Rule, Skill, WorkspaceRoot)
 from ._model.diagnostics import Diagnostic
@@ -61,6 +62,7 @@ __all__ = [
     "ContextError",
     "Diagnostic",
     "Dropped",
+    "Feature",
     "InputError",
     "InputSpec",
     "Matcher",

@@ -5,8 +5,8 @@ Fixtures:
   installed plugins, without the machine's user or project folders (so CI is reproducible).
 - `promptc_context`: a factory for contexts: `promptc_context("full", mode="plan")`.
 - `promptc_snapshot`: the `snapshot` fixture (syrupy) writing plain `.md` files into a top-level
-  `snapshots/` folder (override with the `promptc_snapshot_dir` ini option). syrupy comes with
-  `pip install 'promptc[test]'`; without it the fixture fails saying so.
+  `snapshots/` folder (override with the `promptc_snapshot_dir` ini option). It needs syrupy
+  (`pip install syrupy`); without it the fixture fails saying so.
 
 Functions:
 - `assert_renders_cleanly(compiler, variant, provider, contexts)`: strict render across a context
@@ -178,6 +178,12 @@ def _extensions(folder: str) -> tuple[type, type]:
             return folder
 
         @classmethod
+        def matches_test_location(cls, *, test_location: Any, snapshot_location: str) -> bool:
+            """Every file of the one folder belongs to whichever test names it: the folder
+            holds prompts, not per-test-file snapshot sites (syrupy warns otherwise)."""
+            return True
+
+        @classmethod
         def get_snapshot_name(cls, *, test_location: Any, index: Any = 0) -> str:
             name = test_location.snapshot_name
             m = re.search(r"\[(.*)\]$", name)
@@ -194,6 +200,13 @@ PromptSnapshotExtension: Any = None
 JsonSnapshotExtension: Any = None
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A snapshot is named by its parameter id (`acme-full.md`), not by the test: syrupy's
+    warning that the name does not contain the test's is expected, so it is not shown."""
+    config.addinivalue_line("filterwarnings",
+                            r"ignore:\s*Can not relate snapshot name:UserWarning")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("promptc_snapshot_dir", "folder for promptc's .md prompt snapshots",
                   default="snapshots")
@@ -203,7 +216,7 @@ def _snapshot_dir(config: pytest.Config) -> str:
     return str(Path(config.rootpath) / config.getini("promptc_snapshot_dir"))
 
 
-INSTALL_HINT = "pip install 'promptc[test]'"
+INSTALL_HINT = "pip install syrupy"  # just the snapshot library, not promptc's whole test extra
 
 
 def _syrupy_snapshot(request: pytest.FixtureRequest, fixture: str) -> Any:
@@ -212,8 +225,8 @@ def _syrupy_snapshot(request: pytest.FixtureRequest, fixture: str) -> Any:
     try:
         import syrupy  # noqa: F401
     except ImportError:
-        pytest.fail(f"{fixture} needs syrupy, which is not installed: {INSTALL_HINT} "
-                    "(or pip install syrupy)", pytrace=False)
+        pytest.fail(f"{fixture} needs syrupy, which is not installed: {INSTALL_HINT}",
+                    pytrace=False)
     try:
         return request.getfixturevalue("snapshot")
     except pytest.FixtureLookupError:

@@ -77,7 +77,7 @@ RUNTIME_NAMES = ("CWD", "rules", "objective", "system_info", "UNDECLARED_NAME")
 # Values that are equal (or all falsy) under `==` but must not share a cache entry.
 RUNTIME_VALUES: tuple[Any, ...] = ("", " ", "\n", "real text", True, 1, 1.0)
 FEATURE_NAMES = ("browser", "web_fetch", "task_progress", "autonomous")
-FEATURE_VALUES: tuple[Any, ...] = (True, 1, 1.0, False, 0, "")
+FEATURE_VALUES: tuple[Any, ...] = (True, False)  # features are booleans only
 # Look-alikes: a value is retyped to another of its family (None: the name removed).
 LOOKALIKES: tuple[tuple[Any, ...], ...] = (
     (True, 1, 1.0), (False, 0, 0.0, "", None), ("", " ", "\n", None), ("real text", "real text "))
@@ -298,13 +298,11 @@ def edit_of(draw: st.DrawFn, req: Request) -> Request:
     ctx = req.context
     kind = draw(st.sampled_from(("retype", "retype", "runtime", "feature", "skills", "variant",
                                  "tokens", "provider", "date", "cwd", "mode")))
-    if kind == "retype":  # one runtime value or feature flag swapped for a look-alike
-        key = draw(st.sampled_from(("runtime", "features")))
-        names = sorted(ctx.get(key) or {}) or list(RUNTIME_NAMES if key == "runtime"
-                                                    else FEATURE_NAMES)
+    if kind == "retype":  # one runtime value swapped for a look-alike (features: bool only)
+        names = sorted(ctx.get("runtime") or {}) or list(RUNTIME_NAMES)
         name = draw(st.sampled_from(names))
-        return replace(req, context=_with(ctx, key, name,
-                                          _lookalike(draw, (ctx.get(key) or {}).get(name))))
+        old = (ctx.get("runtime") or {}).get(name)
+        return replace(req, context=_with(ctx, "runtime", name, _lookalike(draw, old)))
     if kind == "runtime":
         name = draw(st.sampled_from(RUNTIME_NAMES))
         return replace(req, context=_with(ctx, "runtime", name,
@@ -417,7 +415,7 @@ def test_a_new_compiler_over_a_used_registry_is_fresh() -> None:
             full("sonnet", count_tokens=True, skills=[{"name": "release"}]),
             full("sonnet", variant="generic"),
             Request("gemini-3", {"runtime": {"objective": " "}}),  # no date: today's
-            Request("ollama", {"features": {"browser": 1.0}, "mcp_servers": MCP_LISTS[-1]})]
+            Request("ollama", {"features": {"browser": True}, "mcp_servers": MCP_LISTS[-1]})]
     used = Compiler.builtins()
     for req in reqs:
         run(used, req)
@@ -446,10 +444,10 @@ def test_runtime_true_one_and_one_point_zero_render_as_fresh(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["browser", "web_fetch", "task_progress"])
-def test_feature_true_vs_one_renders_as_fresh(name: str) -> None:
-    """(3) Feature flags `True` / `1` / `1.0` (a fresh compiler may treat them alike; a shared
-    one must do whatever the fresh one does)."""
-    check_orders([full(features={name: value}) for value in (True, 1, 1.0)], BOTH_WAYS)
+def test_feature_on_off_and_absent_render_as_fresh(name: str) -> None:
+    """(3) A feature flag on, off and absent (features are booleans only: `1` is refused)."""
+    check_orders([full(features={name: True}), full(features={name: False}), full()],
+                 BOTH_WAYS)
 
 
 def _skills(description: str, content: str) -> list[dict[str, str]]:
@@ -493,10 +491,10 @@ def test_pinned_call_does_not_erase_the_trace_of_an_unpinned_one(provider: str,
 @pytest.mark.parametrize(("first", "second"), [
     (full(runtime={"CWD": True}), full(runtime={"CWD": 1})),
     (full(runtime={"objective": ""}), full()),
-    (full(features={"browser": True}), full(features={"browser": 1})),
+    (full(features={"browser": True}), full(features={"browser": False})),
     (full(skills=_skills("old", "old")), full(skills=_skills("new", "new"))),
     (full("gpt-4.1", variant="generic"), full("gpt-4.1")),
-], ids=["runtime-typed", "runtime-section", "feature-typed", "skills", "pinned"])
+], ids=["runtime-typed", "runtime-section", "feature-on-off", "skills", "pinned"])
 def test_two_compilers_do_not_share_results(first: Request, second: Request) -> None:
     """(6) Caches are owned by one compiler: B after A equals a fresh compiler."""
     a, b = Compiler.builtins(), Compiler.builtins()

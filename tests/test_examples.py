@@ -433,3 +433,16 @@ def test_native_mode_on_generic_sends_tools_and_checks_calls(example: ModuleType
     assert first["tools"] == prompt.to_openai()["tools"]
     assert "<list_files>" not in prompt.text
     assert calls == [("list_files", {"path": "."})]
+
+
+@pytest.mark.parametrize(("api", "key"), [("anthropic", "ANTHROPIC_API_KEY"),
+                                          ("chat", "OPENAI_API_KEY"),
+                                          ("responses", "OPENAI_API_KEY")])
+def test_without_an_api_key_the_example_says_which_to_set(
+        example: ModuleType, api: str, key: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Once an SDK traceback; now one line naming the variable, exit 2."""
+    monkeypatch.delenv(key, raising=False)
+    assert example.main(["--api", api]) == 2
+    err = capsys.readouterr().err
+    assert key in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

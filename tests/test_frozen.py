@@ -54,5 +54,6 @@ def test_contexts_with_equal_content_are_one_key() -> None:
             {"name": "s", "tools": [{"name": "t", "input_schema": {"type": "object",
                                                                    "properties": {}}}]}])
     assert make() == make() and hash(make()) == hash(make())
-    assert make() != PromptContext(features={"browser": 1}, mcp_servers=make().mcp_servers)
+    assert make() != PromptContext(features={"browser": False},
+                                   mcp_servers=make().mcp_servers)
     assert isinstance(make().features, FrozenDict)

@@ -208,7 +208,13 @@ def test_the_script_regenerates_the_same_shape_from_a_fixture_map(tmp_path: Path
         "gpt-5.1|272000|128000|t|t|t|t||t;azure=azure/gpt-5.1|128000|||||||"
     # Bedrock's entries agree with Anthropic's: no provider part.
     assert ";" not in models["claude-sonnet-4-5-20250929"]
-    assert models["deepseek-v3-1"].count(";") == 2  # deepinfra and together differ
+    # The model's row is a reseller's (Fireworks): every provider listing it has a part, an
+    # empty one when it agrees, so a provider without one is known not to list the model.
+    parts = models["deepseek-v3-1"].split(";")
+    assert parts[0].startswith("fireworks_ai/") and len(parts) == 4
+    assert parts[2] == "fireworks=fireworks_ai/accounts/fireworks/models/deepseek-v3p1" + \
+        "|" * 8  # agrees: empty
+    assert parts[1].startswith("deepinfra=") and parts[3].startswith("together=")  # differ
     # The same input gives the same bytes.
     again = tmp_path / "again.json"
     assert _script("--from", str(FIXTURE_MAP), "--out", str(again), "--date",
@@ -252,8 +258,11 @@ def test_update_writes_the_users_table_and_it_wins(user_dir: Path,
     after = model_facts(ProviderInfo("acme", "acme-coder-9"))
     assert after.entry == "acme/acme-coder-9" and after.value("context_window") == 16000
     assert "user table" in after.table and "1.99.0" in after.table
+    with_user = Compiler.default(project=False, plugins=False)
+    assert with_user.resolve(ProviderInfo("acme", "acme-coder-9")).variant.id == "compact"
+    # --builtins-only and --no-user leave it out (tests/test_model_tables.py)
     assert Compiler.builtins().resolve(ProviderInfo("acme", "acme-coder-9")).variant.id == \
-        "compact"
+        "generic"
     code, out, _ = run(["models", "--json"], capsys)
     summary = json.loads(out)
     assert summary["table"]["user"] is True and summary["table"]["source"]["version"] == "1.99.0"
@@ -287,7 +296,8 @@ def test_a_malformed_user_table_is_a_config_error_naming_the_file(
         assert str(target) in str(info.value)
         code, out, err = run(["models", "claude-sonnet-4-5"], capsys)
         assert code == 2 and out == "" and str(target) in err and len(err.splitlines()) == 1
-    # A bad row is found when that model is looked up, and by `promptc models` at once.
+    # A bad row is left out (lookups go on without it, and compilers warn: see
+    # tests/test_model_tables.py); `promptc models` names it and fails.
     good: dict[str, Any] = {
         "format": TABLE_FORMAT, "fields": list(TABLE_FIELDS), "source": {"name": "x"},
         "models": {"claude-sonnet-4-5": "claude-sonnet-4-5|lots|||||||",
@@ -295,15 +305,17 @@ def test_a_malformed_user_table_is_a_config_error_naming_the_file(
     target.write_text(json.dumps(good), encoding="utf-8")
     model_data.cache_clear()
     assert ProviderInfo("openai", "gpt-5").resolved().context_window == 272000
-    with pytest.raises(ConfigError, match=r"models\.claude-sonnet-4-5.*"):
-        ProviderInfo("anthropic", "claude-sonnet-4-5").resolved()
+    sonnet = model_facts(ProviderInfo("anthropic", "claude-sonnet-4-5"))
+    assert sonnet.entry is None and sonnet.family == "claude-4"  # the row is skipped
+    assert "whole number" in model_data().problems[0]
     code, _, err = run(["models"], capsys)
     assert code == 2 and "models.claude-sonnet-4-5" in err and "whole number" in err
     good["models"]["gpt-5"] = "gpt-5|272000"
     target.write_text(json.dumps(good), encoding="utf-8")
     model_data.cache_clear()
-    with pytest.raises(ConfigError, match=r"models\.gpt-5.*entry id and 8 values"):
-        ProviderInfo("openai", "gpt-5").resolved()
+    assert model_facts(ProviderInfo("openai", "gpt-5")).entry is None
+    assert any("models.gpt-5" in p and "entry id and 8 values" in p
+               for p in model_data().problems)
 
 
 def test_update_errors_are_one_line_with_exit_2(user_dir: Path, tmp_path: Path,

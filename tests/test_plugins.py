@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from .standin import compiler_with, plugin_module
+
 PLUGINS = Path(__file__).parent / "plugins"
 PACKAGES = ("acme", "rival", "broken-import", "bad-hook", "bad-context", "typo-hook")
 BROKEN = ("broken-import", "bad-hook", "bad-context", "typo-hook")
@@ -181,6 +183,7 @@ def test_installed_plugin_registers_and_routes(runner: Runner) -> None:
     mini = runner.promptc("render", "--provider", "openrouter", "--model",
                           "acme/acme-coder-2-mini", "--date", "2026-01-01", "--strict",
                           plugins=["acme"])
+    explain = runner.promptc("explain", *ACME[:4], "--json", plugins=["acme"])
 
     rows = by_id(variants.json())
     assert rows["acme"]["source"] == "plugin:acme"
@@ -207,6 +210,11 @@ def test_installed_plugin_registers_and_routes(runner: Runner) -> None:
 
     # a gateway's spelling of another acme model; strict: no diagnostic at all
     assert ACME_NOTES in mini.ok().stdout and ACME_MINI in mini.ok().stdout
+    # the plugin's models.toml defines the family the variant matches, with its facts
+    why = explain.json()
+    assert why["provider"]["family"] == "acme" and why["variant"]["id"] == "acme"
+    assert why["capabilities"]["context_window"]["value"] == 131072
+    assert why["capabilities"]["context_window"]["source"].startswith("family acme")
 
 
 def test_without_the_plugin_there_is_no_acme(runner: Runner) -> None:
@@ -407,6 +415,7 @@ def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None
     # 1. snapshots written; promptc.testing auto-loaded through its pytest11 entry point
     first = pytest_run("--snapshot-update")
     assert first.returncode == 0, first.stdout + first.stderr
+    assert "warning" not in first.stdout.lower()  # no syrupy naming warnings
     assert sorted(p.name for p in snapshots.iterdir()) == ["acme-full.md", "acme-mini-plan.md"]
     full = snapshots / "acme-full.md"
     assert ACME_ROLE in full.read_text(encoding="utf-8")
@@ -428,40 +437,6 @@ def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None
 
 
 # --- the loader's guards, in process (stand-in entry points: nothing to install) ------------------
-
-class StandInEntryPoint:
-    """What load_plugins needs of an importlib.metadata.EntryPoint."""
-
-    def __init__(self, name: str, plugin: Any) -> None:
-        self.name = name
-        self.plugin = plugin
-
-    def load(self) -> Any:
-        return self.plugin
-
-
-def plugin_module(**hooks: Any) -> Any:
-    import types
-
-    from promptc import hookimpl
-    module = types.ModuleType("stand_in_plugin")
-    for name, function in hooks.items():
-        function.__name__ = name
-        setattr(module, name, hookimpl(function))
-    return module
-
-
-def compiler_with(**plugins: Any) -> Any:
-    from promptc import Compiler
-    from promptc._load.folders import read_layer
-    from promptc._load.plugins import load_plugins
-    from promptc._load.registry import build_registry
-    from promptc._load.sources import builtin_root
-    builtin = read_layer(builtin_root(), "builtin")
-    found = load_plugins([StandInEntryPoint(n, p) for n, p in plugins.items()],
-                         validate=lambda layer: build_registry([builtin, layer]))
-    return Compiler(build_registry([builtin, *found.layers]), plugins=found)
-
 
 def test_request_hooks_may_take_a_subset_of_their_arguments() -> None:
     from promptc import PromptContext, ProviderInfo

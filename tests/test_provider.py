@@ -330,7 +330,7 @@ def test_overlay_rows_that_win_override_the_map_for_their_providers(
                            "providers": ["bedrock_converse"], "wins": True,
                            "context_window": 150000, "source": "a test's correction"}])
     overlay = parse_overlay(raw, "test-overlay.toml")
-    monkeypatch.setattr(provider, "model_data", lambda: provider.ModelData(
+    monkeypatch.setattr(provider, "model_data", lambda user=True: provider.ModelData(
         overlay, data.table, data.shipped))
     fixed = model_facts(ProviderInfo("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"))
     window = next(f for f in fixed.facts if f.name == "context_window")

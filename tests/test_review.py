@@ -76,10 +76,13 @@ def test_stale_and_missing_snapshots_are_listed(tmp_path: Path,
     shutil.copytree(REPO / "snapshots", snaps)
     victim = sorted(snaps.glob("*.md"))[0]
     victim.unlink()
-    # a snapshot promptc wrote for a case the matrix no longer has (a file of the user's
-    # would be left alone: see test_snapshot_writes.py)
+    # a snapshot promptc wrote (its manifest lists it) for a case the matrix no longer has (a
+    # file of the user's would be left alone: see test_snapshot_writes.py and
+    # test_snapshot_matrix.py)
     (snaps / "old-case.md").write_text("<!-- promptc snapshot\nvariant: gone\n-->\n\nx\n",
                                        encoding="utf-8")
+    with open(snaps / ".promptc-snapshots", "a", encoding="utf-8") as manifest:
+        manifest.write("old-case.md\n")
     code, out, _ = run(capsys, "snapshot", "--builtins-only", "--dir", str(snaps), "--json")
     data = json.loads(out)
     assert code == 1

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptc import Compiler, PromptContext, ProviderInfo
+from promptc import Compiler, ContextError, PromptContext, ProviderInfo
 from promptc._base.frozen import dumps_json, freeze
 
 GPT = ProviderInfo("openai", "gpt-4.1", native_tools=False)  # generic with text tools
@@ -89,14 +90,17 @@ def test_large_inputs_are_complete(builtins: Compiler) -> None:
 
 
 def test_values_nested_twenty_thousand_deep_are_handled(builtins: Compiler) -> None:
-    """Feature and runtime values of any depth load, key, compile and write back; a runtime
-    value that is no text is reported, never a RecursionError."""
+    """Runtime values of any depth load, key, compile and write back; a runtime value that is
+    no text is reported, never a RecursionError (a feature is true or false: a deep one is a
+    ContextError, never a RecursionError either)."""
     deep: list[Any] = []
     node = deep
     for _ in range(20_000):
         node.append([])
         node = node[0]
-    data = {"features": {"x": deep}, "runtime": {"objective": deep}, "date": "2026-01-01"}
+    with pytest.raises(ContextError):
+        PromptContext.from_dict({"features": {"browser": deep}})
+    data = {"runtime": {"objective": deep}, "date": "2026-01-01"}
     ctx = PromptContext.from_dict(data)
     assert PromptContext.from_dict(ctx.to_dict()) == ctx and hash(ctx)
     out = builtins.compile(GPT, data)

@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 
 from .errors import PromptcError
 
-__all__ = ["read_text_file", "read_toml", "parse_toml", "read_data_file", "write_text_file",
+__all__ = ["read_text_file", "read_toml", "parse_toml", "read_data_file", "parse_json",
+           "write_text_file",
            "MAX_DATA_FILE"]
 
 MAX_DATA_FILE = 4 * 1024 * 1024  # prompt data: templates, variant.toml, tool specs
@@ -88,15 +89,41 @@ def read_data_file(path: Path, error: type[PromptcError], limit: int) -> Any:
     text = read_text_file(path, error, limit, allow_nul=True)
     if suffix == ".toml":
         return parse_toml(text, path, error)
+    data = parse_json(text, path, error)
+    _check_surrogates(text, path, error)
+    return data
+
+
+_NOT_JSON = re.compile(r"(?<=[:\[,])\s*-?(?:NaN|Infinity)\b")  # in a value's place
+_LONG_NUMBER = re.compile(r"\d{4300,}")  # Python refuses to convert more digits to an int
+
+
+def _line_of(text: str, match: re.Match[str] | None) -> int | None:
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json(text: str, path: Path | str, error: type[PromptcError]) -> Any:
+    """JSON text to plain data, strictly: `NaN` and `Infinity` (which json.loads accepts), a
+    number of thousands of digits and nesting deeper than the parser can go are errors naming
+    the file (and the line), never a ValueError or RecursionError."""
     try:
-        data = json.loads(text)
+        return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise error(f"invalid JSON: {exc.msg} (column {exc.colno})", source=str(path),
                     line=exc.lineno) from None
     except RecursionError:
-        raise error("invalid JSON: nested too deeply", source=str(path)) from None
-    _check_surrogates(text, path, error)
-    return data
+        raise error("invalid JSON: nested too deeply to read", source=str(path)) from None
+    except ValueError as exc:
+        constant = _NOT_JSON.search(text)
+        if "JSON number" in str(exc):
+            raise error(f"invalid JSON: {exc}", source=str(path),
+                        line=_line_of(text, constant)) from None
+        raise error("invalid JSON: a number of more than 4,300 digits", source=str(path),
+                    line=_line_of(text, _LONG_NUMBER.search(text))) from None
 
 
 # A \uD800-\uDFFF escape (after an even run of backslashes it is plain text, not an escape).

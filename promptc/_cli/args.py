@@ -15,12 +15,14 @@ from .._base.errors import PromptcError
 from .._compile.compiler import Compiler
 from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic
+from .._model.features import FeatureSet
 from .._model.provider import ProviderInfo
 from .format import bound, clean, format_diagnostic
 
 __all__ = ["UsageError", "Findings", "Parser", "epilog", "add_sources", "add_target",
-           "add_json", "compiler_from", "target_from", "print_json", "print_diagnostics",
-           "non_negative", "add_payload_options", "read_input_text", "provider_for", "DOCS"]
+           "add_json", "source_flags", "compiler_from", "target_from", "print_json",
+           "print_diagnostics", "non_negative", "add_payload_options", "read_input_text",
+           "provider_for", "DOCS"]
 
 DOCS = "docs/cli.md in the promptc repository"
 
@@ -60,8 +62,10 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {bound(clean(message))}\n")
+        """One line: what is wrong, and where to read the options (the usage block would
+        push the one useful line out of sight)."""
+        self.exit(2, f"{self.prog}: error: {bound(clean(message))} (see `{self.prog} "
+                     "--help`)\n")
 
 
 def epilog(examples: Sequence[str], exit_codes: str, see: str = "") -> str:
@@ -83,6 +87,21 @@ def add_sources(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-plugins", action="store_true", help="do not load installed plugins")
     g.add_argument("--builtins-only", action="store_true",
                    help="only the built-in variants (same as the three --no-… flags)")
+
+
+def source_flags(args: argparse.Namespace) -> list[str]:
+    """The source options of this run, as command-line words (for a hint that repeats it)."""
+    if getattr(args, "builtins_only", False):
+        return ["--builtins-only"]
+    words: list[str] = []
+    if getattr(args, "no_project", False):
+        words.append("--no-project")
+    elif getattr(args, "project", None):
+        words += ["--project", args.project]
+    for flag in ("no_user", "no_plugins"):
+        if getattr(args, flag, False):
+            words.append("--" + flag.replace("_", "-"))
+    return words
 
 
 def add_target(p: argparse.ArgumentParser, variant: bool = True) -> None:
@@ -155,8 +174,12 @@ def compiler_from(args: argparse.Namespace) -> Compiler:
                             plugins=not getattr(args, "no_plugins", False))
 
 
-def target_from(args: argparse.Namespace) -> tuple[ProviderInfo, PromptContext]:
-    ctx = PromptContext.load(args.context) if args.context else PromptContext()
+def target_from(args: argparse.Namespace, features: FeatureSet | None = None
+                ) -> tuple[ProviderInfo, PromptContext]:
+    """The request the options describe; `features`: the compiler's, which a context file's
+    `features` table is checked against (default: the built-ins')."""
+    ctx = PromptContext.load(args.context, features=features) if args.context else \
+        PromptContext()
     caps: dict[str, Any] = {}
     if getattr(args, "native_tools", None):
         caps["native_tools"] = args.native_tools == "yes"
@@ -220,12 +243,18 @@ def print_json(data: Any) -> None:
 
 
 def print_diagnostics(diags: Sequence[Diagnostic], skip: Sequence[str] = ()) -> None:
-    """Diagnostics on stderr, one line each (codes starting with a `skip` prefix are left out:
-    the caller showed them another way)."""
-    for d in diags:
-        if skip and d.code.startswith(tuple(skip)):
-            continue
-        sys.stderr.write("promptc: " + format_diagnostic(d) + "\n")
+    """A lenient run's diagnostics on stderr, one line each, labelled `lenient …` and followed
+    by a line saying the command still succeeded, so an exit 0 never reads as a failure
+    (codes starting with a `skip` prefix are left out: the caller showed them another way)."""
+    shown = [d for d in diags if not (skip and d.code.startswith(tuple(skip)))]
+    for d in shown:
+        label = "lenient " if d.level != "info" else ""
+        sys.stderr.write(f"promptc: {label}" + format_diagnostic(d) + "\n")
+    failing = sum(d.level != "info" for d in shown)
+    if failing:
+        sys.stderr.write(f"promptc: {failing} diagnostic(s) above did not stop this command "
+                         "(lenient mode: the result is complete without what they name); "
+                         "--strict makes them fail it\n")
 
 
 def non_negative(text: str) -> int:

@@ -15,13 +15,13 @@ from typing import Any
 from .._base.errors import (BudgetExceededError, ConfigError, ContextError, NoVariantError,
                             PromptcError)
 from .._compile.result import CompiledPrompt
-from .._model.provider import ProviderInfo
+from .._model.provider import ProviderInfo, resolve_provider
 from .args import (DOCS, Findings, Parser, UsageError, add_json, add_payload_options,
                    add_sources, add_target, compiler_from, epilog, non_negative,
                    print_diagnostics, print_json, read_input_text, target_from)
 from .format import Styled, bound, clean, format_diagnostic, paint, table, terminal_width
 from .results import (PayloadOptions, explain_data, native_tools, parse_data, payload,
-                      render_data, variant_rows)
+                      render_data, unused_overrides, variant_rows)
 
 __all__ = ["main", "build_parser", "TOPICS"]
 
@@ -121,8 +121,8 @@ def _report_budget(prompt: CompiledPrompt) -> None:
 
 def cmd_render(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
-    fmt = args.format
+    info, ctx = target_from(args, compiler.features)
+    fmt = "json" if args.json else args.format
     prompt = compiler.compile(info, ctx, strict=args.strict, budget=args.budget,
                               count_tokens=fmt == "json" or args.budget is not None,
                               variant=args.variant, dynamic=args.dynamic)
@@ -142,10 +142,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     explained = explain_data(compiler, info, ctx, args.variant)
     data, prompt, resolution = explained.data, explained.prompt, explained.resolution
-    resolved, v, choice = info.resolved(), prompt.variant, prompt.tools.choice
+    resolved = resolve_provider(info, compiler.registry.families, compiler.registry.user_models)
+    v, choice = prompt.variant, prompt.tools.choice
     chosen_by, tools, capabilities = data["variant"]["chosen_by"], data["tools"], \
         data["capabilities"]
     if args.json:
@@ -184,6 +185,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         out.write(textwrap.fill(f"tools from {clean(source)}: "
                                 f"{', '.join(clean(n) for n in names)}", terminal_width(),
                                 subsequent_indent="  ", break_on_hyphens=False) + "\n")
+    for f in unused_overrides(compiler, v.id):
+        out.write(textwrap.fill(f"not used here: {clean(f.message)}", terminal_width(),
+                                subsequent_indent="  ", break_on_hyphens=False) + "\n")
     print_diagnostics(prompt.diagnostics)
     return 0
 
@@ -207,7 +211,7 @@ def cmd_variants(args: argparse.Namespace) -> int:
 
 def cmd_tools(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     prompt = compiler.compile(info, ctx, variant=args.variant, strict=args.strict)
     tools = prompt.tools
     if args.format == "text":
@@ -227,7 +231,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 def cmd_parse(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     prompt = compiler.compile(info, ctx, variant=args.variant)
     reply = read_input_text(args.reply)
     data, has_errors = parse_data(prompt, reply)
@@ -294,7 +298,7 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     if args.targets:
         return cmd_token_targets(args)
     compiler = compiler_from(args)
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True,
                               budget=args.budget)
     rep = prompt.tokens
@@ -360,12 +364,34 @@ def cmd_help(args: argparse.Namespace) -> int:
     if topic in TOPICS:
         sys.stdout.write(("\n" if command else "") +
                          (TOPICS_DIR / f"{topic}.md").read_text(encoding="utf-8"))
+        if topic == "context":
+            sys.stdout.write(_features_help())
     if command or topic in TOPICS:
         return 0
     from .._base.suggest import did_you_mean
     raise UsageError(f"no help topic {clean(topic)!r}"
                      f"{did_you_mean(topic, [*TOPICS, *COMMANDS])}; topics: "
                      f"{', '.join(TOPICS)}; or a command name")
+
+
+def _features_help() -> str:
+    """The feature switches this installation knows (built-ins, plugins, user and project
+    folders), each with what it does and what reads it."""
+    from .._compile.compiler import Compiler
+    from .._model.features import builtin_features
+    note = ""
+    try:
+        features = Compiler.default().features
+    except PromptcError as exc:  # a broken folder or plugin: still list the built-ins
+        features, note = builtin_features(), f"  (only the built-ins': {clean(str(exc))})"
+    lines = ["", "Features (each true or false; a name nothing reads is an error):", note]
+    width = max((len(n) for n in features.names), default=0)
+    for f in features.features.values():
+        readers = f"; read by {', '.join(f.readers)}" if f.readers else ""
+        source = f" [{f.source}]" if f.source and f.source != "builtin" else ""
+        lines.append(f"  {clean(f.name):<{width}}  {clean(f.description) or '(no description)'}"
+                     f"{clean(readers)}{clean(source)}")
+    return "\n" + "\n".join(line for line in lines if line) + "\n"
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
@@ -396,6 +422,10 @@ def _command(sub: Any, name: str, summary: str, description: str, examples: Sequ
     p: argparse.ArgumentParser = sub.add_parser(
         name, help=summary, description=description,
         epilog=epilog(examples, codes, see or f"promptc help exit-codes · {DOCS}"))
+    # the global option also after the command (`promptc render … --debug`); SUPPRESS keeps
+    # the top-level value when it is not given here
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help=argparse.SUPPRESS)
     PARSERS[name] = p
     return p
 
@@ -438,6 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fit the prompt into N tokens: shorter forms first, then optional "
                         "sections dropped, lowest priority first (a table on stderr says "
                         "which)")
+    p.add_argument("--json", action="store_true", help="the same as --format json")
     p.add_argument("--format", default="text",
                    choices=("text", "json", "anthropic", "openai", "gemini"),
                    help="text: the prompt (default); json: the prompt with sections, tokens, "
@@ -503,6 +534,8 @@ def build_parser() -> argparse.ArgumentParser:
                  "0 every call is valid · 1 a call has errors · 2 bad usage or input")
     add_target(p)
     p.add_argument("reply", metavar="FILE", help="the reply's text (- for stdin)")
+    p.add_argument("--json", action="store_true",
+                   help="accepted for symmetry: the output is always JSON")
     COMMANDS["parse"] = cmd_parse
 
     p = _command(sub, "lint", "check every registered variant before any request",
@@ -595,9 +628,20 @@ def _budget_failed(exc: BudgetExceededError, args: argparse.Namespace) -> int:
 _parser = build_parser  # the name the parser had before
 
 
+def _unrecognized(args: argparse.Namespace, extra: Sequence[str]) -> None:
+    """Options the command does not take: its own one-line error, with a did-you-mean."""
+    from .._base.suggest import did_you_mean
+    command = PARSERS.get(getattr(args, "command", "") or "", PARSERS[""])
+    known = [o for a in command._actions for o in a.option_strings]
+    hint = did_you_mean(extra[0], known) if extra[0].startswith("-") else ""
+    command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _unrecognized(args, extra)
     try:
         return COMMANDS[args.command](args)
     except Findings:

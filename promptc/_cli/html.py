@@ -72,6 +72,10 @@ table.overview td.num { text-align:right; font-variant-numeric:tabular-nums; }
 .sbs td.ins ins { background:var(--ins-w); text-decoration:none; border-radius:2px; }
 .sbs td.empty { background:var(--panel); }
 .same { margin:6px 0; }
+details.sections { margin:4px 0 8px; } details.sections > summary { cursor:pointer; }
+table.keys { border-collapse:collapse; margin:4px 0; font-size:12px; }
+table.keys th, table.keys td { text-align:left; padding:1px 10px 1px 0; }
+table.keys td.num { text-align:right; font-variant-numeric:tabular-nums; }
 .legend .sw { height:11px; width:11px; padding:0; border:0; }
 footer { margin-top:28px; font-size:12px; }
 """
@@ -93,6 +97,9 @@ def _delta(n: int) -> str:
 
 
 def _bar(bar: Bar, scale: int, touched: set[str]) -> str:
+    """One bar: a segment per section, width by tokens, colour by cache class. A segment is
+    labelled only where its name fits (about 1% of the width per character); the key below
+    the bars names every section."""
     segs = []
     for sid, tokens, cache in bar:
         if tokens <= 0:
@@ -101,10 +108,40 @@ def _bar(bar: Bar, scale: int, touched: set[str]) -> str:
         cls = cache if cache in _CACHE else "other"
         mark = " touched" if sid in touched else ""
         tip = f"{sid}: {tokens:,} tokens" + (f" ({cache})" if cache else "")
-        label = _e(sid) if width > 3 else ""
+        label = _e(sid) if width >= _LABEL_WIDTH * len(clean(sid)) else ""
         segs.append(f'<span class="seg {cls}{mark}" style="width:{width:.3f}%" '
                     f'title="{_e(tip)}">{label}</span>')
     return "".join(segs)
+
+
+_LABEL_WIDTH = 1.0  # percent of the bar per label character, so a label is never cut
+
+
+def _key(case: CaseReview, touched: set[str]) -> str:
+    """Every section of both bars in prompt order: its colour, tokens before and after."""
+    before = {sid: (n, c) for sid, n, c in case.bar_before}
+    after = {sid: (n, c) for sid, n, c in case.bar_after}
+    ids = list(before) + [sid for sid in after if sid not in before]
+    rows = ['<table class="keys"><tr><th></th><th>section</th><th>before</th><th>after</th>'
+            "<th>Δ</th></tr>"]
+    rows += [_key_row(sid, before.get(sid), after.get(sid), sid in touched) for sid in ids]
+    rows.append("</table>")
+    return "\n".join(rows)
+
+
+def _key_row(sid: str, old: tuple[int, str] | None, new: tuple[int, str] | None,
+             touched: bool) -> str:
+    cache = (new or old or (0, ""))[1]
+    cls = (cache if cache in _CACHE else "other") + (" touched" if touched else "")
+    delta = (new[0] if new else 0) - (old[0] if old else 0)
+    label = f"<code>{_e(sid)}</code>" + (f" · {_e(cache)}" if cache else "")
+    return (f'<tr><td><i class="sw seg {cls}"></i></td><td class="key">{label}</td>'
+            f'<td class="num">{_count(old)}</td><td class="num">{_count(new)}</td>'
+            f'<td class="num">{_delta(delta) if delta else ""}</td></tr>')
+
+
+def _count(entry: tuple[int, str] | None) -> str:
+    return "–" if entry is None else f"{entry[0]:,}"
 
 
 def _words(text: str, other: str | None, tag: str) -> str:
@@ -182,6 +219,8 @@ def _case(case: CaseReview, index: int, seen: dict[Any, tuple[str, str]], open_:
             out.append(f'<div class="barrow"><span class="label">{label} · {total:,} tokens'
                        f'</span><div class="bar">{_bar(bar, scale, touched)}</div></div>')
         out.append("</div>")
+        out.append(f"<details class=\"sections\"><summary class=\"muted\">every section's "
+                   f"tokens</summary>{_key(case, touched)}</details>")
     for s in case.changes:
         cache = (f' <span class="badge">{_e(s.cache)}</span>' if s.cache else "")
         title = (f'<h3><code>{_e(s.id)}</code>{cache} <span class="muted">{_e(s.status)}'
@@ -219,7 +258,7 @@ def render_html(cases: Sequence[CaseReview], title: str) -> str:
                    "</p>")
         out.append('<p class="legend muted">'
                    + "".join(f'<span><i class="sw seg {c}"></i>{c}</span>' for c in _CACHE)
-                   + '<span><i class="sw seg other"></i>template / unknown</span>'
+                   + '<span><i class="sw seg other"></i>template and layout</span>'
                    + '<span><i class="sw seg other touched"></i>changed section</span></p>')
         if len(changed) > 1:
             out.append('<table class="overview"><tr><th>prompt</th><th>status</th>'

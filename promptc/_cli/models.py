@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .._base.errors import ConfigError
-from .._base.files import parse_toml, read_text_file
+from .._base.files import parse_json, parse_toml, read_text_file
 from .._base.suggest import did_you_mean
 from .._model.provider import (COMPILED_OVERLAY_FORMAT, MAX_TABLE_FILE, TABLE_FIELDS,
                                TABLE_FORMAT, FamilyRule, ModelData, Overlay, ProviderInfo,
@@ -347,20 +347,31 @@ def table_from_litellm(litellm: Mapping[str, Any], source: Mapping[str, str],
         assert base is not None
         if all(v is None for v in base[1:]):
             continue  # the map names it but knows none of the facts promptc uses
-        text = encode_row(base)
-        by_provider: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
-        for raw_id, provider, entry in members:
-            by_provider.setdefault(provider, []).append((raw_id, entry))
-        for provider in sorted(by_provider):
-            row = _consensus(by_provider[provider])
-            diff = [row[0]] + [v if v is not None and v != b else None
-                               for v, b in zip(row[1:], base[1:])]
-            if any(v is not None for v in diff[1:]) and provider and \
-                    not any(c in provider for c in "|;="):
-                text += f";{provider}={encode_row(diff)}"
-        models[key] = text
+        models[key] = encode_row(base) + _provider_parts(base, members, overlay)
     return {"format": TABLE_FORMAT, "source": dict(source), "fields": list(TABLE_FIELDS),
             "models": models}
+
+
+def _provider_parts(base: list[Any], members: Sequence[tuple[str, str, Mapping[str, Any]]],
+                    overlay: Overlay) -> str:
+    """`;provider=row` for each provider whose entries differ from the model's row. When the
+    model's row is a reseller's (no first-party or unprefixed entry), every provider that
+    lists the model gets a part, an empty one when it agrees: a provider without one does not
+    list it, and the reseller's row must not decide for it."""
+    by_provider: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+    for raw_id, provider, entry in members:
+        by_provider.setdefault(provider, []).append((raw_id, entry))
+    resold = "/" in base[0] and overlay.provider_key(base[0].split("/", 1)[0]) \
+        not in overlay.first_party
+    text = ""
+    for provider in sorted(by_provider):
+        row = _consensus(by_provider[provider])
+        diff = [row[0]] + [v if v is not None and v != b else None
+                           for v, b in zip(row[1:], base[1:])]
+        if (resold or any(v is not None for v in diff[1:])) and provider and \
+                not any(c in provider for c in "|;="):
+            text += f";{provider}={encode_row(diff)}"
+    return text
 
 
 def dump_table(table: Mapping[str, Any]) -> str:
@@ -380,18 +391,12 @@ def dump_table(table: Mapping[str, Any]) -> str:
 def read_source_map(path: Path) -> tuple[Mapping[str, Any], dict[str, str]]:
     """LiteLLM's map (or a promptc table) from a JSON file or a litellm wheel, with what is
     known about where it came from (version, file, sha256)."""
-    import zipfile
     path = Path(path)
     source: dict[str, str] = {"name": "LiteLLM", "package": "litellm"}
     if path.suffix == ".whl":
         version = path.name.split("-")[1] if path.name.count("-") >= 2 else "unknown"
         member = "litellm/model_prices_and_context_window_backup.json"
-        try:
-            with zipfile.ZipFile(path) as wheel:
-                raw = wheel.read(member)
-        except (OSError, KeyError, zipfile.BadZipFile) as exc:
-            raise ConfigError(f"cannot read {member} from the wheel: {exc}",
-                              source=str(path)) from None
+        raw = _read_member(path, member)
         text = raw.decode("utf-8", errors="replace")
         source.update(version=version, file=f"{path.name}:{member}")
     else:
@@ -400,11 +405,7 @@ def read_source_map(path: Path) -> tuple[Mapping[str, Any], dict[str, str]]:
         source.update(version=_dist_version(path) or "unknown", file=path.name)
     import hashlib
     source["sha256"] = hashlib.sha256(raw).hexdigest()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                          source=str(path)) from None
+    data = parse_json(text, path, ConfigError)
     if not isinstance(data, dict):
         raise ConfigError("must be a JSON object (LiteLLM's model map or a promptc table)",
                           source=str(path))
@@ -414,6 +415,27 @@ def read_source_map(path: Path) -> tuple[Mapping[str, Any], dict[str, str]]:
                           "(model_prices_and_context_window.json) or a promptc model table",
                           source=str(path))
     return data, source
+
+
+def _read_member(path: Path, member: str) -> bytes:
+    """One member of an archive, refused past the same size limit as a file: the size its
+    header states is checked first, and at most one byte more than the limit is read, so a
+    small archive cannot unpack into gigabytes."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as wheel:
+            if wheel.getinfo(member).file_size > MAX_TABLE_FILE:
+                raise ConfigError(f"{member} is over the size limit of {MAX_TABLE_FILE:,} "
+                                  "bytes", source=str(path))
+            with wheel.open(member) as f:
+                raw = f.read(MAX_TABLE_FILE + 1)
+    except (OSError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+        raise ConfigError(f"cannot read {member} from the wheel: {exc}",
+                          source=str(path)) from None
+    if len(raw) > MAX_TABLE_FILE:
+        raise ConfigError(f"{member} is over the size limit of {MAX_TABLE_FILE:,} bytes",
+                          source=str(path))
+    return raw
 
 
 def table_from_file(path: Path | None, *, date: str, by: str,
@@ -436,7 +458,11 @@ def table_from_file(path: Path | None, *, date: str, by: str,
     if version:
         source["version"] = version
     source.update(date=date, by=by)
-    return table_from_litellm(data, source)
+    made = table_from_litellm(data, source)
+    if not made["models"]:
+        raise ConfigError("none of its chat models has a usable context window, output limit "
+                          "or capability flag", source=str(path))
+    return made
 
 
 def _dist_version(path: Path) -> str | None:

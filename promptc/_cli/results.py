@@ -10,7 +10,7 @@ import attrs
 
 from .._compile.result import CompiledPrompt, prompt_to_dict
 from .._calls.records import ToolCall
-from .._model.provider import ProviderInfo, capability_sources
+from .._model.provider import ProviderInfo, capability_sources, resolve_provider
 
 if TYPE_CHECKING:
     import argparse
@@ -98,7 +98,8 @@ _PROVIDER_FACTS = ("provider", "model", "family", "context_window", "native_tool
 def explain_data(compiler: Compiler, info: ProviderInfo, ctx: PromptContext,
                  variant: str | None) -> Explained:
     """Why this variant (every one tried), where each section and tool came from."""
-    resolved = info.resolved()
+    families, user = compiler.registry.families, compiler.registry.user_models
+    resolved = resolve_provider(info, families, user)
     resolution = compiler.resolve(resolved, full_trace=True)
     prompt = compiler.compile(info, ctx, variant=variant, count_tokens=True)
     v = prompt.variant
@@ -107,7 +108,8 @@ def explain_data(compiler: Compiler, info: ProviderInfo, ctx: PromptContext,
         "provider": {k: getattr(resolved, k) for k in _PROVIDER_FACTS},
         "normalized_model": resolved.normalized_model,
         "capabilities": {name: {"value": value, "source": source}
-                         for name, (value, source) in capability_sources(info).items()},
+                         for name, (value, source) in
+                         capability_sources(info, families, user).items()},
         "variant": {"id": v.id, "family": v.family, "source": v.source, "path": v.path,
                     "extends": v.extends, "chosen_by": "id" if variant else resolution.by,
                     "tool_mode": prompt.tools.mode},
@@ -117,9 +119,16 @@ def explain_data(compiler: Compiler, info: ProviderInfo, ctx: PromptContext,
         "tools": _tool_origins(prompt.tools),
         "placeholders": dict(sorted(prompt.placeholders.items())),
         "sources": [{"layer": layer, "path": path} for layer, path in compiler.sources],
+        "overrides_not_used": [f.to_dict() for f in unused_overrides(compiler, v.id)],
         "diagnostics": [d.to_dict() for d in prompt.diagnostics],
     }
     return Explained(data, prompt, resolution)
+
+
+def unused_overrides(compiler: Compiler, vid: str) -> list[Any]:
+    """Override files that do not reach this variant (see promptc._load.noops)."""
+    return [f for f in compiler.registry.findings
+            if f.code == "override-unused" and f"variant {vid!r}:" in f.message]
 
 
 def _tool_origins(tools: ToolSet) -> list[dict[str, Any]]:

@@ -17,7 +17,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 import attrs
 
-from .args import UsageError, add_sources, add_target, compiler_from, print_json, target_from
+from .args import (UsageError, add_sources, add_target, compiler_from, print_json,
+                   source_flags, target_from)
 from .format import (Progress, Styled, change_block, clean, clean_line, paint, table, use_colour,
                      word_diff)
 
@@ -303,39 +304,47 @@ def _expected(args: argparse.Namespace, compiler: Compiler, matrix: Matrix,
         progress.clear()
 
 
+def snapshot_command(args: argparse.Namespace, action: str, folder: str | None = None,
+                     matrix: str | None = None) -> str:
+    """The `promptc snapshot` command line that repeats this run with another action: the same
+    matrix, folder and sources, quoted for a POSIX shell."""
+    import shlex
+    matrix = matrix if matrix is not None else getattr(args, "matrix", None)
+    words = ["promptc", "snapshot", action]
+    if matrix:
+        words += ["--matrix", matrix]
+    words += ["--dir", folder if folder is not None else args.dir]
+    words += source_flags(args)
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _matrix_path(args: argparse.Namespace) -> Path | None:
+    return Path(args.matrix) if args.matrix else None
+
+
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    from .._review.snapshot import load_matrix, update_dir
+    from .._review.manifest import matrix_name
+    from .._review.snapshot import check_matrix, load_matrix, update_dir
+    folder = Path(args.dir)
+    if args.update:
+        check_matrix(folder, _matrix_path(args), force=args.force)
     compiler = compiler_from(args)
     matrix = load_matrix(args.matrix, compiler)
-    folder = Path(args.dir)
     if not args.update and not folder.is_dir():
-        raise UsageError(f"no snapshot folder at {folder} (write one with `promptc snapshot "
-                         f"--update --dir {folder}`)")
+        raise UsageError(f"no snapshot folder at {folder} (write one with "
+                         f"`{snapshot_command(args, '--update')}`)")
     expected = _expected(args, compiler, matrix, strict=True)
     if args.update:
-        diff = update_dir(folder, expected, allow_foreign=args.force)
-        if _format(args) == "json":
-            print_json({"updated": True, "added": list(diff.added),
-                        "removed": list(diff.removed), "changed": [c[0] for c in diff.changed]})
-        else:
-            sys.stdout.write(f"{len(expected)} snapshot(s) in {clean(folder)}: "
-                             f"{len(diff.added)} added, {len(diff.changed)} changed, "
-                             f"{len(diff.removed)} removed\n")
+        diff = update_dir(folder, expected, allow_foreign=args.force,
+                          matrix=matrix_name(_matrix_path(args), folder))
+        _report_update(args, folder, len(expected), diff)
         return 0
     from .._review.diff import review_snapshots
     cases = review_snapshots(folder, expected)
     changed = [c for c in cases if c.status != "same"]
     fmt = _format(args)
     if fmt == "json":
-        print_json({
-            "clean": not changed,
-            "added": [_file(c) for c in changed if c.status == "added"],
-            "removed": [_file(c) for c in changed if c.status == "removed"],
-            "changed": [{"case": _file(c), "sections": [s.id for s in c.changes],
-                         "diff": "\n".join(s.unified() for s in c.changes if s.hunks),
-                         "tokens_delta": c.tokens_delta, "static_prefix_moved": c.prefix_moved,
-                         "changes": [s.to_dict() for s in c.changes]}
-                        for c in changed if c.status == "changed"]})
+        print_json(_check_report(args, changed))
         return 1 if changed else 0
     if _emit(args, cases, f"promptc snapshot review: {folder}"):
         return 1 if changed else 0
@@ -345,10 +354,47 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
         out.write(paint(f"ok: {len(expected)} snapshot(s) match {clean(folder)}", "green", out)
                   + "\n")
         return 0
+    _other_matrix_note(out, args, folder)
     counts = {k: sum(c.status == k for c in changed) for k in ("added", "changed", "removed")}
     out.write(f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} "
-              "removed; run `promptc snapshot --update` to accept\n")
+              f"removed; run `{clean(snapshot_command(args, '--update'))}` to accept\n")
     return 1
+
+
+def _report_update(args: argparse.Namespace, folder: Path, n: int, diff: Any) -> None:
+    if _format(args) == "json":
+        print_json({"updated": True, "added": list(diff.added), "removed": list(diff.removed),
+                    "changed": [c[0] for c in diff.changed]})
+    else:
+        sys.stdout.write(f"{n} snapshot(s) in {clean(folder)}: {len(diff.added)} added, "
+                         f"{len(diff.changed)} changed, {len(diff.removed)} removed\n")
+
+
+def _check_report(args: argparse.Namespace, changed: Sequence[CaseReview]) -> dict[str, Any]:
+    """`snapshot --check --json`: what differs, and the command that accepts it."""
+    return {
+        "clean": not changed,
+        "added": [_file(c) for c in changed if c.status == "added"],
+        "removed": [_file(c) for c in changed if c.status == "removed"],
+        "changed": [{"case": _file(c), "sections": [s.id for s in c.changes],
+                     "diff": "\n".join(s.unified() for s in c.changes if s.hunks),
+                     "tokens_delta": c.tokens_delta, "static_prefix_moved": c.prefix_moved,
+                     "changes": [s.to_dict() for s in c.changes]}
+                    for c in changed if c.status == "changed"],
+        "update": snapshot_command(args, "--update")}
+
+
+def _other_matrix_note(out: IO[str], args: argparse.Namespace, folder: Path) -> None:
+    """When the folder was written from another matrix, say so and how to check against it."""
+    from .._review.manifest import BUILTIN, read_manifest, same_matrix, shown_matrix
+    recorded = read_manifest(folder).matrix
+    if recorded is None or same_matrix(recorded, _matrix_path(args), folder):
+        return
+    theirs = shown_matrix(recorded, folder)
+    check = snapshot_command(args, "--check", matrix="" if recorded == BUILTIN else theirs)
+    out.write(f"note: {clean(folder)} was written from "
+              f"{theirs if recorded == BUILTIN else 'the matrix ' + theirs}; to check it "
+              f"against that one: `{clean(check)}`\n")
 
 
 def _file(case: CaseReview) -> str:
@@ -386,13 +432,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
             args.to_date or args.to_cwd):
         raise UsageError("diff needs something to compare: --to-model, --to-provider, "
                          "--to-variant, --to-context, --to-date, --to-cwd, or --snapshots DIR")
-    info, ctx = target_from(args)
+    info, ctx = target_from(args, compiler.features)
     to_args = argparse.Namespace(**vars(args))
     to_args.provider = args.to_provider or (provider_for(args.to_model, info.provider)
                                             if args.to_model else info.provider)
     to_args.model = args.to_model or info.model
     to_args.context = args.to_context or args.context
-    info_b, ctx_b = target_from(to_args)
+    info_b, ctx_b = target_from(to_args, compiler.features)
     changes = {}
     if args.to_date:
         changes["date"] = args.to_date
@@ -418,7 +464,7 @@ def _diff_snapshots(args: argparse.Namespace, compiler: Compiler) -> int:
     folder = Path(args.snapshots)
     if not folder.is_dir():
         raise UsageError(f"--snapshots {str(folder)!r}: no such folder (write one with "
-                         f"`promptc snapshot --update --dir {folder}`)")
+                         f"`{snapshot_command(args, '--update', folder=str(folder))}`)")
     matrix = load_matrix(args.matrix, compiler)
     cases = review_snapshots(folder, _expected(args, compiler, matrix, strict=False))
     growth = max((c.tokens_delta for c in cases if c.status != "same"), default=0)

@@ -22,8 +22,8 @@ __all__ = ["add_serve_command", "cmd_serve", "Server"]
 
 DESCRIPTION = (
     "Answer JSON-RPC 2.0 requests on stdin, one JSON object per line, with one response line "
-    "each on stdout (logs go to stderr): compile, tools, parse, explain, variants, version and "
-    "reload. Results are what the matching command prints as JSON. Requests are answered as "
+    "each on stdout (logs go to stderr): compile, tools, parse, check, explain, variants, "
+    "session, version and reload. Results are what the matching command prints as JSON. Requests are answered as "
     "they come, in parallel, matched by id. The process exits 0 once its input ends and every "
     "request is answered. `promptc help serve` describes the protocol.")
 EXAMPLES = ["promptc serve",

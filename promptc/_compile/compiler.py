@@ -24,7 +24,8 @@ from typing import Any
 
 import attrs
 
-from .._base.errors import PLUGIN_FAILURES, ConfigError, ContextError, NoVariantError
+from .._base.errors import (PLUGIN_FAILURES, ConfigError, ContextError, NoVariantError,
+                            PromptcError)
 from .._base.memo import Memo
 from .._emit.toolset import ToolSet, wire_format
 from .._load.folders import Layer, read_layer
@@ -32,9 +33,10 @@ from .._load.plugins import PluginSet, load_plugins
 from .._load.registry import Registry, Resolution, build_registry
 from .._load.sources import (builtin_root, find_project_folder, project_outside_note,
                              user_folder)
-from .._model.context import ContextParts, PromptContext, context_from_data
+from .._model.context import (ContextParts, PromptContext, check_feature_names,
+                              context_from_data)
 from .._model.diagnostics import Diagnostic, Reporter, first_failure
-from .._model.provider import ProviderInfo, encoding_for
+from .._model.provider import ProviderInfo, encoding_for, model_data, resolve_provider
 from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
 from .dynamic import PLACEMENTS, Placement, note_text, place_in_message
@@ -54,18 +56,34 @@ class Route:
     failure: Diagnostic | None  # the first of them strict mode refuses
 
 
+def _model_table_notes(user: bool) -> list[Diagnostic]:
+    """Rows of the user's model table that were left out (they do not decode): a warning each,
+    so the renders go on and the table still gets fixed. A table that does not load at all is
+    left for the first resolution to report."""
+    if not user:
+        return []
+    try:
+        problems = model_data(True).problems
+    except PromptcError:
+        return []
+    return [Diagnostic("warning", "model-table-row", f"{problem}; the row is skipped", "models")
+            for problem in problems]
+
+
 class Compiler:
     """Compiles prompts. Build one per process (`Compiler.default()`), share it across threads."""
 
     def __init__(self, registry: Registry, *, plugins: PluginSet | None = None,
                  sources: Sequence[tuple[str, str]] = (), memo_size: int = 512) -> None:
         self.registry = registry
+        self.features = registry.features  # the feature switches a context may set
         self.plugins = plugins
         self.sources = tuple(sources)
         self._memo_size = memo_size
         diags = list(registry.diagnostics)
         if plugins is not None:
             diags.extend(plugins.diagnostics)
+        diags.extend(_model_table_notes(registry.user_models))
         self.load_diagnostics: tuple[Diagnostic, ...] = tuple(diags)
         self._routes = Memo(1024)  # (provider, pinned variant id) -> Route
         self._plans: dict[tuple[str, ProviderInfo, bool | None], Plan] = {}
@@ -123,7 +141,7 @@ class Compiler:
                 layers.append(layer)
                 sources.append(("project", str(found)))
         findings = plugin_set.findings if plugin_set is not None else ()
-        registry = build_registry(layers, findings=findings)
+        registry = build_registry(layers, findings=findings, user_models=user)
         return cls(registry, plugins=plugin_set, sources=sources)
 
     @classmethod
@@ -157,7 +175,7 @@ class Compiler:
         hit: Route | None = self._routes.get(key)
         if hit is not None:
             return hit
-        info = provider.resolved()
+        info = resolve_provider(provider, self.registry.families, self.registry.user_models)
         resolution = self.registry.variant_for(variant) if variant is not None else \
             self.registry.resolve(info)
         # The client's own `native_tools` (before resolution filled it in) is the first link
@@ -201,10 +219,12 @@ class Compiler:
         try:
             key = marshal.dumps(data)  # type: ignore[arg-type]  # any Mapping: ValueError
         except ValueError:  # not plain data (a date from TOML, a record): build it directly
-            return context_from_data(data, None, self._parts)
+            return check_feature_names(context_from_data(data, None, self._parts),
+                                       self.features, None)
         hit: PromptContext | None = self._contexts.get(key)
         if hit is None:
-            hit = self._contexts.put(key, context_from_data(data, None, self._parts))
+            built = context_from_data(data, None, self._parts)
+            hit = self._contexts.put(key, check_feature_names(built, self.features, None))
         return hit
 
     # --- the per-request path --------------------------------------------------------------
@@ -243,6 +263,8 @@ class Compiler:
                 return done
         plan = route.plan
         report = Reporter(strict, route.diagnostics)
+        if ctx.features and not ctx.features.keys() <= self.features.names:
+            self._unknown_features(ctx, report)
         if self._context_hooks:
             ctx = self._contribute(ctx, plan.provider, report)
         request = plan.bind(ctx, date, report)                                  # 2. bind
@@ -307,6 +329,13 @@ class Compiler:
             return 0
         fmt = wire_format(provider)
         return self.tokens.count(tools.json_text(fmt), encoding_for(provider)[0])
+
+    def _unknown_features(self, ctx: PromptContext, report: Reporter) -> None:
+        """A context built in Python names a feature nothing reads: it switches nothing on,
+        which lenient mode says (a warning) and strict mode refuses (ContextError)."""
+        for name in self.features.unknown(ctx.features):
+            report("warning", "feature-unknown", self.features.problem(name) +
+                   "; it switches nothing on", f"features.{name}")
 
     def _contribute(self, ctx: PromptContext, provider: ProviderInfo, report: Reporter
                     ) -> PromptContext:

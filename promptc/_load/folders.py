@@ -24,6 +24,8 @@ import attrs
 from .._base.errors import VariantConfigError
 from .._base.files import read_text_file, read_toml
 from .._model.diagnostics import Diagnostic
+from .._model.families import FAMILY_FILE, read_families
+from .._model.provider import FamilyRule
 from .._model.tools import ToolSpec, load_tool_file
 from .._model.variant import ID_PATTERN, check_variant_table
 from .builtin_data import SHARED_TEMPLATES
@@ -74,6 +76,8 @@ class Layer:
     tools: dict[str, ToolSpec] = attrs.field(factory=dict)
     notes: tuple[Diagnostic, ...] = ()
     functions: dict[str, Any] = attrs.field(factory=dict)  # cid -> Component (Python, plugins)
+    features: tuple[Any, ...] = ()  # Feature records a plugin declares (promptc_features)
+    families: tuple[FamilyRule, ...] = ()  # the folder's models.toml [[family]] rows
 
 
 def _inside(path: Path, root: Path | None, source: str) -> None:
@@ -235,4 +239,13 @@ def _read_layer(root: Path, source: str) -> Layer:
     components = _component_files(root / "components", source, notes, root)
     tools = _tool_files(root / "components" / "tools", source, notes, root)
     return Layer(source=source, root=str(root), variants=variants, components=components,
-                 tools=tools, notes=tuple(notes))
+                 tools=tools, notes=tuple(notes), families=_family_file(root, source))
+
+
+def _family_file(root: Path, source: str) -> tuple[FamilyRule, ...]:
+    """A folder's models.toml (the built-in families are the overlay's, not a file here)."""
+    path = root / FAMILY_FILE
+    if source == "builtin" or not (path.exists() or path.is_symlink()):
+        return ()
+    _inside(path, root, source)
+    return read_families(path, f"{source} {FAMILY_FILE}")

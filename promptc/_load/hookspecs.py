@@ -60,6 +60,14 @@ class PromptcSpec:
         raise NotImplementedError
 
     @hookspec
+    def promptc_features(self) -> Sequence[Any]:
+        """Feature switches the plugin's code reads (`promptc.Feature(name, description)`),
+        so a context may set them. A tool's `[when] feature = …` or a component's
+        `reads=("features.<name>",)` declares its feature already; this hook adds a
+        description, or a feature only a request hook reads."""
+        raise NotImplementedError
+
+    @hookspec
     def promptc_contribute_context(self, context: PromptContext, provider: ProviderInfo
                                    ) -> Mapping[str, Any] | None:
         """Per request: values for context fields the client left empty (e.g. `os`, `shell`).

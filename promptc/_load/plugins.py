@@ -24,6 +24,7 @@ import attrs
 from .._base.errors import PLUGIN_FAILURES, PromptcError
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic
+from .._model.features import Feature
 from .._model.tools import parse_tool
 from .folders import Layer, read_layer
 from .registry import PluginVariant, plugin_raw_variant
@@ -215,7 +216,8 @@ def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
                               variants={**merged.variants, **layer.variants},
                               components={**merged.components, **layer.components},
                               tools={**merged.tools, **layer.tools},
-                              notes=merged.notes + layer.notes)
+                              notes=merged.notes + layer.notes,
+                              families=merged.families + layer.families)
     variants = dict(merged.variants)
     for spec in _call(pm, "promptc_variants"):
         if not isinstance(spec, Mapping):
@@ -241,13 +243,21 @@ def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
         origin = comp.origin or (f"{source} component {comp.id}" if comp.template is not None
                                  else "")
         functions[comp.id] = attrs.evolve(comp, source=source, origin=origin)
+    features = []
+    for feature in _call(pm, "promptc_features"):
+        if not isinstance(feature, Feature):
+            raise _HookFailed(f"promptc_features returned {type(feature).__name__}, "
+                              "not a promptc.Feature")
+        features.append(attrs.evolve(feature, source=source, readers=feature.readers or (
+            f"{source}",)))
     tools = dict(merged.tools)
     for i, table in enumerate(_call(pm, "promptc_tools")):
         if not isinstance(table, Mapping):
             raise _HookFailed(f"promptc_tools returned {type(table).__name__}, not a table")
         spec = parse_tool(table, origin=f"{source} tool #{i}", source=source)
         tools[spec.name] = spec
-    return attrs.evolve(merged, variants=variants, functions=functions, tools=tools)
+    return attrs.evolve(merged, variants=variants, functions=functions, tools=tools,
+                        features=tuple(features))
 
 
 def _settle_conflicts(layers: list[Layer]) -> tuple[list[Layer], list[Diagnostic]]:

@@ -17,14 +17,18 @@ from .._base.frozen import FrozenDict
 from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
+from .._model.families import merged_families
+from .._model.features import FeatureSet, feature_set
 from .._model.inputs import InputSpec, parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
-from .._model.provider import ProviderInfo
+from .._model.provider import FamilyRule, ProviderInfo, resolve_provider
 from .._model.tools import ToolSpec
 from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
 from .._text.template import Template, parsed_template
 from .builtin_data import BUILTIN_DATA
+from .features import declared_features
+from .noops import unused_overrides
 from .folders import Layer, RawVariant, TextFile
 
 __all__ = ["Registry", "build_registry", "TraceEntry", "Resolution", "PluginVariant",
@@ -68,6 +72,13 @@ class Registry:
     fallback: Variant | None
     diagnostics: tuple[Diagnostic, ...] = ()
     findings: tuple[Diagnostic, ...] = ()  # lint-only observations made while layering
+    # the feature switches a context may set: what the tools and components read, and what
+    # plugins declare
+    features: FeatureSet = attrs.field(factory=lambda: feature_set(()))
+    # model families from plugins' and folders' models.toml, tried before the built-in ones
+    families: tuple[FamilyRule, ...] = ()
+    # whether facts may come from the user's model table (not with --no-user/--builtins-only)
+    user_models: bool = True
 
     def get(self, variant_id: str) -> Variant:
         try:
@@ -80,7 +91,7 @@ class Registry:
     def resolve(self, provider: ProviderInfo, *, strict: bool = False,
                 full_trace: bool = False) -> Resolution:
         """First matching variant by (priority, id), else the fallback; with a trace."""
-        info = provider.resolved()
+        info = resolve_provider(provider, self.families, self.user_models)
         report = Reporter(strict)
         trace: list[TraceEntry] = []
         chosen: Variant | None = None
@@ -166,7 +177,7 @@ def _short_over(cid: str, short: TextFile, base: Component | None) -> Component:
 
 
 def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = (),
-                   findings: Iterable[Diagnostic] = ()) -> Registry:
+                   findings: Iterable[Diagnostic] = (), user_models: bool = True) -> Registry:
     """Layer sources in the order given and freeze the result; raise on any config error.
 
     `findings` are lint-only observations made before (plugin conflicts) that the registry
@@ -245,12 +256,19 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
                                    f"{len(fallbacks)} fallback variants "
                                    f"({', '.join(v.id for v in fallbacks)}); "
                                    f"{fallbacks[0].id!r} is used", fallbacks[1].path))
+    features = declared_features(tools, components, variants,
+                                 [f for layer in layers for f in layer.features])
+    found.extend(unused_overrides(layers, variants))
+    families, renamed = merged_families([(layer.source, layer.families) for layer in layers])
+    for fid, old, new in renamed:
+        replaced(f"model family {fid!r}:", "models.toml", old, new)
     return Registry(variants=FrozenDict(dict(sorted(variants.items()))),
                     components=FrozenDict(dict(sorted(components.items()))),
                     tools=FrozenDict(dict(sorted(tools.items()))),
                     reserved_tools=frozenset(reserved), order=tuple(ordered),
                     fallback=fallbacks[0] if fallbacks else None, diagnostics=tuple(diags),
-                    findings=(*found, *findings))
+                    findings=(*found, *findings), features=features, families=families,
+                    user_models=user_models)
 
 
 def plugin_raw_variant(pv: PluginVariant, source: str) -> RawVariant:

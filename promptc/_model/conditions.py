@@ -42,6 +42,7 @@ class Condition:
     test: Test = attrs.field(eq=False)
     description: str
     reads: frozenset[str]
+    features: frozenset[str] = frozenset()  # the feature switches it reads (declares)
 
     def __call__(self, context: PromptContext, provider: ProviderInfo, tool_mode: str) -> bool:
         return self.test(context, provider, tool_mode)
@@ -85,14 +86,15 @@ def compile_condition(spec: Mapping[str, Any], source: str, field: str = "when",
     tests = tuple(p.test for p in parts)
     return Condition(lambda c, p, m: all(t(c, p, m) for t in tests),
                      " and ".join(x.description for x in parts),
-                     frozenset().union(*(x.reads for x in parts)))
+                     frozenset().union(*(x.reads for x in parts)),
+                     frozenset().union(*(x.features for x in parts)))
 
 
 def _one(key: str, value: Any, source: str, sub: str, error: type[ConfigError]) -> Condition:
     if key == "feature":
         names = _strs(value, source, sub)
         return Condition(lambda c, p, m: all(bool(c.features.get(n)) for n in names),
-                         f"feature {names}", frozenset({"features"}))
+                         f"feature {names}", frozenset({"features"}), frozenset(names))
     if key == "mode":
         modes = _strs(value, source, sub)
         bad = [x for x in modes if x not in ("act", "plan")]
@@ -123,10 +125,11 @@ def _one(key: str, value: Any, source: str, sub: str, error: type[ConfigError]) 
         combine = any if key == "any" else all
         return Condition(lambda c, p, m: combine(t(c, p, m) for t in tests),
                          f"{key} of ({', '.join(s.description for s in subs)})",
-                         frozenset().union(*(s.reads for s in subs)))
+                         frozenset().union(*(s.reads for s in subs)),
+                         frozenset().union(*(s.features for s in subs)))
     if key == "not":
         inner = compile_condition(value, source, sub, error)
         return Condition(lambda c, p, m: not inner.test(c, p, m), f"not ({inner.description})",
-                         inner.reads)
+                         inner.reads, inner.features)
     raise error("unknown condition key" + did_you_mean(key, CONDITION_KEYS), source=source,
                 field=sub)

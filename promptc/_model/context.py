@@ -21,11 +21,12 @@ from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
 from .._base.records import build_record, describe, one_of, typed
 from .cache import CacheClass
+from .features import FeatureSet, builtin_features
 from .provider import ProviderInfo
 
 __all__ = ["PromptContext", "context_from_data", "ContextParts", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
            "Skill", "Attachment", "WorkspaceRoot", "FIELD_CLASSES", "MAX_CONTEXT_FILE_BYTES",
-           "MCP_ANNOTATIONS"]
+           "MCP_ANNOTATIONS", "check_feature_names"]
 
 MAX_CONTEXT_FILE_BYTES = 64 * 1024 * 1024
 
@@ -119,7 +120,31 @@ def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
 
 
 def _features(value: Mapping[str, Any] | None) -> FrozenDict:
+    """Feature switches are booleans: `"no"`, `"false"` or `1` once switched a tool on."""
+    if value is not None and isinstance(value, Mapping):
+        for name, flag in value.items():
+            if flag.__class__ is not bool:
+                raise ContextError(f"must be true or false, got {describe(flag)}",
+                                   field=f"features.{name}")
     return _json_map(value, "features")
+
+
+def check_feature_names(context: PromptContext, known: FeatureSet | None,
+                        source: str | None) -> PromptContext:
+    """Refuse a context naming a feature nothing reads (`known`: a compiler's features;
+    None: the built-ins'). A name only a plugin or folder declares needs that compiler."""
+    if not context.features:
+        return context
+    features = known if known is not None else builtin_features()
+    unknown = features.unknown(context.features)
+    if unknown:
+        hint = "" if known is not None else (
+            "; a feature a plugin or folder declares is known to its compiler: load the "
+            "context with compiler.context(data) or PromptContext.load(path, "
+            "features=compiler.features)")
+        raise ContextError(features.problem(unknown[0]) + hint, source=source,
+                           field=f"features.{unknown[0]}")
+    return context
 
 
 def _runtime(value: Mapping[str, Any] | None) -> FrozenDict:
@@ -203,7 +228,8 @@ class _Keyed:
             if cls is tuple and value and isinstance(value[0], _Keyed):
                 value = tuple(item._key for item in value)
             elif cls is FrozenDict:
-                value = _frozen_key(value)
+                # schemas (the only packed field) by their JSON text, other tables flat
+                value = _schema_key(value) if name == "input_schema" else _frozen_key(value)
             parts.append(value)
         object.__setattr__(self, "_key", tuple(parts))
         object.__setattr__(self, "_h", None)
@@ -233,7 +259,15 @@ class _Keyed:
 
 
 def _frozen_key(value: FrozenDict) -> Any:
-    return value._json if value._json is not None else value.flat
+    """A table's part of a record key, always of one kind per field: its flat tuple. (Taking
+    the JSON text when a hash had cached it made equal contexts unequal: `PromptContext()`
+    differed from itself once the shared empty table had been hashed.)"""
+    return value.flat
+
+
+def _schema_key(value: FrozenDict) -> Any:
+    """A schema's part of a key: its canonical JSON text (schemas are kept packed)."""
+    return value.json_text
 
 
 _RECORD_CONVERTERS: set[Any] = set()  # converters that make tuples of records (filled below)
@@ -249,14 +283,17 @@ def _keyed(cls: type) -> type:
     for f in fields:
         if f.converter in _RECORD_CONVERTERS:
             parts.append(f"tuple([x._key for x in self.{f.name}])")
-        elif f.converter in (_schema, _features, _runtime, _annotations):
+        elif f.converter is _schema:
+            parts.append(f"_schema_key(self.{f.name})")
+        elif f.converter in (_features, _runtime, _annotations):
             parts.append(f"_frozen_key(self.{f.name})")
         else:
             parts.append(f"self.{f.name}")
     source = ("def __attrs_post_init__(self):\n"
               f"    _set(self, '_key', ({', '.join(parts)},))\n"
               "    _set(self, '_h', None)\n")
-    namespace: dict[str, Any] = {"_set": object.__setattr__, "_frozen_key": _frozen_key}
+    namespace: dict[str, Any] = {"_set": object.__setattr__, "_frozen_key": _frozen_key,
+                                 "_schema_key": _schema_key}
     exec(compile(source, f"<promptc record key {cls.__name__}>", "exec"), namespace)  # noqa: S102
     cls.__attrs_post_init__ = namespace["__attrs_post_init__"]  # type: ignore[attr-defined]
     return cls
@@ -414,16 +451,19 @@ class PromptContext(_Keyed):
     runtime: FrozenDict = attrs.field(default=EMPTY, converter=_runtime)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> PromptContext:
-        """Build from JSON-like data; an unknown or mistyped field raises ContextError."""
-        return context_from_data(data, source)
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None,
+                  features: FeatureSet | None = None) -> PromptContext:
+        """Build from JSON-like data; an unknown or mistyped field raises ContextError, and so
+        does a feature name not in `features` (default: the built-ins' features; pass
+        `compiler.features` for those a plugin or folder declares)."""
+        return check_feature_names(context_from_data(data, source), features, source)
 
     @classmethod
-    def load(cls, path: str | Path) -> PromptContext:
-        """Read a context from a .json or .toml file."""
+    def load(cls, path: str | Path, *, features: FeatureSet | None = None) -> PromptContext:
+        """Read a context from a .json or .toml file (see `from_dict` for `features`)."""
         p = Path(path)
         data = read_data_file(p, ContextError, MAX_CONTEXT_FILE_BYTES)
-        return cls.from_dict(data, source=str(p))
+        return cls.from_dict(data, source=str(p), features=features)
 
     def to_dict(self) -> dict[str, Any]:
         """The context as plain data (the context-file shape); deep values are copied without

@@ -10,8 +10,9 @@ from typing import Any, Literal
 
 import attrs
 
-from .._base.errors import (ComponentError, InputError, MatcherError, PlaceholderError,
-                            PluginError, PromptcError, StrictModeError, ToolSpecError)
+from .._base.errors import (ComponentError, ContextError, InputError, MatcherError,
+                            PlaceholderError, PluginError, PromptcError, StrictModeError,
+                            ToolSpecError)
 
 __all__ = ["Diagnostic", "Reporter", "Level", "ERRORS", "first_failure"]
 
@@ -27,6 +28,7 @@ ERRORS: dict[str, type[PromptcError]] = {
     "plugin-invalid": PluginError, "plugin-finding": PluginError,
     "tool-condition-raised": ToolSpecError, "mcp-renamed": ToolSpecError,
     "input-missing": InputError, "input-invalid": InputError, "input-undeclared": InputError,
+    "feature-unknown": ContextError,
 }
 
 

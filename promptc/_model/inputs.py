@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from .._base.errors import VariantConfigError
+from .._base.records import describe
 from .._base.suggest import did_you_mean
 from .diagnostics import Reporter
 
@@ -88,19 +89,29 @@ def parse_inputs(table: Mapping[str, Any], source: str) -> dict[str, InputSpec]:
 
 
 
+def _shown(value: Any) -> str:
+    """A value as a message quotes it: a scalar's short repr, a container's kind (the repr of
+    a list nested thousands deep would raise RecursionError, and a long one drowns the
+    message)."""
+    if isinstance(value, (list, tuple, dict)):
+        return describe(value)
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def check_value(tp: str, options: Sequence[str], value: Any) -> str | None:
     """A problem with `value` for an input of type `tp`, or None when it is fine."""
     if tp == "string":
-        return None if isinstance(value, str) else f"must be a string, got {value!r}"
+        return None if isinstance(value, str) else f"must be a string, got {_shown(value)}"
     if tp == "number":
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return None if ok else f"must be a number, got {value!r}"
+        return None if ok else f"must be a number, got {_shown(value)}"
     if tp == "boolean":
-        return None if isinstance(value, bool) else f"must be true or false, got {value!r}"
+        return None if isinstance(value, bool) else f"must be true or false, got {_shown(value)}"
     if tp == "select":
         if value in options:
             return None
-        return f"must be one of {list(options)}, got {value!r}"
+        return f"must be one of {list(options)}, got {_shown(value)}"
     if tp == "date":
         if isinstance(value, str):
             try:
@@ -108,7 +119,7 @@ def check_value(tp: str, options: Sequence[str], value: Any) -> str | None:
                 return None
             except ValueError:
                 pass
-        return f"must be an ISO date (YYYY-MM-DD), got {value!r}"
+        return f"must be an ISO date (YYYY-MM-DD), got {_shown(value)}"
     return f"has unknown type {tp!r}"
 
 

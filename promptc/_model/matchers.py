@@ -30,6 +30,7 @@ class Matcher:
     models: tuple[tuple[str, ...], ...] | None = None
     providers: frozenset[str] | None = None
     unconditional: bool = False
+    families: frozenset[str] = frozenset()  # the model families it names (for lint)
 
     def __call__(self, info: ProviderInfo) -> Result:
         return self.test(info)
@@ -82,7 +83,7 @@ def _family_in(names: list[str]) -> Matcher:
         if fam in wanted:
             return True, f"model family {fam!r} is in {sorted(wanted)}"
         return False, f"model family {fam!r} is not in {sorted(wanted)}"
-    return Matcher(test, f"family in {sorted(wanted)}")
+    return Matcher(test, f"family in {sorted(wanted)}", families=wanted)
 
 
 def _capability(name: str, wanted: bool) -> Matcher:
@@ -128,7 +129,7 @@ def _all(parts: list[Matcher]) -> Matcher:
     models = next((p.models for p in parts if p.models is not None), None)
     providers = next((p.providers for p in parts if p.providers is not None), None)
     return Matcher(test, " and ".join(p.description for p in parts), models=models,
-                   providers=providers)
+                   providers=providers, families=_families(parts))
 
 
 def _any(parts: list[Matcher]) -> Matcher:
@@ -143,14 +144,18 @@ def _any(parts: list[Matcher]) -> Matcher:
     # For lint's shadowing probes: the union of the alternatives' model patterns.
     models = tuple(m for p in parts for m in (p.models or ()))
     return Matcher(test, "any of (" + " | ".join(p.description for p in parts) + ")",
-                   models=models or None)
+                   models=models or None, families=_families(parts))
 
 
 def _not(part: Matcher) -> Matcher:
     def test(info: ProviderInfo) -> Result:
         ok, why = part.test(info)
         return (not ok), (f"not ({why})")
-    return Matcher(test, f"not ({part.description})")
+    return Matcher(test, f"not ({part.description})", families=part.families)
+
+
+def _families(parts: list[Matcher]) -> frozenset[str]:
+    return frozenset().union(*(p.families for p in parts))
 
 
 def _always(_info: ProviderInfo) -> Result:

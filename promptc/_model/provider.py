@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 
 from .._base.errors import ConfigError, ContextError
-from .._base.files import parse_toml, read_text_file
+from .._base.files import parse_json, parse_toml, read_text_file
 from .._base.records import build_record, optional, typed
 
 __all__ = ["ProviderInfo", "normalize_model_id", "model_tokens", "tokens_start_with",
@@ -35,7 +35,8 @@ __all__ = ["ProviderInfo", "normalize_model_id", "model_tokens", "tokens_start_w
            "ModelFacts", "FamilyRule", "Overlay", "ModelTable", "ModelData", "model_data",
            "shipped_overlay", "compiled_overlay_path", "model_facts", "capability_sources",
            "user_data_dir", "user_table_path", "shipped_table_path", "overlay_path",
-           "parse_overlay", "parse_table", "decode_row", "MAX_TABLE_FILE"]
+           "parse_overlay", "parse_table", "decode_row", "MAX_TABLE_FILE", "resolve_provider",
+           "parse_family_row"]
 
 TOKEN_ENCODINGS = ("o200k_base", "cl100k_base")  # what promptc can count with, offline
 
@@ -464,6 +465,11 @@ def _rule(row: Any, kind: str, index: int, source: str,
         examples=_str_list(row.get("examples", []), source, f"{field}.examples"), wins=wins)
 
 
+def parse_family_row(row: Any, index: int, source: str) -> FamilyRule:
+    """One `[[family]]` row in the overlay's form (also a folder's models.toml)."""
+    return _rule(row, "family", index, source)
+
+
 class Overlay(_Record):
     """The hand-kept part: defaults, local servers, families, model rows, spellings."""
 
@@ -665,6 +671,22 @@ class ModelTable(_Record):
                                       f"{part!r}", source=self.path, field=f"models.{key}")
                 decode_row(row, self.path, f"models.{key};{name}")
 
+    def without_bad_rows(self) -> tuple[ModelTable, tuple[str, ...]]:
+        """This table with every row that does not decode left out, and why each was (a
+        user's table: one bad row must not break every lookup)."""
+        problems: list[str] = []
+        good: dict[str, str] = {}
+        for key, text in self.models.items():
+            try:
+                ModelTable(self.path, self.user, self.source, {key: text}).check()
+            except ConfigError as exc:
+                problems.append(str(exc))
+                continue
+            good[key] = text
+        if not problems:
+            return self, ()
+        return ModelTable(self.path, self.user, self.source, good), tuple(problems)
+
     def provider_rows(self) -> int:
         return sum(text.count(";") for text in self.models.values() if isinstance(text, str))
 
@@ -680,7 +702,7 @@ def decode_row(text: Any, path: str, field: str) -> list[Any]:
         if not value:
             out.append(None)
         elif name in _INT_FACTS:
-            if not value.isdigit():
+            if not (value.isascii() and value.isdigit()):  # '²' is a digit to isdigit
                 raise ConfigError(f"{name} must be a whole number, got {value!r}", source=path,
                                   field=field)
             out.append(int(value))
@@ -694,11 +716,7 @@ def decode_row(text: Any, path: str, field: str) -> list[Any]:
 
 def parse_table(text: str, path: str, *, user: bool = False, deep: bool = False) -> ModelTable:
     """A generated table from its JSON text. Rows are checked when used (`deep`: all now)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                          source=path) from None
+    data = parse_json(text, path, ConfigError)
     if not isinstance(data, dict):
         raise ConfigError("must be a JSON object", source=path)
     if data.get("format") != TABLE_FORMAT:
@@ -722,13 +740,15 @@ def parse_table(text: str, path: str, *, user: bool = False, deep: bool = False)
 class ModelData(_Record):
     """What promptc believes about models: the overlay over the active table."""
 
-    __slots__ = ("overlay", "table", "shipped")
+    __slots__ = ("overlay", "table", "shipped", "problems")
     overlay: Overlay
     table: ModelTable
     shipped: Mapping[str, Any]  # the shipped table's source, to compare with a user table
+    problems: tuple[str, ...]  # rows of the user's table left out, and why
 
-    def __init__(self, overlay: Overlay, table: ModelTable, shipped: Mapping[str, Any]) -> None:
-        self._fields(overlay=overlay, table=table, shipped=shipped)
+    def __init__(self, overlay: Overlay, table: ModelTable, shipped: Mapping[str, Any],
+                 problems: tuple[str, ...] = ()) -> None:
+        self._fields(overlay=overlay, table=table, shipped=shipped, problems=problems)
 
     @property
     def label(self) -> str:
@@ -784,24 +804,28 @@ def shipped_overlay() -> Overlay:
 
 
 @functools.cache
-def model_data() -> ModelData:
+def model_data(user: bool = True) -> ModelData:
     """The overlay and the active table, read once per process on first use.
 
-    The user's table (`promptc models update`) wins over the shipped one; a malformed one is a
-    ConfigError naming the file. (`model_data.cache_clear()` reads them again.)
+    The user's table (`promptc models update`) wins over the shipped one unless `user` is
+    False (`--no-user`, `--builtins-only`); a malformed one is a ConfigError naming the file,
+    and a row of it that does not decode is left out (`ModelData.problems` says which).
+    (`model_data.cache_clear()` reads them again.)
     """
     overlay = shipped_overlay()
     shipped_path = shipped_table_path()
     user_path = user_table_path()
-    if user_path.is_file():
+    problems: tuple[str, ...] = ()
+    if user and user_path.is_file():
         table = parse_table(read_text_file(user_path, ConfigError, MAX_TABLE_FILE),
                             str(user_path), user=True)
+        table, problems = table.without_bad_rows()
         shipped = _shipped_source(shipped_path)
     else:
         table = parse_table(read_text_file(shipped_path, ConfigError, MAX_TABLE_FILE),
                             str(shipped_path))
         shipped = table.source
-    return ModelData(overlay, table, shipped)
+    return ModelData(overlay, table, shipped, problems)
 
 
 def _shipped_source(path: Path) -> Mapping[str, Any]:
@@ -895,13 +919,51 @@ def _lookup(table: ModelTable, tokens: tuple[str, ...], provider: str
     return base, extra
 
 
+def _table_facts(facts: dict[str, _Layer], table: ModelTable, tokens: tuple[str, ...],
+                 provider: str, overlay: Overlay, label: str) -> str | None:
+    """Lay the table's facts for the model over `facts`; return the entry that gave them.
+
+    With a row of its own, the provider's facts are that row's differences over the model's
+    row and the rest of it: all of them are the provider's. A reseller's row (see
+    `_reseller`) only fills what is still a default."""
+    base, own = _lookup(table, tokens, provider)
+    reseller = _reseller(base, own, provider, overlay)
+    entry = None
+    for row_values, weak in ((base, reseller is not None), (own, False)):
+        if row_values is None:
+            continue
+        entry = own[0] if own is not None else row_values[0]
+        note = label if not weak else (
+            f"{label}; another provider's row ({reseller}), used only where no family or "
+            "overlay row gives a value")
+        for name, value in zip(TABLE_FIELDS, row_values[1:]):
+            if value is not None and not (weak and facts[name][1] != "default"):
+                facts[name] = (value, "table", entry, note)
+    return entry
+
+
+def _reseller(base: list[Any] | None, own: list[Any] | None, provider: str,
+              overlay: Overlay) -> str | None:
+    """The provider whose row stands in for the model when the request's provider has none of
+    its own and the row is neither the maker's (a first-party API, or LiteLLM's unprefixed
+    key) nor the request's provider's: a reseller whose API may differ (Replicate's
+    gemini-3-pro has no function calling). None when the row is the model's own."""
+    if base is None or own is not None or "/" not in base[0]:
+        return None
+    owner = overlay.provider_key(base[0].split("/", 1)[0])
+    return None if owner == provider or owner in overlay.first_party else owner
+
+
 # One capability's layer: (value, source, ref, note); Fact objects only for those who ask.
 _Layer = tuple[Any, str, str, str]
 
 
-def _layers(info: ProviderInfo) -> tuple[dict[str, _Layer], str, str, str, str | None, str]:
-    """(facts, family, family source, family title, table entry, table label) for `info`."""
-    data = model_data()
+def _layers(info: ProviderInfo, extra: Sequence[FamilyRule] = (), user: bool = True
+            ) -> tuple[dict[str, _Layer], str, str, str, str | None, str]:
+    """(facts, family, family source, family title, table entry, table label) for `info`;
+    `extra`: families from plugins and folders, tried before the overlay's; `user`: whether
+    the user's model table may be read."""
+    data = model_data(user)
     overlay, table = data.overlay, data.table
     normalized = normalize_model_id(info.model)
     tokens = tuple(normalized.split("-")) if normalized else ()
@@ -909,8 +971,10 @@ def _layers(info: ProviderInfo) -> tuple[dict[str, _Layer], str, str, str, str |
     facts: dict[str, _Layer] = {name: (value, "default", "defaults", overlay.defaults_source)
                                 for name, value in overlay.defaults.items()}
     starts = overlay.starts(tokens)
-    rule = overlay.family_for(tokens, starts) if tokens else None
-    named = overlay.family_by_id(info.family) if info.family else None
+    rule = (next((r for r in extra if r.matches(tokens, starts)), None) or
+            overlay.family_for(tokens, starts)) if tokens else None
+    named = (next((r for r in extra if r.id == info.family or info.family in r.aliases), None)
+             or overlay.family_by_id(info.family)) if info.family else None
     fam = named or rule
     if fam is not None:
         note = f"{fam.title}: {fam.source}"
@@ -921,16 +985,8 @@ def _layers(info: ProviderInfo) -> tuple[dict[str, _Layer], str, str, str, str |
         if not row.wins:
             for name, value in row.facts.items():
                 facts[name] = (value, "overlay", row.id, row.source)
-    entry = None
     label = data.label
-    if tokens:
-        for row_values in _lookup(table, tokens, provider):
-            if row_values is None:
-                continue
-            entry = row_values[0]
-            for name, value in zip(TABLE_FIELDS, row_values[1:]):
-                if value is not None:
-                    facts[name] = (value, "table", entry, label)
+    entry = _table_facts(facts, table, tokens, provider, overlay, label) if tokens else None
     for row in rows:
         if row.wins:
             for name, value in row.facts.items():
@@ -950,7 +1006,8 @@ def _layers(info: ProviderInfo) -> tuple[dict[str, _Layer], str, str, str, str |
     return facts, "unknown", "unknown", "no family rule matches", entry, label
 
 
-def model_facts(info: ProviderInfo) -> ModelFacts:
+def model_facts(info: ProviderInfo, families: Sequence[FamilyRule] = (),
+                user: bool = True) -> ModelFacts:
     """Every capability of `info` with its value and source, later layers winning:
     default → family → overlay rows (filling gaps) → the generated table (the model's row,
     then the provider's) → overlay rows marked `wins` → local server → the client.
@@ -958,20 +1015,21 @@ def model_facts(info: ProviderInfo) -> ModelFacts:
     Pass the ProviderInfo as the client gave it (not `.resolved()`: every value of a resolved
     info looks given by the client).
     """
-    facts, family, family_source, title, entry, label = _layers(info)
+    facts, family, family_source, title, entry, label = _layers(info, families, user)
     return ModelFacts(provider=info.provider, model=info.model,
                       normalized=normalize_model_id(info.model), family=family,
                       family_source=family_source, family_title=title, entry=entry,
                       table=label, facts=tuple(Fact(name, *facts[name]) for name in CAPABILITIES))
 
 
-def capability_sources(info: ProviderInfo) -> dict[str, tuple[Any, str]]:
+def capability_sources(info: ProviderInfo, families: Sequence[FamilyRule] = (),
+                       user: bool = True) -> dict[str, tuple[Any, str]]:
     """{capability: (value, "source ref — note")} for `explain`, in CAPABILITIES order, e.g.
     `"table claude-sonnet-4-5 — LiteLLM 1.110.2 (shipped, 2026-12-02)"`, `"client — given in
     the ProviderInfo"`, `"default — promptc's defaults …"`. Pass the ProviderInfo as the client
     gave it, not `.resolved()`."""
     out: dict[str, tuple[Any, str]] = {}
-    for f in model_facts(info).facts:
+    for f in model_facts(info, families, user).facts:
         where = f.source + (f" {f.ref}" if f.ref and f.source != "default" else "")
         out[f.name] = (f.value, f"{where} — {f.note}" if f.note else where)
     return out
@@ -1026,18 +1084,24 @@ class ProviderInfo:
 
         Not cached here: a Compiler resolves each provider once and keeps the result.
         """
-        if self.family is not None and None not in (
-                getattr(self, name) for name in CAPABILITIES):
-            return self
-        facts, family, *_ = _layers(self)
-        return attrs.evolve(self, family=family, **{name: facts[name][0]
-                                                    for name in CAPABILITIES})
+        return resolve_provider(self)
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str | None = None) -> ProviderInfo:
         info: ProviderInfo = build_record(cls, data, source=source, path="provider",
                                           error=ContextError, aliases={"id": "provider"})
         return info
+
+
+def resolve_provider(info: ProviderInfo, families: Sequence[FamilyRule] = (),
+                     user: bool = True) -> ProviderInfo:
+    """`info` with every unknown capability filled from the model data, `families` (from
+    plugins and folders) tried before the built-in ones, the user's model table only when
+    `user`."""
+    if info.family is not None and None not in (getattr(info, name) for name in CAPABILITIES):
+        return info
+    facts, family, *_ = _layers(info, families, user)
+    return attrs.evolve(info, family=family, **{name: facts[name][0] for name in CAPABILITIES})
 
 
 def encoding_for(provider: ProviderInfo) -> tuple[str, bool]:

@@ -17,7 +17,8 @@ from .._model.cache import RANK, most_volatile
 from .._model.context import FIELD_CLASSES, PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.placeholders import STANDARD
-from .._model.provider import ProviderInfo, model_table
+from .._model.provider import (FamilyRule, ProviderInfo, model_data, model_table,
+                               resolve_provider)
 from .._model.variant import Variant
 from .consistency import variant_matrix
 
@@ -32,6 +33,7 @@ def lint(compiler: Compiler) -> list[Diagnostic]:
         out.extend(_variant_findings(compiler, variant))
         out.extend(_consistency_findings(compiler, variant, full))
     out.extend(_matcher_findings(compiler))
+    out.extend(_family_findings(compiler))
     out.extend(_tool_findings(compiler))
     seen: set[tuple[str, str, str]] = set()
     unique = []
@@ -61,6 +63,23 @@ def _consistency_findings(compiler: Compiler, variant: Variant,
     except PLUGIN_FAILURES as exc:  # reported, not raised
         return [Diagnostic("error", "render-failed", f"variant {variant.id!r}: {exc}",
                            variant.id)]
+
+
+def _family_findings(compiler: Compiler) -> list[Diagnostic]:
+    """A variant that matches a model family nobody defines never matches through it."""
+    from .._base.suggest import did_you_mean
+    rules = (*compiler.registry.families, *model_data().overlay.families)
+    known = {name for r in rules for name in (r.id, *r.aliases)}
+    out = []
+    for vid, variant in compiler.registry.variants.items():
+        for name in sorted(variant.matcher.families - known):
+            out.append(Diagnostic(
+                "warning", "family-unknown",
+                f"variant {vid!r} matches model family {name!r}, which neither the built-in "
+                f"model data nor any models.toml defines, so no model reaches it that way"
+                f"{did_you_mean(name, sorted(known))}; define it in a models.toml [[family]] "
+                "row of the variant's folder (promptc help folders)", variant.path or vid))
+    return out
 
 
 def _tool_findings(compiler: Compiler) -> list[Diagnostic]:
@@ -152,7 +171,8 @@ def _probe_models(variant: Variant) -> list[str]:
     return ["-".join(p).replace("*", "x") for p in models]
 
 
-def _probes(variant: Variant) -> list[ProviderInfo]:
+def _probes(variant: Variant, families: tuple[FamilyRule, ...] = (),
+            user: bool = True) -> list[ProviderInfo]:
     """Requests the variant is written for, with the capabilities a client may state."""
     providers = sorted(variant.matcher.providers or {"probe", "ollama"})
     out = []
@@ -160,8 +180,9 @@ def _probes(variant: Variant) -> list[ProviderInfo]:
         for provider in providers:
             for native in (None, True, False):
                 for window in (None, 8192):
-                    out.append(ProviderInfo(provider, model, native_tools=native,
-                                            context_window=window).resolved())
+                    out.append(resolve_provider(
+                        ProviderInfo(provider, model, native_tools=native,
+                                     context_window=window), families, user))
     return out
 
 
@@ -188,7 +209,7 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
         matched_any = False
         taken_by: set[str] = set()
         all_taken = True
-        for info in _probes(v):
+        for info in _probes(v, compiler.registry.families, compiler.registry.user_models):
             try:
                 ok, _ = v.matcher(info)
             except PLUGIN_FAILURES:  # matcher faults are reported elsewhere

@@ -27,6 +27,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -37,10 +38,12 @@ from .._base.files import read_text_file, read_toml, write_text_file
 from .._compile.compiler import Compiler
 from .._model.context import PromptContext
 from .._model.provider import ProviderInfo
+from .manifest import (BUILTIN, HEADER, MANIFEST, matrix_name, ownership, read_manifest,
+                       removable, same_matrix, shown_matrix, write_manifest)
 
 __all__ = ["Matrix", "Case", "Target", "load_matrix", "default_matrix_path", "render_case",
            "render_tools", "expected_files", "check_dir", "update_dir", "SnapshotDiff",
-           "ownership", "MANIFEST"]
+           "ownership", "MANIFEST", "HEADER", "check_matrix"]
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 TOOL_FORMATS = ("openai", "anthropic", "gemini")
@@ -116,7 +119,8 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
     for name, rel in table.items():
         if not isinstance(rel, str):
             raise ConfigError("must be a path", source=str(p), field=f"contexts.{name}")
-        contexts[name] = PromptContext.load(p.parent / rel)
+        contexts[name] = PromptContext.load(
+            p.parent / rel, features=compiler.features if compiler is not None else None)
     if not contexts:
         raise ConfigError("a matrix needs at least one context", source=str(p), field="contexts")
     cases: list[Case] = []
@@ -204,6 +208,10 @@ def render_case_lines(compiler: Compiler, case: Case, strict: bool = True) -> Re
         raise RuntimeError("internal error: a snapshot prompt was not counted")
     estimate = ", estimated" if tokens.estimated else ""
     sections = " ".join(f"{s.id}={s.tokens}" for s in prompt.sections)
+    body_spans = [(section.id, prompt.text.count("\n", 0, start) + 1,
+                   prompt.text.count("\n", 0, end) + 1)
+                  for section, (start, end) in zip(prompt.sections, prompt.spans)]
+    caches = tuple(s.cache for s in prompt.sections)
     header = (
         "<!-- promptc snapshot\n"
         f"variant: {prompt.variant.id}\n"
@@ -211,16 +219,20 @@ def render_case_lines(compiler: Compiler, case: Case, strict: bool = True) -> Re
         f"context: {case.context_name}\n"
         f"tokens: {tokens.total} ({tokens.encoding}{estimate})\n"
         f"sections: {sections}\n"
+        f"{spans_line(body_spans, caches)}\n"
         "-->\n\n"
     )
     offset = header.count("\n")
-    spans = []
-    for section, (start, end) in zip(prompt.sections, prompt.spans):
-        first = offset + prompt.text.count("\n", 0, start) + 1
-        last = offset + prompt.text.count("\n", 0, end) + 1
-        spans.append((section.id, first, last))
-    return Rendered(header + prompt.text + "\n", tuple(spans),
-                    tuple(s.cache for s in prompt.sections), len(prompt.static_prefix))
+    spans = tuple((sid, offset + first, offset + last) for sid, first, last in body_spans)
+    return Rendered(header + prompt.text + "\n", spans, caches, len(prompt.static_prefix))
+
+
+def spans_line(spans: list[tuple[str, int, int]], caches: tuple[str, ...]) -> str:
+    """The header line that says where each section's lines are (relative to the prompt's
+    first line) and its cache class, so a later review knows the old side's sections exactly
+    (read back by `filereview.header_spans`)."""
+    return "spans: " + " ".join(f"{sid}={first}-{last}/{cache}"
+                                for (sid, first, last), cache in zip(spans, caches))
 
 
 def render_tools(compiler: Compiler, case: ToolCase) -> str:
@@ -282,53 +294,14 @@ def _touched_sections(old: list[str], new: Rendered, new_lines: list[str]) -> tu
     return tuple(touched)
 
 
-MANIFEST = ".promptc-snapshots"  # the files `snapshot --update` wrote, one name a line
-HEADER = "<!-- promptc snapshot"
-
-
-def ownership(folder: Path) -> tuple[set[str], set[str]]:
-    """(the snapshot files promptc owns in `folder`, every other entry in it).
-
-    promptc owns what its manifest lists, `.md` files that start with its snapshot header and
-    tool snapshots (`tools__*.json`). Anything else (a README, a package.json, a folder, a
-    symbolic link) is the user's: never read as a snapshot, never removed, never overwritten.
-    Dot-files (the manifest, .gitkeep) are neither.
-    """
-    if not folder.is_dir():
-        return set(), set()
-    listed: set[str] = set()
-    manifest = folder / MANIFEST
-    if manifest.is_file() and not manifest.is_symlink():
-        listed = set(read_text_file(manifest, ConfigError).split())
-    owned: set[str] = set()
-    foreign: set[str] = set()
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        name = entry.name
-        if name.startswith("."):
-            continue
-        if entry.is_symlink() or not entry.is_file():
-            foreign.add(name)
-        elif name in listed or (name.startswith("tools__") and name.endswith(".json")):
-            owned.add(name)
-        elif name.endswith(".md") and _starts_with_header(entry):
-            owned.add(name)
-        else:
-            foreign.add(name)
-    return owned, foreign
-
-
-def _starts_with_header(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(HEADER)) == HEADER.encode()
-    except OSError:
-        return False
-
-
 def check_dir(folder: Path, expected: Mapping[str, Rendered]) -> SnapshotDiff:
     """The folder's snapshot files against the new renders; files promptc did not write are
     listed apart (`foreign`) and never compared, removed or overwritten."""
     owned, foreign = ownership(folder)
+    stale = owned - set(expected)
+    kept = stale - removable(folder, owned)  # snapshot-like, but never written by an update
+    foreign |= kept
+    owned -= kept
     blocked = sorted(set(expected) & foreign)
     added = tuple(sorted(set(expected) - owned - foreign))
     removed = tuple(sorted(owned - set(expected)))
@@ -365,13 +338,14 @@ def _header_len(lines: list[str]) -> int:
 
 
 def update_dir(folder: Path, expected: Mapping[str, Rendered],
-               allow_foreign: bool = False) -> SnapshotDiff:
+               allow_foreign: bool = False, matrix: str = BUILTIN) -> SnapshotDiff:
     """Make `folder` hold exactly the expected snapshots, touching only files promptc owns.
 
     A folder that holds other files is refused unless `allow_foreign` (they are then left
     alone); a file of the user's where a snapshot should go is always refused. Every write is
     atomic and never follows a symbolic link (see `write_text_file`), and the manifest records
-    what was written, so a later update removes only its own files.
+    what was written and from which matrix (`matrix`, see `manifest.matrix_name`), so a later
+    update removes only its own files.
     """
     diff = check_dir(folder, expected)
     if diff.blocked:
@@ -387,6 +361,24 @@ def update_dir(folder: Path, expected: Mapping[str, Rendered],
         write_text_file(folder / name, expected[name].text, folder, ConfigError)
     for name in diff.removed:
         (folder / name).unlink()
-    write_text_file(folder / MANIFEST, "".join(f"{name}\n" for name in sorted(expected)),
-                    folder, ConfigError)
+    write_manifest(folder, list(expected), matrix)
     return diff
+
+
+def check_matrix(folder: Path, matrix_path: Path | None, force: bool = False) -> None:
+    """Refuse to update a folder another matrix wrote (`ConfigError`, one sentence naming
+    both), unless `force`. A folder without a recorded matrix is anyone's."""
+    recorded = read_manifest(folder).matrix if folder.is_dir() else None
+    if force or recorded is None or same_matrix(recorded, matrix_path, folder):
+        return
+    given = (shown_matrix(matrix_name(matrix_path, folder), folder) if matrix_path is not None
+             else "the built-in matrix")
+    theirs = shown_matrix(recorded, folder)
+    flag = "" if recorded == BUILTIN else f" --matrix {shlex.quote(theirs)}"
+    raise ConfigError(f"written from {_the(theirs)}, not {_the(given)}; update it with"
+                      f"{flag or 'out --matrix'}, or add --force to rewrite it from "
+                      f"{_the(given)}", source=str(folder))
+
+
+def _the(matrix: str) -> str:
+    return matrix if matrix.startswith("the built-in") else f"the matrix {matrix}"

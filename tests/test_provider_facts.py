@@ -1,0 +1,89 @@
+"""Model facts come from the request's own provider: a row of another provider (a reseller
+such as Replicate, whose API may lack function calling) never decides a capability for the
+model's maker or for a provider with its own row. `gemini-3-pro` on Google once got text tools
+because Replicate's row said so."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from promptc import Compiler, ProviderInfo
+from promptc._model.provider import model_data, model_facts
+
+VARIANTS = Path(__file__).resolve().parent.parent / "variants"
+
+
+def routed_families() -> list[str]:
+    """The families the built-in variants match."""
+    out: set[str] = set()
+    for path in sorted(VARIANTS.glob("*/variant.toml")):
+        match = tomllib.loads(path.read_text(encoding="utf-8")).get("match") or {}
+        fam = match.get("family") or []
+        out.update([fam] if isinstance(fam, str) else fam)
+    return sorted(out)
+
+
+def provider_spellings() -> list[str]:
+    """Every provider spelling the model data knows (aliases, their keys, first parties)."""
+    overlay = model_data().overlay
+    return sorted({*overlay.provider_aliases, *overlay.provider_aliases.values(),
+                   *overlay.first_party})
+
+
+def entry_provider(entry: str) -> str:
+    """The provider a table entry belongs to ("" for LiteLLM's unprefixed, maker's keys)."""
+    overlay = model_data().overlay
+    return overlay.provider_key(entry.split("/", 1)[0]) if "/" in entry else ""
+
+
+@pytest.mark.parametrize("provider", ["gemini", "vertex_ai", "google"])
+def test_gemini_3_pro_on_google_is_not_decided_by_replicate(provider: str,
+                                                            builtins: Compiler) -> None:
+    facts = {f.name: f for f in model_facts(ProviderInfo(provider, "gemini-3-pro")).facts}
+    assert facts["native_tools"].value is True, facts["native_tools"]
+    assert "replicate" not in facts["native_tools"].ref
+    prompt = builtins.compile(ProviderInfo(provider, "gemini-3-pro"), {})
+    assert prompt.variant.id == "gemini-3" and prompt.tools.mode == "native"
+
+
+def test_replicates_own_row_decides_for_replicate() -> None:
+    facts = {f.name: f for f in model_facts(ProviderInfo("replicate", "gemini-3-pro")).facts}
+    assert facts["native_tools"].source == "table" and facts["native_tools"].value is False
+    assert "replicate" in facts["native_tools"].ref
+
+
+def test_a_resellers_row_fills_only_gaps_and_says_so() -> None:
+    """A model only a reseller lists: its row still gives what nothing else knows, named as
+    another provider's row."""
+    facts = {f.name: f for f in model_facts(ProviderInfo("openrouter", "baichuan-m2-32b")).facts}
+    window = facts["context_window"]
+    assert window.source == "table" and window.ref.startswith("novita/")
+    assert "another provider's row (novita)" in window.note
+    gemini = model_facts(ProviderInfo("gemini", "gemini-3-pro")).facts
+    assert all(f.source != "table" for f in gemini if f.name in ("native_tools",
+                                                                 "context_window"))
+
+
+def test_no_other_providers_row_decides_where_the_family_knows() -> None:
+    """Every provider spelling × every example of every routed family: a fact from the table
+    comes from the request's provider, the maker's row (first party or LiteLLM's unprefixed
+    key), or fills a gap the family and overlay leave (it never overrides them)."""
+    overlay = model_data().overlay
+    checked = 0
+    for family_id in routed_families():
+        family = overlay.family_by_id(family_id)
+        assert family is not None, family_id
+        for model in family.examples:
+            for provider in provider_spellings():
+                key = overlay.provider_key(provider)
+                for fact in model_facts(ProviderInfo(provider, model)).facts:
+                    if fact.source != "table":
+                        continue
+                    checked += 1
+                    owner = entry_provider(fact.ref)
+                    own = owner in ("", key) or owner in overlay.first_party
+                    assert own or fact.name not in family.facts, (provider, model, fact)
+    assert checked > 100

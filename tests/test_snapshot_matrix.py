@@ -1,0 +1,124 @@
+"""The snapshot loop owns its folder by matrix: the hint `snapshot --check` prints is the exact
+command that accepts the change (same matrix, folder and sources), an update from another
+matrix is refused unless forced, and nothing the manifest does not list is removed."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from promptc._cli import main
+from promptc._review.snapshot import MANIFEST
+
+CONTEXTS = Path(__file__).resolve().parent.parent / "promptc" / "_data" / "snapshot" / "contexts"
+
+
+def matrix(tmp_path: Path, name: str, model: str = "gpt-4.1") -> Path:
+    path = tmp_path / name
+    path.write_text(f'[contexts]\nminimal = "{(CONTEXTS / "minimal.json").as_posix()}"\n\n'
+                    f'[[case]]\nprovider = "openai"\nmodel = "{model}"\n', encoding="utf-8")
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def folder_state(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.iterdir())}
+
+
+def test_the_check_hint_is_the_command_that_accepts_the_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    mine = matrix(tmp_path, "mine.toml")
+    snaps = tmp_path / "my snaps"
+    assert run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", "mine.toml",
+               "--dir", "my snaps")[0] == 0
+    [md] = sorted(snaps.glob("*.md"))
+    md.write_text(md.read_text(encoding="utf-8").replace("# ", "# Old ", 1), encoding="utf-8")
+    code, out, _ = run(capsys, "snapshot", "--check", "--builtins-only", "--matrix",
+                       "mine.toml", "--dir", "my snaps")
+    assert code == 1
+    hint = out.rstrip().splitlines()[-1]
+    command = hint.split("`")[1]
+    assert shlex.split(command) == ["promptc", "snapshot", "--update", "--matrix", "mine.toml",
+                                    "--dir", "my snaps", "--builtins-only"], hint
+    # run as printed, it accepts the change and the check is clean
+    assert run(capsys, *shlex.split(command)[1:])[0] == 0
+    assert run(capsys, "snapshot", "--check", "--builtins-only", "--matrix", str(mine),
+               "--dir", str(snaps))[0] == 0
+
+
+def test_the_check_hint_keeps_the_project_and_user_sources(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = matrix(tmp_path, "mine.toml")
+    snaps = tmp_path / "snaps"
+    project = tmp_path / "proj"
+    (project / "components").mkdir(parents=True)
+    args = ["--no-user", "--no-plugins", "--project", str(project), "--matrix", str(mine),
+            "--dir", str(snaps)]
+    assert run(capsys, "snapshot", "--update", *args)[0] == 0
+    (project / "components" / "request_info.md").write_text("# Now\nSoon.\n", encoding="utf-8")
+    code, out, _ = run(capsys, "snapshot", "--check", *args)
+    command = shlex.split(out.rstrip().splitlines()[-1].split("`")[1])
+    assert code == 1 and command[:3] == ["promptc", "snapshot", "--update"]
+    assert sorted(command[3:]) == sorted(args), command
+
+
+def test_an_update_from_another_matrix_is_refused_naming_both(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Run as the old hint said (without --matrix), an update rewrote a folder written from the
+    user's matrix with the built-in one and deleted the user's snapshot."""
+    mine, other = matrix(tmp_path, "mine.toml"), matrix(tmp_path, "other.toml", "gpt-4o")
+    snaps = tmp_path / "snaps"
+    assert run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine),
+               "--dir", str(snaps))[0] == 0
+    before = folder_state(snaps)
+    for argv in (["--matrix", str(other)], []):  # another file; the built-in matrix
+        code, _, err = run(capsys, "snapshot", "--update", "--builtins-only", "--dir",
+                           str(snaps), *argv)
+        assert code == 2, err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and "mine.toml" in err and "--force" in err, err
+        assert ("other.toml" if argv else "built-in") in err
+        assert folder_state(snaps) == before
+    code, out, _ = run(capsys, "snapshot", "--update", "--builtins-only", "--force",
+                       "--matrix", str(other), "--dir", str(snaps))
+    assert code == 0 and "1 added" in out and "1 removed" in out
+    # the folder now belongs to the other matrix
+    code, _, err = run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine),
+                       "--dir", str(snaps))
+    assert code == 2 and "other.toml" in err
+
+
+def test_a_check_against_another_matrix_says_which_one_wrote_the_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine, other = matrix(tmp_path, "mine.toml"), matrix(tmp_path, "other.toml", "gpt-4o")
+    snaps = tmp_path / "snaps"
+    run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine), "--dir",
+        str(snaps))
+    code, out, _ = run(capsys, "snapshot", "--check", "--builtins-only", "--matrix", str(other),
+                       "--dir", str(snaps))
+    assert code == 1 and "written from the matrix" in out and "mine.toml" in out
+
+
+def test_nothing_the_manifest_does_not_list_is_removed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = matrix(tmp_path, "mine.toml")
+    snaps = tmp_path / "snaps"
+    run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine), "--dir",
+        str(snaps))
+    # a snapshot-looking file this folder's updates never wrote (copied in by hand)
+    stray = snaps / "kept__by_hand.md"
+    stray.write_text("<!-- promptc snapshot\nvariant: x\n-->\n\nmine\n", encoding="utf-8")
+    code, out, _ = run(capsys, "snapshot", "--update", "--builtins-only", "--force",
+                       "--matrix", str(mine), "--dir", str(snaps))
+    assert code == 0 and "0 removed" in out
+    assert stray.read_text(encoding="utf-8").endswith("mine\n")
+    assert "kept__by_hand.md" not in (snaps / MANIFEST).read_text(encoding="utf-8")
