@@ -29,7 +29,7 @@ import pytest
 # together about a third of the suite.
 HEAVY = frozenset({"test_integrations.py", "test_schemas.py", "test_plugins.py",
                    "test_faults.py", "test_examples.py", "test_provider_calls.py",
-                   "test_dynamic_sdk.py"})
+                   "test_dynamic_sdk.py", "test_doc_snippets.py", "test_report_html.py"})
 CHILD = "PROMPTC_TESTS_ASIDE"
 
 
