@@ -214,42 +214,38 @@ class CallChecker:
                         wire=span.wire)
 
     def _through_use_mcp_tool(self, values: dict[str, Any], span: Span) -> ToolCall | CallError:
-        server, tool_name = values["server_name"], values["tool_name"]
-        tools = self._servers.get(server)
-        if tools is None:
-            hint = did_you_mean(server, self._servers)
-            listed = ", ".join(self._servers) or "none"
-            return _error(USE_MCP_TOOL, [CallProblem(
-                Problem.UNKNOWN_SERVER, f"no MCP server {server!r} is connected{hint}; "
-                f"connected: {listed}", "server_name")], values, span)
-        entry = tools.get(tool_name)
-        if entry is None:
-            hint = did_you_mean(tool_name, tools)
-            return _error(USE_MCP_TOOL, [CallProblem(
-                Problem.UNKNOWN_TOOL, f"the MCP server {server!r} has no tool {tool_name!r}"
-                f"{hint}; its tools: {', '.join(tools) or 'none'}", "tool_name")], values, span)
+        """`use_mcp_tool`'s server and tool found, allowed in the mode, and its arguments
+        checked against that tool's schema."""
+        entry = self._mcp_target(values["server_name"], values["tool_name"])
+        if isinstance(entry, CallProblem):
+            return _error(USE_MCP_TOOL, [entry], values, span)
         if self.mode == "plan" and not entry.read_only:
-            return _error(USE_MCP_TOOL, [self._refusal(f"{server}/{tool_name}", True)], values,
-                          span)
-        arguments = values.get("arguments")
-        if isinstance(arguments, str):  # a plugin's spec that declares the JSON as a string
-            decoded = load_json(arguments)
-            if decoded.problem is not None or not isinstance(decoded.value, dict):
-                why = decoded.problem or "is not a JSON object"
-                return _error(USE_MCP_TOOL, [CallProblem(
-                    Problem.BAD_VALUE, f"parameter 'arguments' of {USE_MCP_TOOL} must be a JSON "
-                    f"object; the value {why}", "arguments")], values, span, entry)
-            arguments = decoded.value
-        if not isinstance(arguments, dict):
-            arguments = {}
+            return _error(USE_MCP_TOOL, [self._refusal(entry.label, True)], values, span)
+        arguments = _json_object(values.get("arguments"))
+        if isinstance(arguments, CallProblem):
+            return _error(USE_MCP_TOOL, [arguments], values, span, entry)
         arguments = drop_unasked_nulls(arguments, entry.schema)
         verdict = check_arguments(arguments, entry.schema, entry.key, entry.label, self._cache)
         values = {**values, "arguments": arguments}
         if verdict.problems:
             return _error(USE_MCP_TOOL, list(verdict.problems), values, span, entry)
-        return ToolCall(USE_MCP_TOOL, values, span.raw, span.start, span.end, server=server,
-                        tool=tool_name, call_id=span.call_id, wire=span.wire,
-                        warnings=verdict.warnings)
+        return ToolCall(USE_MCP_TOOL, values, span.raw, span.start, span.end,
+                        server=entry.server, tool=entry.tool, call_id=span.call_id,
+                        wire=span.wire, warnings=verdict.warnings)
+
+    def _mcp_target(self, server: str, tool: str) -> McpEntry | CallProblem:
+        tools = self._servers.get(server)
+        if tools is None:
+            listed = ", ".join(self._servers) or "none"
+            return CallProblem(Problem.UNKNOWN_SERVER, f"no MCP server {server!r} is connected"
+                               f"{did_you_mean(server, self._servers)}; connected: {listed}",
+                               "server_name")
+        entry = tools.get(tool)
+        if entry is None:
+            return CallProblem(Problem.UNKNOWN_TOOL, f"the MCP server {server!r} has no tool "
+                               f"{tool!r}{did_you_mean(tool, tools)}; its tools: "
+                               f"{', '.join(tools) or 'none'}", "tool_name")
+        return entry
 
     def _function(self, entry: McpEntry, given: Given, found: Sequence[CallProblem],
                   span: Span) -> ToolCall | CallError:
@@ -270,6 +266,18 @@ class CallChecker:
         return ToolCall(name, arguments, span.raw, span.start, span.end, server=entry.server,
                         tool=entry.tool, call_id=span.call_id, wire=span.wire,
                         warnings=verdict.warnings)
+
+
+def _json_object(arguments: Any) -> dict[str, Any] | CallProblem:
+    """`use_mcp_tool`'s arguments as an object (a plugin's spec may declare them a string)."""
+    if isinstance(arguments, str):
+        decoded = load_json(arguments)
+        if decoded.problem is not None or not isinstance(decoded.value, dict):
+            why = decoded.problem or "is not a JSON object"
+            return CallProblem(Problem.BAD_VALUE, f"parameter 'arguments' of {USE_MCP_TOOL} "
+                               f"must be a JSON object; the value {why}", "arguments")
+        return decoded.value
+    return arguments if isinstance(arguments, dict) else {}
 
 
 def _values(tool: BuiltinTool, given: Given, problems: list[CallProblem], text: bool

@@ -250,8 +250,7 @@ class _Pass:
 
     def _fence(self, m: re.Match[str]) -> int:
         text = self.text
-        line = m.group("fence")
-        mark = line.lstrip(" ")
+        mark = m.group("fence").lstrip(" ")
         char = mark[0]
         run = len(mark) - len(mark.lstrip(char))
         if char == "`" and "`" in mark[run:]:
@@ -261,22 +260,26 @@ class _Pass:
             text, inner_start)
         if closer is None and self.partial:
             return len(text)  # an open fence: what it holds is not known yet
-        inner_end = len(text) if closer is None else closer.start()
-        end = len(text) if closer is None else closer.end()
+        inner_end, end = (len(text), len(text)) if closer is None else (closer.start(),
+                                                                        closer.end())
         inner = _Pass(self.reader, text[inner_start:inner_end], False, quoting=True)
         inner.run()
+        self._fenced(inner, m.start(), inner_start, end)
+        return end
+
+    def _fenced(self, inner: _Pass, start: int, inner_start: int, end: int) -> None:
+        """What a closed fence from `start` to `end` holds: the call, or a quotation."""
         lone = inner.lone()
-        if lone is None or self.partial or skip_space(text, end) < len(text):
+        if lone is None or self.partial or skip_space(self.text, end) < len(self.text):
             # other text in the fence, or prose after it: an example in an explanation
             if inner.found and self.quoted is None and not self.partial:
                 self.quoted = _shift(inner.found[0], inner_start)
-            return end
+            return
         shifted = _shift(lone, inner_start)
         warning = CallWarning(Notice.FENCED_CALL, f"the call to {lone.item.name} was inside a "
                               "code fence; it was read, but write calls without a fence",
-                              m.start(), end, lone.item.name)
-        self._add(shifted.item, m.start(), end, (*shifted.warnings, warning))
-        return end
+                              start, end, lone.item.name)
+        self._add(shifted.item, start, end, (*shifted.warnings, warning))
 
     def _reasoning(self, name: str, start: int, body: int) -> int:
         close = self.index.next_closer(name, body)

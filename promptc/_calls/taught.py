@@ -87,31 +87,41 @@ def read_call(index: TextIndex, tool: BuiltinTool, start: int, offered: frozense
     tool's name in prose (not followed by a parameter tag or the closing tag)."""
     r = _Reading(index, tool, start, partial)
     pos = start + len(tool.name) + 2
-    text, n = r.text, len(r.text)
     first = True
     while True:
-        at = skip_space(text, pos)
-        if at == n:
-            return _at_end(r, first)
-        if text.startswith(r.closing, at):
-            return r.done(at + len(r.closing))
-        m = TAG.match(text, at)
-        if m is None:
-            return _stray(r, at, first)
-        name = m.group(1)
-        if first and name not in tool.params and (name in offered or
-                                                  r.tool_closer(m.end()) is None):
-            return None  # the tool's name in prose, then another call or other markup
-        first = False
-        value = _value(r, name, m.end())
-        if isinstance(value, Opened):
-            return value
-        if value is None:
-            r.problems.append(CallProblem(Problem.UNCLOSED_PARAMETER, f"parameter {name!r} "
-                                          f"has no closing tag </{name}>", name))
-            return r.done(n)
-        written, pos = value
-        r.given.append((name, written))
+        step = _next_parameter(r, pos, first, offered)
+        if not isinstance(step, int):
+            return step
+        pos, first = step, False
+
+
+def _next_parameter(r: _Reading, pos: int, first: bool, offered: frozenset[str]
+                    ) -> int | Read | Opened | None:
+    """Read the parameter at `pos` (adding it to `r`) and say where the next one may start;
+    or the end of the call: read, still open, or not a call at all."""
+    text = r.text
+    at = skip_space(text, pos)
+    if at == len(text):
+        return _at_end(r, first)
+    if text.startswith(r.closing, at):
+        return r.done(at + len(r.closing))
+    m = TAG.match(text, at)
+    if m is None:
+        return _stray(r, at, first)
+    name = m.group(1)
+    if first and name not in r.tool.params and (name in offered or
+                                                r.tool_closer(m.end()) is None):
+        return None  # the tool's name in prose, then another call or other markup
+    value = _value(r, name, m.end())
+    if value is None:
+        r.problems.append(CallProblem(Problem.UNCLOSED_PARAMETER, f"parameter {name!r} "
+                                      f"has no closing tag </{name}>", name))
+        return r.done(len(text))
+    if isinstance(value, Opened):
+        return value
+    written, after = value
+    r.given.append((name, written))
+    return after
 
 
 def _at_end(r: _Reading, first: bool) -> Read | Opened | None:

@@ -159,21 +159,23 @@ def describe_type(kind: str) -> str:
     return _ARTICLES.get(kind, f"a {kind}")
 
 
-def type_problem(kind: str, items: str | None, value: Any) -> str | None:
-    """Why `value` is not of `kind` (arrays: with items of `items`), or None when it is. An
-    integral float passes as an integer (JSON Schema counts 3.0 as one)."""
-    if kind == "integer" and isinstance(value, float) and value.is_integer():
-        return None
+def is_of(kind: str, value: Any) -> bool:
+    """`value` is a JSON value of `kind` (an integral float counts as an integer, as JSON
+    Schema counts 3.0 as one); an unknown kind takes anything."""
+    if kind == "integer" and isinstance(value, float):
+        return value.is_integer()
     check = TYPE_CHECKS.get(kind)
-    if check is not None and not check(value):
+    return check is None or check(value)
+
+
+def type_problem(kind: str, items: str | None, value: Any) -> str | None:
+    """Why `value` is not of `kind` (arrays: with items of `items`), or None when it is."""
+    if not is_of(kind, value):
         return f"must be {describe_type(kind)}"
     if kind == "array" and items is not None:
-        item_check = TYPE_CHECKS.get(items)
-        if item_check is not None:
-            for i, item in enumerate(value):
-                if not (item_check(item) or (items == "integer" and isinstance(item, float)
-                                             and item.is_integer())):
-                    return f"must be an array of {items}s (item {i} is not)"
+        wrong = next((i for i, item in enumerate(value) if not is_of(items, item)), None)
+        if wrong is not None:
+            return f"must be an array of {items}s (item {wrong} is not)"
     return None
 
 

@@ -17,7 +17,8 @@ for the client to append its own first message's content to.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from .._base.errors import CacheMarkerError
@@ -102,37 +103,59 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
     """
     if not 0 <= breakpoints <= MAX_ANTHROPIC_BREAKPOINTS:
         raise ValueError(f"breakpoints must be 0..{MAX_ANTHROPIC_BREAKPOINTS}, got {breakpoints}")
-    theirs = conversation_markers if isinstance(conversation_markers, int) else \
-        count_cache_markers(conversation_markers)
     minimum = cache_min_tokens if cache_min_tokens is not None else (
         prompt.provider.cache_min_tokens or 1024)
-    toolset = prompt.tools
-    native = toolset.mode == "native"
-    tools = toolset.anthropic() if native else []
-    blocks = [b for b in prompt.blocks if b.text and (include_request or b.cache != "request")]
+    tools = prompt.tools.anthropic() if prompt.tools.mode == "native" else []
+    blocks = _sent_blocks(prompt, include_request)
     system: list[dict[str, Any]] = [{"type": "text", "text": b.text} for b in blocks]
-    stable = toolset.stable if tools else 0
-    places: list[tuple[str, int]] = [("tools", stable - 1)] if 0 < stable < len(tools) else []
-    places.extend(("system", i) for i in range(len(blocks)))
     placed = 0
-    reached = False  # once the prefix is long enough, later ones are too: no more counting
-    running: int | None = None  # tokens up to the end of the current system block
-    for kind, i in places:
-        if placed >= breakpoints:
-            break
-        if not reached:
-            if kind == "tools":
-                prefix = prompt.count_tokens(toolset.json_text("anthropic", stable))
-            else:
-                if running is None:
-                    running = prompt.count_tokens(toolset.json_text("anthropic")) \
-                        if tools else 0
-                running += prompt.count_tokens(blocks[i].text)
-                prefix = running
-            reached = prefix >= minimum
+    for kind, i in itertools.islice(_cacheable_places(prompt, bool(tools), blocks, minimum),
+                                    breakpoints):
+        (tools if kind == "tools" else system)[i]["cache_control"] = {"type": "ephemeral"}
+        placed += 1
+    _within_marker_limit(placed, conversation_markers)
+    return _anthropic_payload(system, tools, prompt.message)
+
+
+def _sent_blocks(prompt: CompiledPrompt, include_request: bool) -> list[Block]:
+    return [b for b in prompt.blocks if b.text and (include_request or b.cache != "request")]
+
+
+def _anthropic_payload(system: list[dict[str, Any]], tools: list[dict[str, Any]],
+                       message: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"system": system}
+    if tools:
+        out["tools"] = tools
+    if message:
+        out["messages"] = [{"role": "user", "content": [{"type": "text", "text": message}]}]
+    return out
+
+
+def _cacheable_places(prompt: CompiledPrompt, native: bool, blocks: Sequence[Block],
+                      minimum: int) -> Iterator[tuple[str, int]]:
+    """The places a marker can go, in order (the end of the built-in tool block when per-session
+    tools follow it, then each system block), from the first whose prefix, tools included,
+    reaches `minimum` tokens: below it Anthropic caches nothing. Counted lazily: once one prefix
+    is long enough, the later ones are too."""
+    toolset = prompt.tools
+    stable, count = (toolset.stable, len(toolset.names)) if native else (0, 0)
+    reached = False
+    if 0 < stable < count:
+        reached = prompt.count_tokens(toolset.json_text("anthropic", stable)) >= minimum
         if reached:
-            (tools if kind == "tools" else system)[i]["cache_control"] = {"type": "ephemeral"}
-            placed += 1
+            yield "tools", stable - 1
+    running = prompt.count_tokens(toolset.json_text("anthropic")) if native and not reached \
+        else 0
+    for i, block in enumerate(blocks):
+        if not reached:
+            running += prompt.count_tokens(block.text)
+            reached = running >= minimum
+        if reached:
+            yield "system", i
+
+
+def _within_marker_limit(placed: int, conversation: int | Sequence[Mapping[str, Any]]) -> None:
+    theirs = conversation if isinstance(conversation, int) else count_cache_markers(conversation)
     if placed + theirs > MAX_ANTHROPIC_BREAKPOINTS:
         raise CacheMarkerError(
             f"this request would carry {placed + theirs} cache markers ({placed} of promptc's "
@@ -140,13 +163,6 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
             f"{MAX_ANTHROPIC_BREAKPOINTS}: ask for breakpoints="
             f"{max(0, MAX_ANTHROPIC_BREAKPOINTS - theirs)} or fewer",
             field="conversation_markers")
-    out: dict[str, Any] = {"system": system}
-    if tools:
-        out["tools"] = tools
-    if prompt.message:
-        out["messages"] = [{"role": "user",
-                            "content": [{"type": "text", "text": prompt.message}]}]
-    return out
 
 
 def cache_key(prompt: CompiledPrompt, fmt: str = "openai") -> str:

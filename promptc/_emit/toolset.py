@@ -510,12 +510,19 @@ class ToolSet:
         if mode not in ("plan", "act"):
             raise ValueError(f"mode must be 'plan' or 'act', got {mode!r}")
         context = self.context if self.context is not None else PromptContext()
+        return frozenset((*self._builtins_allowed(context, mode),
+                          *self._mcp_allowed(context, mode)))
+
+    def _builtins_allowed(self, context: PromptContext, mode: Literal["plan", "act"]
+                          ) -> list[str]:
         provider = self.provider if self.provider is not None else ProviderInfo()
         other = attrs.evolve(context, mode=mode) if context.mode != mode else context
-        allowed = {s.name for s in self.specs if mode in s.modes and (
-            "mode" not in s.when.reads or s.when.test(other, provider, self.mode))}
+        return [s.name for s in self.specs if mode in s.modes and (
+            "mode" not in s.when.reads or s.when.test(other, provider, self.mode))]
+
+    def _mcp_allowed(self, context: PromptContext, mode: str) -> list[str]:
+        if mode == "act":
+            return [b.native_name for b in self.mcp]
         read_only = {(server.name, tool.name) for server in context.mcp_servers
                      for tool in server.tools if tool.read_only}
-        allowed.update(b.native_name for b in self.mcp
-                       if mode == "act" or (b.server, b.tool) in read_only)
-        return frozenset(allowed)
+        return [b.native_name for b in self.mcp if (b.server, b.tool) in read_only]
