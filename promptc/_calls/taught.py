@@ -155,8 +155,10 @@ def _value(r: _Reading, name: str, start: int) -> tuple[str, int] | Opened | Non
     """(the value of `name` opened at `start`, where its closing tag ends); an Opened while
     streaming; None when it is never closed."""
     cdata = _cdata(r.text, start, name)
-    if cdata is not None:
+    if isinstance(cdata, tuple):
         return cdata
+    if cdata is _UNFINISHED and r.partial:  # an escaped value still being streamed
+        return r.opened(name, "")
     ends = _value_end(r, name, start)
     if ends is None:
         if r.partial:
@@ -196,21 +198,28 @@ def _closed_inside(r: _Reading, m: Any) -> bool:
     return tool_end is not None and own < tool_end
 
 
-def _cdata(text: str, start: int, name: str) -> tuple[str, int] | None:
-    """A value written as CDATA sections followed by its closing tag, or None."""
+_UNFINISHED = object()  # the text ends inside a CDATA-escaped value
+
+
+def _cdata(text: str, start: int, name: str) -> tuple[str, int] | object | None:
+    """A value written as CDATA sections followed by its closing tag; `_UNFINISHED` when the
+    text ends before that structure does (a streamed prefix); else None (not escaped)."""
     pos = start
     if not text.startswith(CDATA_OPEN, pos):
-        return None
+        return None if not CDATA_OPEN.startswith(text[pos:pos + len(CDATA_OPEN)]) or \
+            pos == len(text) else _UNFINISHED
     chunks = []
     while text.startswith(CDATA_OPEN, pos):
         close = text.find(CDATA_CLOSE, pos + len(CDATA_OPEN))
         if close < 0:
-            return None
+            return _UNFINISHED
         chunks.append(text[pos + len(CDATA_OPEN):close])
         pos = close + len(CDATA_CLOSE)
     closing = f"</{name}>"
     if not text.startswith(closing, pos):
-        return None
+        rest = text[pos:pos + len(CDATA_OPEN)]
+        return _UNFINISHED if pos + len(rest) == len(text) and (
+            closing.startswith(rest) or CDATA_OPEN.startswith(rest)) else None
     return "".join(chunks), pos + len(closing)
 
 
