@@ -28,7 +28,7 @@ from .._model.families import FAMILY_FILE, read_families
 from .._model.provider import FamilyRule
 from .._model.tools import ToolSpec, load_tool_file
 from .._model.variant import ID_PATTERN, check_variant_table
-from .builtin_data import SHARED_TEMPLATES
+from .component_defs import SHARED_TEMPLATES
 
 __all__ = ["Layer", "RawVariant", "TextFile", "read_layer", "read_variant_folder"]
 

@@ -26,7 +26,7 @@ from .._model.tools import ToolSpec
 from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
 from .._text.template import Template, parsed_template
-from .builtin_data import BUILTIN_DATA
+from .component_defs import BUILTIN_COMPONENTS
 from .features import declared_features
 from .noops import unused_overrides
 from .folders import Layer, RawVariant, TextFile
@@ -152,16 +152,16 @@ def compile_component(comp: Component) -> Component:
 
 def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Component:
     """A component from a folder's text file; a built-in id keeps its built-in data."""
-    d = BUILTIN_DATA.get(cid)
+    d = BUILTIN_COMPONENTS.get(cid)
     comp = Component(id=cid, template=text.text, provides=d.provides if d else (),
-                     reads=(d.reads if d and d.data is not None else ()),
+                     reads=(d.reads if d and d.fed else ()),
                      priority=d.priority if d else 50, required=d.required if d else False,
                      short_template=short.text if short else None, source=text.source,
                      origin=text.origin or text.path,
                      short_origin=(short.origin or short.path) if short else "",
                      path=text.path, short_path=short.path if short else "")
-    if d is not None and d.data is not None:
-        comp = attrs.evolve(comp, request_data=d.data)
+    if d is not None and d.fed:
+        comp = attrs.evolve(comp, request_data=cid)
     return compile_component(comp)
 
 

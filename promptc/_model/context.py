@@ -544,7 +544,7 @@ class ContextParts:
 
     def __init__(self, size: int = 1024) -> None:
         from .._base.memo import Memo
-        self._memo = Memo(size)
+        self._memo: Memo[tuple[str, bytes], Any] = Memo(size)
 
     def records(self, cls: type, field: str, items: Any) -> Any:
         import marshal

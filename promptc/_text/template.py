@@ -146,7 +146,7 @@ def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
     return out
 
 
-_parsed = Memo(2048)  # (text, source) -> Template: prompt data shared by every Compiler
+_parsed: Memo[tuple[str, str], Template] = Memo(2048)  # (text, source) -> Template: prompt data shared by every Compiler
 
 
 def parsed_template(text: str, source: str) -> Template:

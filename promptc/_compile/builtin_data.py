@@ -1,9 +1,10 @@
-"""The data behind the built-in component templates (the prose is in `components/<id>.md`).
+"""The per-request data behind the built-in component templates (the prose is in
+`components/<id>.md`; what each one provides and reads is declared in
+promptc/_load/component_defs.py, which the registry reads).
 
-Each entry says which request values the template's data is computed from (`reads`: that is the
-whole input, so outputs are memoized by exactly those values), which keys it provides, how
-important the section is when a budget is tight, and computes the values (or None: section
-absent) from the bound request.
+Each function computes a template's values from the bound request (or None: section absent);
+it reads nothing but what its component declares, so its output is memoized by exactly those
+values.
 """
 
 from __future__ import annotations
@@ -11,20 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import attrs
-
 from .._base.frozen import FrozenDict, dumps_json, thaw
 from .._base.memo import Memo
-from .._model.request import Request
 from .._model.context import McpServer
-from .._text.fence import attribute, body
+from .._model.request import Request
 from .._model.tools import McpBinding, catalogue_data, mcp_bindings, per_session
+from .._text.fence import attribute, body
 
-__all__ = ["BUILTIN_DATA", "DataDef", "DataCache", "SHARED_TEMPLATES"]
-
-# Components rendered with another component's template file, unless a folder gives them their
-# own: the per-session tool catalogue is written exactly like the static one.
-SHARED_TEMPLATES = {"session_tools": "tools"}
+__all__ = ["BUILTIN_DATA", "Data", "DataCache"]
 
 
 McpNames = Callable[[Sequence[McpServer]], Sequence[McpBinding]]
@@ -38,7 +33,7 @@ class DataCache:
     __slots__ = ("_schemas", "mcp_names")
 
     def __init__(self, size: int = 2048, mcp_names: McpNames | None = None) -> None:
-        self._schemas = Memo(size)
+        self._schemas: Memo[str, str] = Memo(size)
         self.mcp_names: McpNames = mcp_names if mcp_names is not None else (
             lambda servers: mcp_bindings(servers, ()))
 
@@ -57,15 +52,6 @@ class DataCache:
 
 
 Data = Callable[[Request, DataCache], "Mapping[str, Any] | None"]
-
-
-@attrs.frozen
-class DataDef:
-    data: Data | None = None
-    provides: tuple[str, ...] = ()
-    reads: tuple[str, ...] = ()
-    priority: int = 50
-    required: bool = False
 
 
 def _tool_use(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
@@ -205,44 +191,19 @@ def _notices(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     return {"unreadable_images": [{"name": attribute(n)} for n in images]}
 
 
-# `required`: the core a budget never drops (the role, safety, the mode rule, the tool-call
-# format) and every section that documents offered tools (a budget cannot withdraw the tools,
-# so it keeps their documentation; it may still use the shorter form).
-BUILTIN_DATA: dict[str, DataDef] = {
-    "agent_role": DataDef(priority=100, required=True),
-    "tool_use": DataDef(_tool_use, reads=("provider",), priority=95, required=True),
-    "tool_calling": DataDef(_tool_calling, provides=("parallel", "sequential"),
-                            reads=("provider",), priority=95, required=True),
-    "tools": DataDef(_tools, provides=("tools", "session"), reads=("provider", "stable_tools"),
-                     priority=90, required=True),
-    "session_tools": DataDef(_session_tools, provides=("tools", "session"),
-                             reads=("provider", "tools"), priority=90, required=True),
-    "mcp_servers": DataDef(_mcp_servers, provides=("servers", "text_mode", "native_mode",
-                                                   "any_resources"),
-                           reads=("provider", "mcp_servers"), priority=70, required=True),
-    "editing_files": DataDef(_editing, provides=("text_mode", "native_mode"),
-                             reads=("provider",), priority=80, required=True),
-    "act_vs_plan_mode": DataDef(_mode, provides=("plan", "act", "not_now", "mcp_not_now",
-                                                 "mcp_rule", "plan_only", "act_only"),
-                                reads=("mode", "tools", "provider", "mcp_servers"), priority=75,
-                                required=True),
-    "capabilities": DataDef(_capabilities, provides=("browser", "web_fetch", "images"),
-                            reads=("provider", "features.browser", "features.web_fetch"),
-                            priority=40),
-    "rules": DataDef(priority=60),
-    "safety": DataDef(priority=99, required=True),
-    "system_info": DataDef(_system_info, provides=("os", "shell", "home", "cwd", "ide", "roots",
-                                                   "multi_root"),
-                           reads=("os", "shell", "home", "cwd", "ide", "workspace_roots"),
-                           priority=85),
-    "objective": DataDef(priority=65),
-    "user_instructions": DataDef(_user_instructions, provides=("rules",), reads=("rules",),
-                                 priority=88),
-    "skills": DataDef(_skills, provides=("skills", "any_references", "text_mode"),
-                      reads=("provider", "skills"), priority=55, required=True),
-    "task_progress": DataDef(_task_progress, reads=("features.task_progress",), priority=30,
-                             required=True),
-    "notices": DataDef(_notices, provides=("unreadable_images",),
-                       reads=("provider", "attachments"), priority=92),
-    "request_info": DataDef(priority=20),
+# By component id (the registry marks a built-in id's component with it: `request_data`).
+BUILTIN_DATA: dict[str, Data] = {
+    "tool_use": _tool_use,
+    "tool_calling": _tool_calling,
+    "tools": _tools,
+    "session_tools": _session_tools,
+    "mcp_servers": _mcp_servers,
+    "editing_files": _editing,
+    "act_vs_plan_mode": _mode,
+    "capabilities": _capabilities,
+    "system_info": _system_info,
+    "user_instructions": _user_instructions,
+    "skills": _skills,
+    "task_progress": _task_progress,
+    "notices": _notices,
 }
