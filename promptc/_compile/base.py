@@ -19,11 +19,12 @@ from .._model.request import Request
 from .._model.variant import Variant
 from .._text.fence import element
 from .._text.layout import Layout
+from .._text.template import flat_names
 from .result import Dropped, Section
 from .steps import Step
 
 __all__ = ["Assembled", "BaseSlots", "Slot", "SlotKind", "base_slots", "Placed", "base_scope",
-           "place_sections"]
+           "place_sections", "FlatLayout", "flat_layout", "join_flat"]
 
 Placed = list[tuple[Section, tuple[int, int]]]  # sections in text order, with their spans
 
@@ -53,6 +54,9 @@ class BaseSlots:
     component_layers: FrozenDict  # every slot's layer when sections fill them all
     # What a runtime value that is not a declared input would replace (it is reported).
     overridable: Mapping[str, str]
+    # A template of sections only, with no section of its own: each {{name}}'s step index, in
+    # order (then the present sections alone decide its shape); None otherwise.
+    flat: tuple[int, ...] | None = None
 
 
 def _unknown(v: Variant, name: str, inputs: set[str]) -> Diagnostic:
@@ -112,9 +116,11 @@ def base_slots(v: Variant, steps: Sequence[Step], components: Mapping[str, Compo
     diags.extend(_used_sections(v, steps, slots))
     names = frozenset(n for n, _, _ in slots)
     sections = {name: idx for name, kind, idx in slots if kind == "section"}
+    order = flat_names(v.template) if len(sections) == len(slots) else None
     return BaseSlots(slots, names, len(sections) == len(slots), sections,
                      FrozenDict(dict.fromkeys((n for n, _, _ in slots), "component")),
-                     _overridable(v, names, steps))
+                     _overridable(v, names, steps),
+                     None if order is None else tuple(sections[n] for n in order))
 
 
 # --- per request --------------------------------------------------------------------------
@@ -167,6 +173,33 @@ def _slot_values(base: BaseSlots, v: Variant, sections: Sequence[Section | None]
             scope[name] = value
         layers[name] = layer
     return scope, layers
+
+
+FlatLayout = tuple[Layout, tuple[tuple[int, int], ...]]  # the layout; (op position, step index)
+
+
+def flat_layout(layout: Layout, present: Sequence[int]) -> FlatLayout:
+    """Where each present section sits in a flat template's layout (`present`: the step index
+    of each collected text; a section used twice is placed where it first appears)."""
+    seen: set[int] = set()
+    positions = []
+    for i, op in enumerate(layout):
+        if op.__class__ is not str and present[op] not in seen:
+            seen.add(present[op])
+            positions.append((i, present[op]))
+    return layout, tuple(positions)
+
+
+def join_flat(made: FlatLayout, sections: Sequence[Section | None], present: Sequence[int]
+              ) -> tuple[str, Placed]:
+    """A flat template's text for these sections, and each one's span."""
+    layout, positions = made
+    texts = [sections[i].text for i in present]  # type: ignore[union-attr]
+    parts = [op if op.__class__ is str else texts[op] for op in layout]
+    ends = list(accumulate(map(len, parts)))
+    placed: Placed = [(sections[idx], (ends[i - 1] if i else 0, ends[i]))  # type: ignore[misc]
+                      for i, idx in positions]
+    return "".join(parts), placed
 
 
 def place_sections(base: BaseSlots, layout: Layout, texts: Sequence[str], names: Sequence[str],

@@ -9,15 +9,16 @@ values.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .._base.frozen import FrozenDict, dumps_json, thaw
 from .._base.memo import Memo
-from .._model.context import McpServer
+from .._model.context import McpServer, McpTool
 from .._model.request import Request
 from .._model.tools import McpBinding, catalogue_data, mcp_bindings, per_session
 from .._text.fence import attribute, body
+from .._text.layout import Row
 
 __all__ = ["BUILTIN_DATA", "Data", "DataCache"]
 
@@ -30,12 +31,31 @@ class DataCache:
     gives the function names the plan's tool set sends for the servers' tools (native mode), so
     the MCP section names them exactly as sent."""
 
-    __slots__ = ("_schemas", "mcp_names")
+    __slots__ = ("_schemas", "_rows", "mcp_names")
 
     def __init__(self, size: int = 2048, mcp_names: McpNames | None = None) -> None:
         self._schemas: Memo[str, str] = Memo(size)
+        self._rows: Memo[tuple[tuple[McpTool, ...], bool], list[Row]] = Memo(size)
         self.mcp_names: McpNames = mcp_names if mcp_names is not None else (
             lambda servers: mcp_bindings(servers, ()))
+
+    def tool_rows(self, tools: tuple[McpTool, ...], text_mode: bool) -> list[Row]:
+        """A server's tools as rows of their own values, fenced, made once per list of tool
+        records (the complete, typed input: sessions that connect the same server share
+        them). A list handed out is read, never changed."""
+        rows = self._rows.get((tools, text_mode))
+        if rows is None:
+            rows = self._rows.put((tools, text_mode), [self._row(t, text_mode) for t in tools])
+        return rows
+
+    def _row(self, tool: McpTool, text_mode: bool) -> Row:
+        values = {"name": attribute(tool.name), "description": body(tool.description),
+                  "read_only": tool.read_only}
+        if text_mode:  # the function name is added per session in native mode
+            values.update(function="", schema=self.schema_text(tool.input_schema))
+        else:
+            values["schema"] = ""
+        return Row(values)
 
     def schema_text(self, schema: FrozenDict) -> str:
         """An input schema as one line of minified JSON (fenced: a string in it cannot close an
@@ -94,24 +114,30 @@ def _mcp_servers(r: Request, cache: DataCache) -> Mapping[str, Any] | None:
         return None
     text_mode = r.tool_mode == "text"
     names = iter(() if text_mode else cache.mcp_names(servers))
-    return {"servers": [{
-        "name": attribute(s.name),
-        "command": attribute(s.command or s.url),
-        "tools": [{"name": attribute(t.name), "description": body(t.description),
-                   "function": "" if text_mode else next(names).native_name,
-                   "read_only": t.read_only,
-                   "server": attribute(s.name),
-                   "schema": cache.schema_text(t.input_schema) if text_mode else ""}
-                  for t in s.tools],
-        "resources": [{"uri": attribute(x.uri), "name": attribute(x.name),
-                       "description": body(x.description), "mime_type": attribute(x.mime_type)}
-                      for x in s.resources],
-        "resource_templates": [{"uri_template": attribute(x.uri_template),
-                                "name": attribute(x.name), "description": body(x.description),
-                                "mime_type": attribute(x.mime_type)}
-                               for x in s.resource_templates],
-    } for s in servers], "text_mode": text_mode, "native_mode": not text_mode,
-        "any_resources": any(s.resources or s.resource_templates for s in servers)}
+    return {"servers": [_server(s, text_mode, names, cache) for s in servers],
+            "text_mode": text_mode, "native_mode": not text_mode,
+            "any_resources": any(s.resources or s.resource_templates for s in servers)}
+
+
+def _server(s: McpServer, text_mode: bool, names: Iterator[McpBinding], cache: DataCache
+            ) -> dict[str, Any]:
+    """One server's values. Each tool's own are a row shared by every session that connects
+    it (in native mode its function name is added per session); a tool's `server` is found
+    on its server, around it."""
+    rows = cache.tool_rows(s.tools, text_mode)
+    tools = rows if text_mode else [Row.over(row, {"function": next(names).native_name})
+                                    for row in rows]
+    server = attribute(s.name)
+    return {"name": server, "server": server, "command": attribute(s.command or s.url),
+            "tools": tools,
+            "resources": [{"uri": attribute(x.uri), "name": attribute(x.name),
+                           "description": body(x.description),
+                           "mime_type": attribute(x.mime_type)} for x in s.resources],
+            "resource_templates": [{"uri_template": attribute(x.uri_template),
+                                    "name": attribute(x.name),
+                                    "description": body(x.description),
+                                    "mime_type": attribute(x.mime_type)}
+                                   for x in s.resource_templates]}
 
 
 def _editing(r: Request, _c: DataCache) -> Mapping[str, Any]:
@@ -121,27 +147,32 @@ def _editing(r: Request, _c: DataCache) -> Mapping[str, Any]:
 
 def _mode(r: Request, cache: DataCache) -> Mapping[str, Any]:
     """The current mode, and the offered tools it rules out (every mode offers the same tools,
-    so that a mode switch keeps the cached prefix: this section says what the mode allows). In
-    plan mode an MCP tool is allowed only when its server marks it read-only: natively offered
-    ones are named; in text mode the rule is said once (the MCP section marks the read-only
-    tools)."""
+    so that a mode switch keeps the cached prefix: this section says what the mode allows)."""
     mode = r.context.mode
-    plan = mode == "plan"
-    writable = [(s, t) for s in r.context.mcp_servers for t in s.tools if not t.read_only] \
-        if plan else []
-    native = r.tool_mode == "native"
-    refused_mcp: list[dict[str, str]] = []
-    if writable and native:
-        functions = {(b.server, b.tool): b.native_name
-                     for b in cache.mcp_names(r.context.mcp_servers)}
-        refused_mcp = [{"name": functions[(s.name, t.name)]} for s, t in writable
-                       if (s.name, t.name) in functions]
-    return {"plan": plan, "act": mode == "act",
+    writable = _writable(r) if mode == "plan" else []
+    return {"plan": mode == "plan", "act": mode == "act",
             "not_now": [{"name": t.name} for t in r.tools if mode not in t.modes],
-            "mcp_not_now": refused_mcp,
-            "mcp_rule": bool(writable),
+            "mcp_not_now": _refused_mcp(r, cache, writable), "mcp_rule": bool(writable),
             "plan_only": [{"name": t.name} for t in r.tools if t.modes == ("plan",)],
             "act_only": [{"name": t.name} for t in r.tools if t.modes == ("act",)]}
+
+
+def _writable(r: Request) -> list[tuple[str, str]]:
+    """(server, tool) of every MCP tool its server does not mark read-only: plan mode rules
+    them out."""
+    return [(s.name, t.name) for s in r.context.mcp_servers for t in s.tools
+            if not t.read_only]
+
+
+def _refused_mcp(r: Request, cache: DataCache, writable: list[tuple[str, str]]
+                 ) -> list[dict[str, str]]:
+    """The natively offered MCP functions plan mode rules out, by the name sent (in text mode
+    the rule is said once: the MCP section marks the read-only tools)."""
+    if not writable or r.tool_mode != "native":
+        return []
+    functions = {(b.server, b.tool): b.native_name
+                 for b in cache.mcp_names(r.context.mcp_servers)}
+    return [{"name": functions[key]} for key in writable if key in functions]
 
 
 def _capabilities(r: Request, _c: DataCache) -> Mapping[str, Any]:

@@ -33,14 +33,14 @@ from .._load.plugins import PluginSet, load_plugins
 from .._load.registry import Registry, Resolution, build_registry
 from .._load.sources import (builtin_root, find_project_folder, project_outside_note,
                              user_folder)
-from .._model.context import (ContextParts, PromptContext, check_feature_names,
-                              context_from_data)
+from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic, Reporter, first_failure
 from .._model.provider import ProviderInfo, encoding_for, model_data, resolve_provider
 from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
 from .dynamic import PLACEMENTS, Placement, note_text, place_in_message
 from .base import Assembled
+from .contexts import ContextMemo
 from .plan import Plan
 from .result import CompiledPrompt, Section
 
@@ -122,8 +122,7 @@ class Compiler:
         self._routes: Memo[tuple[ProviderInfo, str | None], Route] = Memo(1024)  # (provider, pinned variant id) -> Route
         self._plans: dict[tuple[str, ProviderInfo, bool | None], Plan] = {}
         self._plans_lock = threading.Lock()
-        self._contexts: Memo[bytes, PromptContext] = Memo(memo_size)  # marshal bytes of plain context data -> PromptContext
-        self._parts = ContextParts()  # the same for parts: an MCP server's tools, the skills
+        self._contexts = ContextMemo(self.features, memo_size)  # contexts from plain data
         self._results: Memo[Hashable, CompiledPrompt] = Memo(memo_size)  # complete request key -> CompiledPrompt
         self.tokens = TokenCounter()
         self._context_hooks = plugins.context_hooks if plugins else ()
@@ -217,25 +216,22 @@ class Compiler:
         """A PromptContext from a context or its plain data (the context-file shape).
 
         Equal data gives the same, already validated context: the memo is keyed by the data's
-        `marshal` bytes, which are typed (`1`, `1.0` and `true` differ) and complete.
+        `marshal` bytes, which are typed (`1`, `1.0` and `true` differ) and complete (see
+        contexts.py).
         """
+        return self._context(data)[0]
+
+    def _context(self, data: PromptContext | Mapping[str, Any] | None
+                 ) -> tuple[PromptContext, bool]:
+        """Stage 0: the context, and whether it may have been seen before (data new to the
+        memo is a new context: no result can be kept for it yet)."""
         if data is None:
-            return PromptContext()
+            return PromptContext(), True
         if data.__class__ is PromptContext:
-            return data
+            return data, True
         if not isinstance(data, Mapping):
             raise ContextError("the context must be a PromptContext or a table/object")
-        import marshal
-        try:
-            key = marshal.dumps(data)  # type: ignore[arg-type]  # any Mapping: ValueError
-        except ValueError:  # not plain data (a date from TOML, a record): build it directly
-            return check_feature_names(context_from_data(data, None, self._parts),
-                                       self.features, None)
-        hit: PromptContext | None = self._contexts.get(key)
-        if hit is None:
-            built = context_from_data(data, None, self._parts)
-            hit = self._contexts.put(key, check_feature_names(built, self.features, None))
-        return hit
+        return self._contexts.context(data)
 
     # --- the per-request path --------------------------------------------------------------
 
@@ -252,12 +248,13 @@ class Compiler:
         system prompt keeps only the static block (plus a note saying where the rest is), and
         the session- and request-class text comes back in `prompt.message`.
         """
-        ctx = self.context(context)                                             # 0. context
+        ctx, seen = self._context(context)                                      # 0. context
         provider = _provider_of(provider, ctx)
         route = self._routed(provider, variant, strict)                         # 1. route
         date = ctx.date if ctx.date is not None else datetime.date.today().isoformat()
         counted = bool(count_tokens)
-        key = self._result_key(route, budget, (provider, variant, ctx, date, counted, dynamic))
+        key = self._result_key(route, budget, seen,
+                               (provider, variant, ctx, date, counted, dynamic))
         done = self._stored(key, strict)
         if done is not None:
             return done
@@ -275,11 +272,13 @@ class Compiler:
             raise route.failure.error()
         return route
 
-    def _result_key(self, route: Route, budget: int | None, request: Hashable
+    def _result_key(self, route: Route, budget: int | None, seen: bool, request: Hashable
                     ) -> Hashable | None:
-        """The key a whole result is kept under, or None when it may not be reused: a budget,
-        code that does not declare what it reads, or plugin hooks make every build count."""
-        if budget is not None or not route.plan.pure or self._context_hooks or \
+        """The key a whole result is kept under, or None when it is not kept: a budget, code
+        that does not declare what it reads, or plugin hooks make every build count; and a
+        context met for the first time is kept only when it comes again (most are new
+        sessions that never do)."""
+        if not seen or budget is not None or not route.plan.pure or self._context_hooks or \
                 self._inspect_hooks:
             return None
         return request

@@ -27,14 +27,16 @@ from .._model.inputs import resolve_inputs
 from .._model.placeholders import STANDARD
 from .._model.provider import ProviderInfo
 from .._model.request import Request
-from .._model.tools import McpBinding, ToolSpec, enum_sources, mcp_bindings, per_session
+from .._model.conditions import ALWAYS
+from .._model.tools import McpBinding, ToolSpec, mcp_bindings, per_session, sources_of
 from .._model.variant import ToolModeChoice, Variant, choose_tool_mode
 from .._text.fence import element
 from .._text.cleanup import clean
-from .._text.layout import Layout, laid_out, render_clean
+from .._text.layout import Layout, laid_out, layout_of, render_clean
 from .builtin_data import BUILTIN_DATA, DataCache
 from .result import Section
-from .base import Assembled, base_scope, base_slots, place_sections
+from .base import (Assembled, FlatLayout, base_scope, base_slots, flat_layout, join_flat,
+                   place_sections)
 from .steps import OFFERS, Form, Step, bind_step, class_of
 
 __all__ = ["Plan", "Produced"]
@@ -92,11 +94,14 @@ class Plan:
         self.tool_order = _tool_order(specs, self.per_session)
         self._depends = {s.name: frozenset(d for p in s.parameters for d in p.depends_on)
                          for s in specs}
+        self._enum_from = {s.name: frozenset(p.enum_from for p in s.parameters if p.enum_from)
+                           for s in specs}
         self.tools_class, self.stable_class = _tool_classes(specs, self.per_session)
         self.data_cache = DataCache(mcp_names=lambda servers: self.mcp_bindings(servers)[0])
         self._outputs: Memo[Hashable, Produced] = Memo(memo_size)  # (step, form, reads) ->
         # one step's or the base's (-1) layout, by form and shape
         self._layouts: Memo[Hashable, Layout] = Memo(4 * memo_size)
+        self._flat: Memo[tuple[int, ...], FlatLayout] = Memo(memo_size)  # base, by shape
         self._inputs: Memo[Hashable, tuple[FrozenDict, tuple[Diagnostic, ...]]] = \
             Memo(memo_size)  # runtime's typed key -> (values, diagnostics)
         self._bindings: Memo[Hashable, Bindings] = Memo(memo_size)  # MCP servers' keys ->
@@ -111,6 +116,7 @@ class Plan:
         # reads: code that does not may depend on anything, so it runs on every request.
         self.pure = all(step.reads is not None for step in self.steps)
         self._static = self._static_sections()
+        self._full = [(step, self._static.get((step.index, "full"))) for step in self.steps]
 
     def _bind_steps(self, components: Mapping[str, Component], diags: list[Diagnostic]
                     ) -> tuple[Step, ...]:
@@ -137,7 +143,8 @@ class Plan:
         """Bind a request: validate its runtime values, evaluate every tool condition once."""
         inputs = self._runtime_inputs(context.runtime, report)
         tools = self._enabled_tools(context, report)
-        sources = enum_sources(tools, context.skills)
+        sources = sources_of(frozenset().union(*(self._enum_from[t.name] for t in tools)),
+                             context.skills)
         return Request(context=context, provider=self.provider, variant=self.variant,
                        tool_mode=self.tool_mode, date=date, tools=tools, enum_sources=sources,
                        inputs=inputs, offered=(tuple(t.name for t in tools), sources),
@@ -167,6 +174,9 @@ class Plan:
                        ) -> tuple[ToolSpec, ...]:
         out = []
         for spec in self.tool_order:
+            if spec.when is ALWAYS:
+                out.append(spec)
+                continue
             try:
                 ok = spec.when.test(context, self.provider, self.tool_mode)
             except PLUGIN_FAILURES as exc:  # a plugin's condition: it must not break the build
@@ -184,6 +194,8 @@ class Plan:
                  forms: Mapping[str, Form] | None = None,
                  dropped: frozenset[str] = frozenset()) -> list[Section | None]:
         """Every step's section for this request (the per-request hot loop)."""
+        if forms is None and not dropped and not request.inputs:
+            return self._full_sections(request, report)
         out: list[Section | None] = []
         for step in self.steps:
             if step.cid in dropped:
@@ -194,6 +206,25 @@ class Plan:
             if diags:
                 report.extend(diags)
             out.append(section)
+        return out
+
+    def _full_sections(self, request: Request, report: Reporter) -> list[Section | None]:
+        """The usual request (every section in its full form, no runtime value replacing
+        one): static sections as computed with the plan, the others through the memo."""
+        out: list[Section | None] = []
+        outputs = self._outputs
+        for step, produced in self._full:
+            if produced is None:
+                if step.key is None:
+                    produced = self._produce(step, request, "full")
+                else:
+                    key = (step.index, "full", step.key(request), None)
+                    produced = outputs.get(key)
+                    if produced is None:
+                        produced = outputs.put(key, self._produce(step, request, "full"))
+            if produced[1]:
+                report.extend(produced[1])
+            out.append(produced[0])
         return out
 
     def section(self, step: Step, request: Request, form: Form = "full") -> Produced:
@@ -291,6 +322,10 @@ class Plan:
     def assemble(self, sections: list[Section | None], request: Request) -> Assembled:
         """Join the base template for these sections: the text, the sections placed in it (in
         text order, with their spans), and which layer supplied each placeholder."""
+        flat = self.base.flat
+        if flat is not None and (not request.inputs or self.base.names.isdisjoint(
+                request.inputs)):
+            return self._assemble_flat(flat, sections)
         scope, layers, override = base_scope(self.base, self.variant, sections, request)
         layouts = self._layouts
         found = laid_out(self.variant.template, [scope],
@@ -303,6 +338,21 @@ class Plan:
         text, placed = place_sections(self.base, layout, texts, names, sections, layers,
                                       override)
         return Assembled(text, placed, layers)
+
+    def _assemble_flat(self, flat: tuple[int, ...], sections: list[Section | None]
+                       ) -> Assembled:
+        """A base template of section names only: which sections are present is its whole
+        shape, so its layout (and where each section lands in it) is made once per shape."""
+        present = [i for i in flat if sections[i] is not None]
+        shape = tuple([0 if sections[i] is None else 1 for i in flat])
+        made = self._flat.get(shape)
+        if made is None:
+            scope = {s.id: s.text for i in present if (s := sections[i]) is not None}
+            found = layout_of(self.variant.template, [scope])
+            assert found is not None  # every value is a section's text
+            made = self._flat.put(shape, flat_layout(found[0], present))
+        text, placed = join_flat(made, sections, present)
+        return Assembled(text, placed, self.base.component_layers)
 
     # --- tools ---------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ feature or schema are different keys, as they render differently. Text fields ar
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -24,7 +24,7 @@ from .cache import CacheClass
 from .features import FeatureSet, builtin_features
 from .provider import ProviderInfo
 
-__all__ = ["PromptContext", "context_from_data", "ContextParts", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
+__all__ = ["PromptContext", "context_from_data", "records", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
            "Skill", "Attachment", "WorkspaceRoot", "FIELD_CLASSES", "MAX_CONTEXT_FILE_BYTES",
            "MCP_ANNOTATIONS", "check_feature_names"]
 
@@ -41,7 +41,7 @@ def _lf(value: Any) -> Any:
     return value
 
 
-def _records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, ...]:
+def records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, ...]:
     """`items` as records of `cls`, each plain table built into one.
 
     The common case (a plain dict with known keys) goes straight to the record's constructor,
@@ -71,35 +71,35 @@ def _records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, 
 
 # Named converters, one per record type (mypy's attrs plugin reads a converter's signature).
 def _mcp_tools(items: Iterable[Any] | None) -> tuple[McpTool, ...]:
-    return _records(McpTool, items, "tools")
+    return records(McpTool, items, "tools")
 
 
 def _mcp_resources(items: Iterable[Any] | None) -> tuple[McpResource, ...]:
-    return _records(McpResource, items, "resources")
+    return records(McpResource, items, "resources")
 
 
 def _mcp_resource_templates(items: Iterable[Any] | None) -> tuple[McpResourceTemplate, ...]:
-    return _records(McpResourceTemplate, items, "resource_templates")
+    return records(McpResourceTemplate, items, "resource_templates")
 
 
 def _mcp_servers(items: Iterable[Any] | None) -> tuple[McpServer, ...]:
-    return _records(McpServer, items, "mcp_servers")
+    return records(McpServer, items, "mcp_servers")
 
 
 def _workspace_roots(items: Iterable[Any] | None) -> tuple[WorkspaceRoot, ...]:
-    return _records(WorkspaceRoot, items, "workspace_roots")
+    return records(WorkspaceRoot, items, "workspace_roots")
 
 
 def _rules(items: Iterable[Any] | None) -> tuple[Rule, ...]:
-    return _records(Rule, items, "rules")
+    return records(Rule, items, "rules")
 
 
 def _skills(items: Iterable[Any] | None) -> tuple[Skill, ...]:
-    return _records(Skill, items, "skills")
+    return records(Skill, items, "skills")
 
 
 def _attachments(items: Iterable[Any] | None) -> tuple[Attachment, ...]:
-    return _records(Attachment, items, "attachments")
+    return records(Attachment, items, "attachments")
 
 
 def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
@@ -126,6 +126,8 @@ def _features(value: Mapping[str, Any] | None) -> FrozenDict:
             if flag.__class__ is not bool:
                 raise ContextError(f"must be true or false, got {describe(flag)}",
                                    field=f"features.{name}")
+        if value.__class__ is dict and all(name.__class__ is str for name in value):
+            return FrozenDict(value)  # flat booleans under text names: JSON as they are
     return _json_map(value, "features")
 
 
@@ -499,10 +501,11 @@ assert PromptContext.__key_fields__[0] == "provider"  # with_provider swaps the 
 
 
 def context_from_data(data: Mapping[str, Any], source: str | None = None,
-                      parts: ContextParts | None = None) -> PromptContext:
+                      prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+                      ) -> PromptContext:
     """The context for plain data: straight to the constructors when every key is known (they
-    check every type), else field by field for an error naming the file and path. `parts` (a
-    Compiler's memo) hands back MCP tool lists and skill lists already built."""
+    check every type), else field by field for an error naming the file and path. `prepare`
+    (a Compiler's memo) may hand over parts as records it built before."""
     if not isinstance(data, Mapping):
         raise ContextError("the context must be a table/object", source=source)
     provider = data.get("provider")
@@ -515,61 +518,12 @@ def context_from_data(data: Mapping[str, Any], source: str | None = None,
         if isinstance(date, datetime.date):  # TOML's native `date = 2026-01-01`
             data["date"] = date.isoformat()
     if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:  # type: ignore
-        kwargs = data
-        if parts is not None:
-            kwargs = dict(data)
-            servers = kwargs.get("mcp_servers")
-            if servers.__class__ is list:
-                kwargs["mcp_servers"] = [parts.server(s) for s in servers]
-            skills = kwargs.get("skills")
-            if skills.__class__ is list and skills:
-                kwargs["skills"] = parts.records(Skill, "skills", skills)
         try:
-            return PromptContext(**kwargs)
+            return PromptContext(**(prepare(data) if prepare is not None else data))
         except (PromptcError, TypeError):
             pass  # rebuilt below, for the message
     context: PromptContext = build_record(PromptContext, data, source=source, error=ContextError)
     return context
-
-
-class ContextParts:
-    """A memo of the parts of contexts built from plain data, owned by one Compiler.
-
-    Sessions come and go, but an MCP server's tool list or the skills of a project repeat: a part
-    whose plain data was seen before (same `marshal` bytes: typed and complete) is handed back as
-    the records built the first time. A part that fails to build is left to the normal path.
-    """
-
-    __slots__ = ("_memo",)
-
-    def __init__(self, size: int = 1024) -> None:
-        from .._base.memo import Memo
-        self._memo: Memo[tuple[str, bytes], Any] = Memo(size)
-
-    def records(self, cls: type, field: str, items: Any) -> Any:
-        import marshal
-        try:
-            key = (field, marshal.dumps(items))
-        except ValueError:
-            return items
-        hit = self._memo.get(key)
-        if hit is None:
-            try:
-                hit = self._memo.put(key, _records(cls, items, field))
-            except (PromptcError, TypeError):
-                return items
-        return hit
-
-    def server(self, server: Any) -> Any:
-        if server.__class__ is not dict:
-            return server
-        tools = server.get("tools")
-        if tools.__class__ is not list or not tools:
-            return server
-        built = self.records(McpTool, "tools", tools)
-        if built is tools:
-            return server
-        return {**server, "tools": built}
 
 
 # Cache class of each context field: what a prompt section depending on it can be cached with.

@@ -8,7 +8,7 @@ wants the JSON Schema wrapped.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,8 @@ from .context import McpServer, Skill
 __all__ = ["ToolParameter", "ToolSpec", "McpBinding", "load_tool_file", "parse_tool",
            "parameters_for", "json_schema", "mcp_bindings", "sanitize_tool_name",
            "mcp_function_name", "per_session", "MCP_PREFIX", "usage_value", "options_of",
-           "catalogue_data", "enum_sources", "EnumSources", "PARAM_TYPES", "NAME_PATTERN",
+           "catalogue_data", "enum_sources", "sources_of", "EnumSources", "PARAM_TYPES",
+           "NAME_PATTERN",
            "MODES"]
 
 PARAM_TYPES = ("string", "integer", "number", "boolean", "array", "object")
@@ -173,6 +174,11 @@ def enum_sources(specs: Sequence[ToolSpec], skills: Sequence[Skill]) -> EnumSour
     parameter lists them), and nothing when no parameter takes its options from skills. This,
     not the skill records, is what tool definitions depend on."""
     wanted = {p.enum_from for spec in specs for p in spec.parameters if p.enum_from}
+    return sources_of(wanted, skills)
+
+
+def sources_of(wanted: Collection[str], skills: Sequence[Skill]) -> EnumSources:
+    """`enum_sources` for the option sources (`enum_from` values) the offered specs name."""
     if not wanted:
         return ()
     refs = "skill_references" in wanted

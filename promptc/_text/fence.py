@@ -54,7 +54,7 @@ def attribute(value: str) -> str:
 
 def body(value: str) -> str:
     """`value` verbatim, except that no closing tag of a fence element survives in it."""
-    return _CLOSING.sub(r"<\\/", value) if "/" in value else value
+    return _CLOSING.sub(r"<\\/", value) if "<" in value and "/" in value else value
 
 
 def element(tag: str, content: str, **attributes: str) -> str:

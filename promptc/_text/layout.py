@@ -25,7 +25,7 @@ from .cleanup import clean, clean_pieces
 from .template import _MISSING, Problem, Template, Value, _truthy, _Var, render
 
 __all__ = ["Layout", "Collected", "collect", "layout_of", "laid_out", "join", "render_clean",
-           "Slot"]
+           "Slot", "Row"]
 
 Layout = tuple[Any, ...]  # str (literal text) or int (the number of a collected text)
 Collected = tuple[list[str], list[str], tuple[int, ...]]  # texts, their names, shape
@@ -45,9 +45,10 @@ class _NotText(Exception):
     """A value that only a full render can report (a list or table used as text, a boolean)."""
 
 
-def collect(template: Template, scopes: list[Any]) -> Collected | None:
-    """The present inserted texts in render order, their names, and the shape (or None)."""
-    return collector(template, len(scopes))(scopes)
+def collect(template: Template, scopes: list[Any], named: bool = True) -> Collected | None:
+    """The present inserted texts in render order, their names (unless not `named`: then
+    none), and the shape (or None)."""
+    return collector(template, len(scopes), named)(scopes)
 
 
 def _text_of(value: Any) -> str | None:
@@ -78,35 +79,113 @@ Collector = Callable[[Sequence[Any]], "Collected | None"]
 _collectors_lock = threading.Lock()
 
 
-def collector(template: Template, depth: int) -> Collector:
+class Row(dict):  # type: ignore[type-arg]
+    """A list item (a table) whose collected texts the compiled walk may remember.
+
+    A section body that reads only the row's own keys gives the same texts and shape every time
+    it runs over that row, whatever the scopes around it: the first walk's fragment is kept on
+    the row, per body. A row made `over` a shared base (a tool's values, plus per-session keys
+    such as its server) serves a body from the base's fragments whenever the base alone has
+    every key the body reads. Rows are never changed once made.
+    """
+
+    __slots__ = ("base", "fragments")
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        super().__init__(values)
+        self.base: Row | None = None
+        self.fragments: dict[Any, Fragment | None] = {}
+
+    @classmethod
+    def over(cls, base: Row, extra: Mapping[str, Any]) -> Row:
+        """`base` with `extra`'s keys added (none of them already in `base`)."""
+        row: Row = dict.__new__(cls)
+        dict.update(row, base)
+        dict.update(row, extra)
+        row.base = base  # its fragments are the base's
+        return row
+
+    def fragment(self, body: Any, heads: frozenset[str], depth: int) -> Fragment | None:
+        """What `body` collects over this row, or None when the body reads a key the row (or
+        its base) does not have: then its lookups may reach the scopes around it."""
+        row = self.base if self.base is not None else self
+        fragments = row.fragments
+        if body in fragments:
+            return fragments[body]
+        made = fragments[body] = _fragment(row, body, heads, depth)
+        return made
+
+    def _refuse(self, *_args: Any, **_kwargs: Any) -> None:
+        raise TypeError("a Row is read-only")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse  # type: ignore
+
+
+Fragment = tuple[tuple[str, ...], tuple[int, ...]]  # the texts and shape one item adds
+
+
+def _fragment(row: Row, body: Any, heads: frozenset[str], depth: int) -> Fragment | None:
+    if not heads <= row.keys():
+        return None
+    texts: list[str] = []
+    shape: list[int] = []
+    # Every lookup stops at the row, so the scopes around it may be empty.
+    body(*([_EMPTY] * depth), row, row, texts.append, None, shape.append)
+    return tuple(texts), tuple(shape)
+
+
+def collector(template: Template, depth: int, named: bool = True) -> Collector:
     """The template's collect walk compiled to Python for `depth` base scopes, once.
 
     Like a template engine that compiles templates to code: each name lookup is written out
     against the scopes it can see (known from the section nesting), each section body becomes a
-    function called per item. Kept on the template, which is immutable and owned by the
+    function called per item. `named`: also collect each text's name (the base template needs
+    them to place its sections; a component's does not, and its walk takes list items given as
+    `Row`s from their fragments). Kept on the template, which is immutable and owned by the
     registry; a race between two threads compiles it twice, to the same code.
     """
-    cache: dict[int, Collector] = template.collectors
-    found = cache.get(depth)
+    cache: dict[tuple[int, bool], Collector] = template.collectors
+    found = cache.get((depth, named))
     if found is None:
-        found = _compile_collector(template, depth)
+        found = _Writer(depth, named).collector(template)
         with _collectors_lock:
-            cache[depth] = found
+            cache[depth, named] = found
     return found
 
 
-def _compile_collector(template: Template, depth: int) -> Collector:
-    functions: list[str] = []
+def _heads(nodes: tuple[Any, ...]) -> frozenset[str]:
+    """The first part of every name a body looks up, at any depth (`.` is the item itself)."""
+    out: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if node.__class__ is str:
+            continue
+        if node.path:
+            out.add(node.path[0])
+        if node.__class__ is not _Var:
+            stack.extend(node.children)
+    return frozenset(out)
 
-    def scope_names(d: int) -> list[str]:
+
+class _Writer:
+    """Writes one template's collect walk as Python source, a function per section body."""
+
+    def __init__(self, depth: int, named: bool) -> None:
+        self.depth = depth
+        self.named = named
+        self.functions: list[str] = []
+        self.heads: dict[str, frozenset[str]] = {}
+
+    @staticmethod
+    def scopes(d: int) -> list[str]:
         return [f"m{i}" for i in range(d)]
 
-    def lookup(path: tuple[str, ...], d: int, pad: str, out: list[str]) -> None:
+    def lookup(self, path: tuple[str, ...], d: int, pad: str) -> list[str]:
         if not path:
-            out.append(f"{pad}v = dot")
-            return
+            return [f"{pad}v = dot"]
         head = repr(path[0])
-        out.append(f"{pad}v = m{d - 1}.get({head}, M)")
+        out = [f"{pad}v = m{d - 1}.get({head}, M)"]
         inner = pad
         for i in range(d - 2, -1, -1):
             out.append(f"{inner}if v is M:")
@@ -114,70 +193,82 @@ def _compile_collector(template: Template, depth: int) -> Collector:
             out.append(f"{inner}v = m{i}.get({head}, M)")
         for part in path[1:]:
             out.append(f"{pad}v = v.get({part!r}, M) if v is not M and is_table(v) else M")
+        return out
 
-    def body(nodes: tuple[Any, ...], d: int) -> str:
+    def variable(self, name: str, pad: str) -> list[str]:
+        found = [f"{pad}    T(t)"] + ([f"{pad}    N({name!r})"] if self.named else [])
+        return [f"{pad}t = v if v.__class__ is str else text_of(v)",
+                f"{pad}if t and not t.isspace():", *found, f"{pad}    S(1)",
+                f"{pad}else:", f"{pad}    S(0)"]
+
+    def items(self, child: str, d: int, pad: str) -> list[str]:
+        """A loop over a list's items; without names, a Row's fragment stands for a call."""
+        outer = ", ".join(self.scopes(d))
+        call = f"{child}({outer}{', ' if outer else ''}" \
+               f"(it if it.__class__ is dict or is_table(it) else E), it, T, N, S)"
+        if self.named:
+            return [f"{pad}for it in v:", f"{pad}    {call}"]
+        return [f"{pad}for it in v:",
+                f"{pad}    f = it.fragment({child}, H_{child}, {d}) if it.__class__ is Row "
+                "else None",
+                f"{pad}    if f is None:",
+                f"{pad}        {call}",
+                f"{pad}    else:",
+                f"{pad}        T.__self__.extend(f[0])",
+                f"{pad}        S.__self__.extend(f[1])"]
+
+    def section(self, node: Any, d: int, pad: str) -> list[str]:
+        child = self.body(node.children, d + 1)
+        outer = ", ".join(self.scopes(d))
+        call = f"{child}({outer}{', ' if outer else ''}%s, %s, T, N, S)"
+        if node.inverted:
+            return [f"{pad}if truthy(v):", f"{pad}    S(0)", f"{pad}else:", f"{pad}    S(1)",
+                    f"{pad}    " + call % ("E", "dot")]
+        loop = self.items(child, d, pad + "    ")
+        return [f"{pad}c = v.__class__",
+                f"{pad}if c is bool:",  # the usual test, and a missing value, come first
+                f"{pad}    if v:",
+                f"{pad}        S(1)",
+                f"{pad}        " + call % ("E", "v"),
+                f"{pad}    else:",
+                f"{pad}        S(0)",
+                f"{pad}elif v is M or v is None:", f"{pad}    S(0)",
+                f"{pad}elif c is list or c is tuple:", f"{pad}    S(len(v))", *loop,
+                f"{pad}elif c is str:",
+                f"{pad}    if v and not v.isspace():",
+                f"{pad}        S(1)",
+                f"{pad}        " + call % ("E", "v"),
+                f"{pad}    else:",
+                f"{pad}        S(0)",
+                f"{pad}elif not truthy(v):", f"{pad}    S(0)",
+                f"{pad}elif is_list(v):", f"{pad}    S(len(v))", *loop,
+                f"{pad}elif c is dict or is_table(v):", f"{pad}    S(1)",
+                f"{pad}    " + call % ("v", "v"),
+                f"{pad}else:", f"{pad}    S(1)", f"{pad}    " + call % ("E", "v")]
+
+    def body(self, nodes: tuple[Any, ...], d: int) -> str:
         """Write a function for `nodes` seen with d scopes; return its name."""
-        name = f"_f{len(functions)}"
-        functions.append("")  # reserve the slot: nested bodies are written first
-        slot = len(functions) - 1
-        args = ", ".join([*scope_names(d), "dot", "T", "N", "S"])
-        out = [f"def {name}({args}):"]
-        pad = "    "
+        name = f"_f{len(self.functions)}"
+        self.functions.append("")  # reserve the slot: nested bodies are written first
+        slot = len(self.functions) - 1
+        self.heads[name] = _heads(nodes)
+        out = [f"def {name}({', '.join([*self.scopes(d), 'dot', 'T', 'N', 'S'])}):"]
         for node in nodes:
             if node.__class__ is str:
                 continue
-            lookup(node.path, d, pad, out)
-            if node.__class__ is _Var:
-                out += [f"{pad}t = v if v.__class__ is str else text_of(v)",
-                        f"{pad}if t and not t.isspace():",
-                        f"{pad}    T(t)",
-                        f"{pad}    N({node.name!r})",
-                        f"{pad}    S(1)",
-                        f"{pad}else:",
-                        f"{pad}    S(0)"]
-                continue
-            child = body(node.children, d + 1)
-            outer = ", ".join(scope_names(d))
-            call = f"{child}({outer}{', ' if outer else ''}%s, %s, T, N, S)"
-            if node.inverted:
-                out += [f"{pad}if truthy(v):",
-                        f"{pad}    S(0)",
-                        f"{pad}else:",
-                        f"{pad}    S(1)",
-                        f"{pad}    " + call % ("E", "dot")]
-                continue
-            item = "(it if it.__class__ is dict or is_table(it) else E)"
-            out += [f"{pad}c = v.__class__",
-                    f"{pad}if c is list or c is tuple:",
-                    f"{pad}    S(len(v))",
-                    f"{pad}    for it in v:",
-                    f"{pad}        " + call % (item, "it"),
-                    f"{pad}elif c is str:",
-                    f"{pad}    if v and not v.isspace():",
-                    f"{pad}        S(1)",
-                    f"{pad}        " + call % ("E", "v"),
-                    f"{pad}    else:",
-                    f"{pad}        S(0)",
-                    f"{pad}elif not truthy(v):",
-                    f"{pad}    S(0)",
-                    f"{pad}elif is_list(v):",
-                    f"{pad}    S(len(v))",
-                    f"{pad}    for it in v:",
-                    f"{pad}        " + call % (item, "it"),
-                    f"{pad}elif c is dict or is_table(v):",
-                    f"{pad}    S(1)",
-                    f"{pad}    " + call % ("v", "v"),
-                    f"{pad}else:",
-                    f"{pad}    S(1)",
-                    f"{pad}    " + call % ("E", "v")]
+            out += self.lookup(node.path, d, "    ")
+            out += self.variable(node.name, "    ") if node.__class__ is _Var else \
+                self.section(node, d, "    ")
         if len(out) == 1:
             out.append("    pass")
-        functions[slot] = "\n".join(out)
+        self.functions[slot] = "\n".join(out)
         return name
 
-    entry = body(template.nodes, depth)
-    names = ", ".join(scope_names(depth))
-    source = "\n\n".join([*functions, f"""\
+    def collector(self, template: Template) -> Collector:
+        depth = self.depth
+        entry = self.body(template.nodes, depth)
+        names = ", ".join(self.scopes(depth))
+        source = "\n\n".join([*self.functions, f"""\
 def collect(scopes):
     texts = []
     names = []
@@ -185,18 +276,19 @@ def collect(scopes):
     {names}{',' if depth == 1 else ''} = [s if is_table(s) else E for s in scopes]
     try:
         {entry}({names}{', ' if depth else ''}scopes[-1] if scopes else E, texts.append,
-            names.append, shape.append)
+            {'names.append' if self.named else 'None'}, shape.append)
     except NotText:
         return None
     return texts, names, tuple(shape)
 """])
-    namespace: dict[str, Any] = {"M": _MISSING, "E": _EMPTY, "is_table": _is_table,
-                                 "is_list": _is_list, "truthy": _truthy, "text_of": _text_of,
-                                 "NotText": _NotText}
-    code = compile(source, f"<promptc collect {template.source}>", "exec")
-    exec(code, namespace)  # noqa: S102 - generated above from the parsed template only
-    collect_fn: Collector = namespace["collect"]
-    return collect_fn
+        namespace: dict[str, Any] = {
+            "M": _MISSING, "E": _EMPTY, "is_table": _is_table, "is_list": _is_list,
+            "truthy": _truthy, "text_of": _text_of, "NotText": _NotText, "Row": Row,
+            **{f"H_{fn}": heads for fn, heads in self.heads.items()}}
+        code = compile(source, f"<promptc collect {template.source}>", "exec")
+        exec(code, namespace)  # noqa: S102 - generated above from the parsed template only
+        collect_fn: Collector = namespace["collect"]
+        return collect_fn
 
 
 def layout_of(template: Template, scopes: list[Any]) -> tuple[Layout, Collected] | None:
@@ -242,15 +334,15 @@ LayoutGet = Callable[[tuple[int, ...]], "Layout | None"]
 LayoutPut = Callable[[tuple[int, ...], Layout], Layout]
 
 
-def laid_out(template: Template, scopes: list[Any], get: LayoutGet, put: LayoutPut
-             ) -> tuple[Layout, Collected] | None:
+def laid_out(template: Template, scopes: list[Any], get: LayoutGet, put: LayoutPut,
+             named: bool = True) -> tuple[Layout, Collected] | None:
     """The layout and collected texts for a render (None: some value is not text).
 
     The first render of a template at a depth walks it once to make both; from the second on,
     the compiled collector finds the shape and the layout comes from the caller's memo.
     """
     depth = len(scopes)
-    if depth not in template.collectors:
+    if (depth, named) not in template.collectors:
         count = template.renders.get(depth, 0)
         template.renders[depth] = count + 1
         if count == 0:
@@ -258,7 +350,7 @@ def laid_out(template: Template, scopes: list[Any], get: LayoutGet, put: LayoutP
             if made is not None:
                 put(made[1][2], made[0])
             return made
-    collected = collect(template, scopes)
+    collected = collect(template, scopes, named)
     if collected is None:
         return None
     layout = get(collected[2])
@@ -273,7 +365,7 @@ def laid_out(template: Template, scopes: list[Any], get: LayoutGet, put: LayoutP
 def render_clean(template: Template, scopes: list[Any], get: LayoutGet, put: LayoutPut,
                  problem: Problem | None = None) -> str:
     """Render and clean `template`, through the caller's layout memo when the values allow."""
-    found = laid_out(template, scopes, get, put)
+    found = laid_out(template, scopes, get, put, named=False)
     if found is None:
         return clean(render(template, scopes, [], problem))
     return join(found[0], found[1][0])

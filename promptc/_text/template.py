@@ -18,7 +18,8 @@ import chevron.tokenizer
 from .._base.errors import TemplateError
 from .._base.memo import Memo
 
-__all__ = ["Template", "Value", "compile_template", "parsed_template", "render", "TAG_PATTERN"]
+__all__ = ["Template", "Value", "compile_template", "parsed_template", "render", "TAG_PATTERN",
+           "flat_names"]
 
 # Every mustache tag, for line numbers and whitespace-tolerant name scanning (linear: no nesting).
 _NAME = re.compile(r"^(?:\.|[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*)$")
@@ -74,9 +75,22 @@ class Template:
     all_names: tuple[str, ...] = ()  # every name, in order of first use ("." excluded)
     # compiled collect walks, by number of base scopes (see layout.collector), made on the second
     # render at that depth (`renders` counts them): a template rendered once never pays for it
-    collectors: dict[int, Any] = attrs.field(factory=dict, eq=False, repr=False)
+    collectors: dict[tuple[int, bool], Any] = attrs.field(factory=dict, eq=False, repr=False)
     renders: dict[int, int] = attrs.field(factory=dict, eq=False, repr=False)
 
+
+
+def flat_names(template: Template) -> tuple[str, ...] | None:
+    """The names of a template that is nothing but literal text and plain `{{name}}`s, in
+    order (a base template usually is); None when it has a section or a dotted name."""
+    names = []
+    for node in template.nodes:
+        if node.__class__ is str:
+            continue
+        if node.__class__ is not _Var or len(node.path) != 1:
+            return None
+        names.append(node.name)
+    return tuple(names)
 
 
 MAX_NESTING = 50  # sections inside sections: far beyond any prompt, well inside Python's limits
