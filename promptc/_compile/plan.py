@@ -94,8 +94,9 @@ class Plan:
         self.tool_order = _tool_order(specs, self.per_session)
         self._depends = {s.name: frozenset(d for p in s.parameters for d in p.depends_on)
                          for s in specs}
-        self._enum_from = {s.name: frozenset(p.enum_from for p in s.parameters if p.enum_from)
-                           for s in specs}
+        # what each spec's option lists come from (only specs with such lists)
+        self._enum_from = {s.name: tuple(p.enum_from for p in s.parameters if p.enum_from)
+                           for s in specs if any(p.enum_from for p in s.parameters)}
         self.tools_class, self.stable_class = _tool_classes(specs, self.per_session)
         self.data_cache = DataCache(mcp_names=lambda servers: self.mcp_bindings(servers)[0])
         self._outputs: Memo[Hashable, Produced] = Memo(memo_size)  # (step, form, reads) ->
@@ -143,8 +144,9 @@ class Plan:
         """Bind a request: validate its runtime values, evaluate every tool condition once."""
         inputs = self._runtime_inputs(context.runtime, report)
         tools = self._enabled_tools(context, report)
-        sources = sources_of(frozenset().union(*(self._enum_from[t.name] for t in tools)),
-                             context.skills)
+        enum_from = self._enum_from
+        sources = sources_of([kind for t in tools if t.name in enum_from
+                              for kind in enum_from[t.name]], context.skills)
         return Request(context=context, provider=self.provider, variant=self.variant,
                        tool_mode=self.tool_mode, date=date, tools=tools, enum_sources=sources,
                        inputs=inputs, offered=(tuple(t.name for t in tools), sources),

@@ -34,11 +34,13 @@ DataFunction = Callable[["Variant", "PromptContext"], "Mapping[str, Any] | None"
 RenderFunction = Callable[["Variant", "PromptContext"], "str | None"]
 
 # What a `reads` entry may name: a context field (optionally `features.X` / `runtime.X`), the
-# provider, `tools` (which tools are offered, and what their option lists come from) or
-# `stable_tools` (only those whose presence depends on no session value: static).
+# provider, `tools` (which tools are offered, and what their option lists come from),
+# `stable_tools` (only those whose presence depends on no session value: static) or
+# `mcp_servers_in_plan` (the MCP servers in plan mode, none in act mode).
 READ_ROOTS = frozenset({"provider", "cwd", "os", "shell", "home", "ide", "mode", "date",
                         "workspace_roots", "rules", "mcp_servers", "skills", "features",
-                        "attachments", "runtime", "tools", "stable_tools"})
+                        "attachments", "runtime", "tools", "stable_tools",
+                        "mcp_servers_in_plan"})
 
 
 def _provides(value: Iterable[str]) -> frozenset[str]:

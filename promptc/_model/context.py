@@ -231,7 +231,8 @@ class _Keyed:
                 value = tuple(item._key for item in value)
             elif cls is FrozenDict:
                 # schemas (the only packed field) by their JSON text, other tables flat
-                value = _schema_key(value) if name == "input_schema" else _frozen_key(value)
+                value = _schema_key(value) if name == "input_schema" else \
+                    _features_key(value) if name == "features" else _frozen_key(value)
             parts.append(value)
         object.__setattr__(self, "_key", tuple(parts))
         object.__setattr__(self, "_h", None)
@@ -258,6 +259,12 @@ class _Keyed:
     def key(self) -> tuple[Any, ...]:
         """The record's complete, typed identity (what caches key on)."""
         return self._key
+
+
+def _features_key(value: FrozenDict) -> Any:
+    """The features' part of a key: their (name, switch) pairs, in order (every switch is a
+    boolean, so the pairs are typed as they are)."""
+    return tuple(value.items())
 
 
 def _frozen_key(value: FrozenDict) -> Any:
@@ -287,7 +294,9 @@ def _keyed(cls: type) -> type:
             parts.append(f"tuple([x._key for x in self.{f.name}])")
         elif f.converter is _schema:
             parts.append(f"_schema_key(self.{f.name})")
-        elif f.converter in (_features, _runtime, _annotations):
+        elif f.converter is _features:
+            parts.append(f"_features_key(self.{f.name})")
+        elif f.converter in (_runtime, _annotations):
             parts.append(f"_frozen_key(self.{f.name})")
         else:
             parts.append(f"self.{f.name}")
@@ -295,7 +304,7 @@ def _keyed(cls: type) -> type:
               f"    _set(self, '_key', ({', '.join(parts)},))\n"
               "    _set(self, '_h', None)\n")
     namespace: dict[str, Any] = {"_set": object.__setattr__, "_frozen_key": _frozen_key,
-                                 "_schema_key": _schema_key}
+                                 "_schema_key": _schema_key, "_features_key": _features_key}
     exec(compile(source, f"<promptc record key {cls.__name__}>", "exec"), namespace)  # noqa: S102
     cls.__attrs_post_init__ = namespace["__attrs_post_init__"]  # type: ignore[attr-defined]
     return cls

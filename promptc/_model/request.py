@@ -56,17 +56,26 @@ def _path(root: str) -> str:
     return _OWN.get(root, "context." + root)
 
 
+def _plan_servers(r: Request) -> Any:
+    """The read `mcp_servers_in_plan`: what plan mode rules out depends on the servers' tools,
+    and nothing does in act mode."""
+    return r.context.mcp_servers if r.context.mode == "plan" else ()
+
+
 def _getter(path: str) -> Callable[[Request], Any]:
     root, _, sub = path.partition(".")
     if sub:  # `features.browser`, `runtime.TEAM`: one typed value of a table
         return lambda r: typed_key(getattr(r.context, root).get(sub))
+    if root == "mcp_servers_in_plan":
+        return _plan_servers
     return attrgetter(_path(root))
 
 
 def reader(reads: tuple[str, ...]) -> Callable[[Request], Hashable]:
     """One function giving the values of `reads` for a request, as a key, made once per step so
     a request pays no dispatch (plain fields: one C-level `attrgetter`, which gives a tuple)."""
-    if len(reads) > 1 and not any("." in path for path in reads):
+    if len(reads) > 1 and not any("." in path or path == "mcp_servers_in_plan"
+                                  for path in reads):
         return attrgetter(*(_path(path) for path in reads))
     getters = [_getter(path) for path in reads]
     return lambda r: tuple([g(r) for g in getters])

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .._base.frozen import FrozenDict
 from .cleanup import clean, clean_pieces
 from .template import _MISSING, Problem, Template, Value, _truthy, _Var, render
 
@@ -66,7 +67,8 @@ def _text_of(value: Any) -> str | None:
 
 
 def _is_table(value: Any) -> bool:
-    return value.__class__ is dict or isinstance(value, Mapping)
+    cls = value.__class__
+    return cls is dict or cls is FrozenDict or cls is Row or isinstance(value, Mapping)
 
 
 def _is_list(value: Any) -> bool:
