@@ -23,21 +23,14 @@ from .._text.layout import Row
 __all__ = ["BUILTIN_DATA", "Data", "DataCache"]
 
 
-McpNames = Callable[[Sequence[McpServer]], Sequence[McpBinding]]
-
-
 class DataCache:
-    """Memos the data functions share, owned by one plan (never module-global). `mcp_names`
-    gives the function names the plan's tool set sends for the servers' tools (native mode), so
-    the MCP section names them exactly as sent."""
+    """Memos the data functions share, owned by one plan (never module-global)."""
 
-    __slots__ = ("_schemas", "_rows", "mcp_names")
+    __slots__ = ("_schemas", "_rows")
 
-    def __init__(self, size: int = 2048, mcp_names: McpNames | None = None) -> None:
+    def __init__(self, size: int = 2048) -> None:
         self._schemas: Memo[str, str] = Memo(size)
         self._rows: Memo[tuple[tuple[McpTool, ...], bool], list[Row]] = Memo(size)
-        self.mcp_names: McpNames = mcp_names if mcp_names is not None else (
-            lambda servers: mcp_bindings(servers, ()))
 
     def tool_rows(self, tools: tuple[McpTool, ...], text_mode: bool) -> list[Row]:
         """A server's tools as rows of their own values, fenced, made once per list of tool
@@ -113,7 +106,7 @@ def _mcp_servers(r: Request, cache: DataCache) -> Mapping[str, Any] | None:
     if not servers:
         return None
     text_mode = r.tool_mode == "text"
-    names = iter(() if text_mode else cache.mcp_names(servers))
+    names = iter(r.bindings)
     return {"servers": [_server(s, text_mode, names, cache) for s in servers],
             "text_mode": text_mode, "native_mode": not text_mode,
             "any_resources": any(s.resources or s.resource_templates for s in servers)}
@@ -170,8 +163,7 @@ def _refused_mcp(r: Request, cache: DataCache, writable: list[tuple[str, str]]
     the rule is said once: the MCP section marks the read-only tools)."""
     if not writable or r.tool_mode != "native":
         return []
-    functions = {(b.server, b.tool): b.native_name
-                 for b in cache.mcp_names(r.context.mcp_servers)}
+    functions = {(b.server, b.tool): b.native_name for b in r.bindings}
     return [{"name": functions[key]} for key in writable if key in functions]
 
 

@@ -298,7 +298,7 @@ class Compiler:
         plan = route.plan
         ctx = self._checked(ctx, plan, report)
         request = plan.bind(ctx, date, report)                                  # 2. bind
-        tools = plan.toolset(request, report)
+        tools = plan.toolset(request)
         if budget is None:                                                      # 3.–4.
             laid = plan.assemble(plan.sections(request, report), request)
         else:

@@ -18,7 +18,7 @@ from .._base.errors import PLUGIN_FAILURES
 from .._base.frozen import EMPTY, FrozenDict
 from .._base.memo import Memo
 from .._base.suggest import did_you_mean
-from .._emit.toolset import NativeTools, ToolSet, native_key
+from .._emit.toolset import NativeTools, ToolBlock, ToolSet
 from .._model.cache import CacheClass
 from .._model.component import Component
 from .._model.context import McpServer, PromptContext
@@ -98,7 +98,7 @@ class Plan:
         self._enum_from = {s.name: tuple(p.enum_from for p in s.parameters if p.enum_from)
                            for s in specs if any(p.enum_from for p in s.parameters)}
         self.tools_class, self.stable_class = _tool_classes(specs, self.per_session)
-        self.data_cache = DataCache(mcp_names=lambda servers: self.mcp_bindings(servers)[0])
+        self.data_cache = DataCache()
         self._outputs: Memo[Hashable, Produced] = Memo(memo_size)  # (step, form, reads) ->
         # one step's or the base's (-1) layout, by form and shape
         self._layouts: Memo[Hashable, Layout] = Memo(4 * memo_size)
@@ -106,8 +106,9 @@ class Plan:
         self._inputs: Memo[Hashable, tuple[FrozenDict, tuple[Diagnostic, ...]]] = \
             Memo(memo_size)  # runtime's typed key -> (values, diagnostics)
         self._bindings: Memo[Hashable, Bindings] = Memo(memo_size)  # MCP servers' keys ->
-        self._native: Memo[Hashable, NativeTools] = Memo(memo_size)  # native_key ->
-        # one tool's Shape, or one schema's forms, by its complete input (see NativeTools)
+        # the tool set without MCP tools, by the tools offered and their option sources
+        self._natives: Memo[Hashable, NativeTools] = Memo(memo_size)
+        # an MCP schema's forms by its JSON text (see NativeTools), a call checker's validators
         self._shapes: Memo[Hashable, Any] = Memo(4 * memo_size)
         diags = _tool_mode_notes(variant, self.tool_choice)
         self.steps = self._bind_steps(components, diags)
@@ -147,9 +148,13 @@ class Plan:
         enum_from = self._enum_from
         sources = sources_of([kind for t in tools if t.name in enum_from
                               for kind in enum_from[t.name]], context.skills)
+        bindings: tuple[McpBinding, ...] = ()
+        if self.tool_mode == "native" and context.mcp_servers:
+            bindings = self._named(context.mcp_servers, report)
         return Request(context=context, provider=self.provider, variant=self.variant,
                        tool_mode=self.tool_mode, date=date, tools=tools, enum_sources=sources,
-                       inputs=inputs, offered=(tuple(t.name for t in tools), sources),
+                       inputs=inputs, bindings=bindings,
+                       offered=(tuple(t.name for t in tools), sources),
                        stable=self._stable(tools))
 
     def _stable(self, tools: tuple[ToolSpec, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -358,22 +363,25 @@ class Plan:
 
     # --- tools ---------------------------------------------------------------------------
 
-    def toolset(self, request: Request, report: Reporter) -> ToolSet:
-        """The request's tools: MCP tools named for native calling (memoized by the servers),
-        and the native definitions (memoized by the complete tool set)."""
-        servers = request.context.mcp_servers
-        bindings: tuple[McpBinding, ...] = ()
-        if self.tool_mode == "native" and servers:
-            bindings, diags = self.mcp_bindings(servers)
-            if diags:
-                report.extend(diags)
-        nkey = native_key(request.tools, request.enum_sources, bindings)
-        native = self._native.get(nkey)
+    def toolset(self, request: Request) -> ToolSet:
+        """The request's tools: the built-in block (made once per distinct block) and the MCP
+        tools named for native calling."""
+        native = self._natives.get(request.offered)
         if native is None:
-            native = self._native.put(nkey, NativeTools(request.tools, request.enum_sources,
-                                                        bindings, self._shapes))
-        return ToolSet(self.tool_mode, request.tools, bindings, request.context.skills, native,
-                       self.tool_choice, request.context, self.provider)
+            block = ToolBlock(request.tools, request.enum_sources)
+            native = self._natives.put(request.offered, NativeTools(
+                request.tools, request.enum_sources, (), self._shapes, block))
+        if request.bindings:  # the session's MCP tools: new with the session, not kept
+            native = native.with_mcp(request.bindings)
+        return ToolSet(self.tool_mode, request.tools, request.bindings, request.context.skills,
+                       native, self.tool_choice, request.context, self.provider)
+
+    def _named(self, servers: Sequence[McpServer], report: Reporter
+               ) -> tuple[McpBinding, ...]:
+        bindings, diags = self.mcp_bindings(servers)
+        if diags:
+            report.extend(diags)
+        return bindings
 
     def mcp_bindings(self, servers: Sequence[McpServer]
                      ) -> tuple[tuple[McpBinding, ...], tuple[Diagnostic, ...]]:

@@ -25,7 +25,7 @@ import attrs
 from .._base.frozen import FreshCopies, dumps_json, thaw
 from .._model.context import PromptContext, Skill
 from .._model.provider import ProviderInfo
-from .._model.tools import (EnumSources, McpBinding, ToolSpec, json_schema, options_of,
+from .._model.tools import (EnumSources, McpBinding, ToolSpec, json_schema,
                             per_session)
 from .._model.variant import ActiveToolMode, ToolModeChoice
 from .._calls.desk import CallDesk, builtin_tools, mcp_entries
@@ -33,8 +33,7 @@ from .._calls.records import CallError, ParsedMessage, ToolCall
 from .._calls.checker import BuiltinTool
 from .schemas import gemini_schema, object_root, openai_strict
 
-__all__ = ["ToolSet", "NativeTools", "Shape", "SchemaForms", "native_key", "shape_key",
-           "FunctionList",
+__all__ = ["ToolSet", "NativeTools", "ToolBlock", "Shape", "SchemaForms", "FunctionList",
            "to_openai", "to_openai_responses", "to_anthropic", "to_gemini", "FORMATS",
            "wire_format", "WireFormat"]
 
@@ -194,6 +193,13 @@ def to_gemini(functions: FunctionList) -> list[dict[str, Any]]:
     return [{"function_declarations": _shaped(functions, "gemini")}]
 
 
+def _wrapped(fmt: str, entries: list[Any]) -> Any:
+    """A format's payload around its entries (Gemini's is one `function_declarations` list)."""
+    if fmt.startswith("gemini"):
+        return [{"function_declarations": entries}]
+    return entries
+
+
 def _mcp_schema(binding: McpBinding) -> dict[str, Any]:
     return object_root(thaw(binding.input_schema) if binding.input_schema else {})
 
@@ -204,22 +210,6 @@ def _mcp_description(binding: McpBinding) -> str:
     if binding.description.strip():
         return binding.description
     return f"{binding.tool} (MCP server {binding.server})"
-
-
-def native_key(specs: Sequence[ToolSpec], sources: EnumSources,
-               mcp: Sequence[McpBinding]) -> Hashable:
-    """The complete, typed input of a tool set's native JSON (all strings)."""
-    return (tuple(s.name for s in specs), sources,
-            tuple((b.native_name, b.server, b.tool, _mcp_description(b),
-                   b.input_schema.json_text) for b in mcp))
-
-
-def shape_key(spec: ToolSpec, enabled: frozenset[str], sources: EnumSources) -> Hashable:
-    """The complete input of a built-in tool's schema: its name (specs are the plan's own), the
-    tools its parameters depend on that are enabled, and its options from the request."""
-    deps = tuple(d for p in spec.parameters for d in p.depends_on if d in enabled)
-    options = tuple((p.name, options_of(p, sources)) for p in spec.parameters if p.enum_from)
-    return ("spec", spec.name, deps, options)
 
 
 class Cache(Protocol):
@@ -241,84 +231,118 @@ class _NoCache:
 FRESH_ASSEMBLIES = 2  # a tool set's first payloads are assembled from its tools' own copies
 
 
-class NativeTools:
-    """The native definitions of one tool set, handed out as fresh copies; also the parser of
-    its calls and the JSON text that is counted and keyed.
+class ToolBlock:
+    """The built-in tools a request offers (the specs whose conditions hold, and what their
+    option lists come from) as each provider wants them: made once per distinct block, shared
+    by every request that offers it (sessions differ in their MCP tools, rarely here). Its
+    entries are never handed out: `fresh` gives new ones."""
 
-    Each tool's Shape (and each schema's forms) comes from `cache`, the plan's memo, keyed by its
-    complete input, so a new tool set reuses what it shares with earlier ones: its first payloads
-    are assembled from the tools' own copies; from the third on, the whole payload is copied at
-    once (FreshCopies), which is faster for a set that keeps coming back.
-    """
+    __slots__ = ("specs", "sources", "shapes", "stable", "_copies", "_builtins")
 
-    __slots__ = ("_specs", "_sources", "_mcp", "_copies", "_uses", "_shaped", "_texts",
-                 "_builtins", "_cache", "stable")
-
-    def __init__(self, specs: tuple[ToolSpec, ...], sources: EnumSources,
-                 mcp: tuple[McpBinding, ...], cache: Cache | None = None) -> None:
-        self._specs = specs
-        self._sources = sources
-        self._mcp = mcp
-        self._cache: Cache = cache if cache is not None else _NoCache()
-        self._copies: dict[str, FreshCopies] = {}
-        self._uses: dict[str, int] = {}
-        self._texts: dict[tuple[str, int], str] = {}
-        self._shaped: list[Shape] | None = None
-        self._builtins: tuple[BuiltinTool, ...] | None = None
+    def __init__(self, specs: tuple[ToolSpec, ...], sources: EnumSources) -> None:
+        self.specs = specs
+        self.sources = sources
+        enabled = frozenset(s.name for s in specs)
+        self.shapes = tuple(Shape(s.name, s.description, SchemaForms(
+            json_schema(s, enabled, sources))) for s in specs)
         stable = 0
         for spec in specs:
             if per_session(spec):
                 break
             stable += 1
         self.stable = stable  # leading specs in the built-in block
+        self._copies: dict[str, FreshCopies] = {}
+        self._builtins: tuple[BuiltinTool, ...] | None = None
+
+    def fresh(self, fmt: str) -> list[Any]:
+        """New entries of every tool in a format (a copy of the block, made at once)."""
+        copies = self._copies.get(fmt)
+        if copies is None:  # two threads may both make it: the results are equal
+            copies = self._copies[fmt] = FreshCopies([x.entry(fmt) for x in self.shapes])
+        entries: list[Any] = copies()
+        return entries
+
+    def builtin_tools(self) -> tuple[BuiltinTool, ...]:
+        """The tools as the call checker reads them (made once per block)."""
+        tools = self._builtins
+        if tools is None:
+            tools = self._builtins = builtin_tools(self.specs, self.sources)
+        return tools
+
+
+class NativeTools:
+    """The native definitions of one tool set, handed out as fresh copies; also the parser of
+    its calls and the JSON text that is counted and keyed.
+
+    A tool set is a built-in block (shared, see ToolBlock) and the session's MCP tools, whose
+    schema forms come from `cache`, the plan's memo, keyed by the schema's JSON text: a new
+    session whose servers only changed their names converts no schema again, and its entries
+    are built straight in the provider's shape. The first payloads of a set are assembled from
+    those copies; from the third on, the whole payload is copied at once (FreshCopies), which
+    is faster for a set that keeps coming back.
+    """
+
+    __slots__ = ("_block", "_mcp", "_mcp_shapes", "_copies", "_uses", "_texts", "_cache")
+
+    def __init__(self, specs: tuple[ToolSpec, ...], sources: EnumSources,
+                 mcp: tuple[McpBinding, ...], cache: Cache | None = None,
+                 block: ToolBlock | None = None) -> None:
+        self._block = block if block is not None else ToolBlock(specs, sources)
+        self._mcp = mcp
+        self._cache: Cache = cache if cache is not None else _NoCache()
+        self._mcp_shapes: list[Shape] | None = None
+        self._copies: dict[str, FreshCopies] = {}
+        self._uses: dict[str, int] = {}
+        self._texts: dict[tuple[str, int], str] = {}
+
+    @property
+    def stable(self) -> int:
+        return self._block.stable
+
+    def with_mcp(self, mcp: tuple[McpBinding, ...]) -> NativeTools:
+        """This set's block with a session's MCP tools after it."""
+        return NativeTools(self._block.specs, self._block.sources, mcp, self._cache,
+                           self._block)
+
+    def _mcp_tools(self) -> list[Shape]:
+        made = self._mcp_shapes
+        if made is None:
+            cache = self._cache
+            made = []
+            for b in self._mcp:
+                key = ("schema", b.input_schema.json_text)
+                forms = cache.get(key)
+                if forms is None:
+                    forms = cache.put(key, SchemaForms(_mcp_schema(b)))
+                made.append(Shape(b.native_name, _mcp_description(b), forms))
+            self._mcp_shapes = made
+        return made
 
     def shapes(self) -> list[Shape]:
-        out = self._shaped
-        if out is None:
-            cache = self._cache
-            enabled = frozenset(s.name for s in self._specs)
-            sources = self._sources
-            built: list[Shape] = []
-            for spec in self._specs:
-                key = shape_key(spec, enabled, sources)
-                shape = cache.get(key)
-                if shape is None:
-                    shape = cache.put(key, Shape(spec.name, spec.description, SchemaForms(
-                        json_schema(spec, enabled, sources))))
-                built.append(shape)
-            for b in self._mcp:
-                description = _mcp_description(b)
-                key = ("mcp", b.native_name, description, b.input_schema.json_text)
-                shape = cache.get(key)
-                if shape is None:
-                    forms_key = ("schema", b.input_schema.json_text)
-                    forms = cache.get(forms_key)
-                    if forms is None:
-                        forms = cache.put(forms_key, SchemaForms(_mcp_schema(b)))
-                    shape = cache.put(key, Shape(b.native_name, description, forms))
-                built.append(shape)
-            out = self._shaped = built
-        return out
+        return [*self._block.shapes, *self._mcp_tools()] if self._mcp else \
+            list(self._block.shapes)
 
     def functions(self) -> FunctionList:
         """(name, description, JSON schema) per tool; shared: never hand it out as it is."""
         return [(x.name, x.description, x.schema) for x in self.shapes()]
 
-    def _value(self, fmt: str, upto: int | None = None, fresh: bool = False) -> Any:
+    def _value(self, fmt: str, upto: int | None = None) -> Any:
+        """The payload made of the tools' shared entries (never handed out as it is)."""
         if fmt not in FORMATS:
             raise ValueError(f"unknown tool format {fmt!r}")
         shapes = self.shapes() if upto is None else self.shapes()[:upto]
-        entries = [x.fresh(fmt) for x in shapes] if fresh else [x.entry(fmt) for x in shapes]
-        if fmt.startswith("gemini"):
-            return [{"function_declarations": entries}]
-        return entries
+        return _wrapped(fmt, [x.entry(fmt) for x in shapes])
 
     def payload(self, fmt: str) -> Any:
         copies = self._copies.get(fmt)
         if copies is None:  # two threads may both build it: the results are equal
+            if fmt not in FORMATS:
+                raise ValueError(f"unknown tool format {fmt!r}")
             uses = self._uses[fmt] = self._uses.get(fmt, 0) + 1
             if uses <= FRESH_ASSEMBLIES:
-                return self._value(fmt, fresh=True)
+                entries = self._block.fresh(fmt)
+                entries += [x.fresh(fmt) for x in self._mcp_tools()]
+                return _wrapped(fmt, entries)
             copies = self._copies[fmt] = FreshCopies(self._value(fmt))
         return copies()
 
@@ -336,11 +360,8 @@ class NativeTools:
         return tuple(x.strict is not None for x in self.shapes())
 
     def builtin_tools(self) -> tuple[BuiltinTool, ...]:
-        """The offered built-in tools as the call checker reads them (made once per set)."""
-        tools = self._builtins
-        if tools is None:
-            tools = self._builtins = builtin_tools(self._specs, self._sources)
-        return tools
+        """The offered built-in tools as the call checker reads them (made once per block)."""
+        return self._block.builtin_tools()
 
     @property
     def cache(self) -> Cache:
@@ -349,7 +370,7 @@ class NativeTools:
 
     @property
     def count(self) -> int:
-        return len(self._specs) + len(self._mcp)
+        return len(self._block.specs) + len(self._mcp)
 
 
 @attrs.frozen

@@ -17,7 +17,7 @@ import attrs
 from .._base.frozen import typed_key
 from .context import PromptContext
 from .provider import ProviderInfo
-from .tools import EnumSources, ToolSpec
+from .tools import EnumSources, McpBinding, ToolSpec
 from .variant import ActiveToolMode, Variant
 
 __all__ = ["Request", "reader"]
@@ -33,6 +33,8 @@ class Request:
     tools: tuple[ToolSpec, ...]  # the variant's tools whose conditions hold, in its order
     enum_sources: EnumSources
     inputs: Mapping[str, str]  # runtime values as text, validated; defaults filled
+    # native mode: every MCP tool's function name (`mcp__<server>__<tool>`), as sent
+    bindings: tuple[McpBinding, ...]
     # The read `tools`: which tools are offered, and what their option lists come from.
     offered: Hashable = attrs.field(eq=False, repr=False)
     # The read `stable_tools`: the offered tools whose presence depends on no session value,
