@@ -44,11 +44,11 @@ class DataCache:
     def _row(self, tool: McpTool, text_mode: bool) -> Row:
         values = {"name": attribute(tool.name), "description": body(tool.description),
                   "read_only": tool.read_only}
-        if text_mode:  # the function name is added per session in native mode
+        if text_mode:
             values.update(function="", schema=self.schema_text(tool.input_schema))
-        else:
-            values["schema"] = ""
-        return Row(values)
+            return Row(values)
+        values["schema"] = ""
+        return Row(values, holes=("function",))  # the function name comes with the session
 
     def schema_text(self, schema: FrozenDict) -> str:
         """An input schema as one line of minified JSON (fenced: a string in it cannot close an

@@ -99,9 +99,7 @@ class Plan:
                            for s in specs if any(p.enum_from for p in s.parameters)}
         self.tools_class, self.stable_class = _tool_classes(specs, self.per_session)
         self.data_cache = DataCache()
-        self._outputs: Memo[Hashable, Produced] = Memo(memo_size)  # (step, form, reads) ->
-        # one step's or the base's (-1) layout, by form and shape
-        self._layouts: Memo[Hashable, Layout] = Memo(4 * memo_size)
+        self._base_layouts: Memo[Hashable, Layout] = Memo(memo_size)  # the base's, by shape
         self._flat: Memo[tuple[int, ...], FlatLayout] = Memo(memo_size)  # base, by shape
         self._inputs: Memo[Hashable, tuple[FrozenDict, tuple[Diagnostic, ...]]] = \
             Memo(memo_size)  # runtime's typed key -> (values, diagnostics)
@@ -112,13 +110,21 @@ class Plan:
         self._shapes: Memo[Hashable, Any] = Memo(4 * memo_size)
         diags = _tool_mode_notes(variant, self.tool_choice)
         self.steps = self._bind_steps(components, diags)
+        # Each step's own memos, so a section that changes with every session never pushes
+        # out one that stays: its outputs by (form, values read, runtime overrides), and its
+        # layouts by (form, shape).
+        self._outputs: dict[int, Memo[Hashable, Produced]] = {
+            step.index: Memo(memo_size) for step in self.steps if step.key is not None}
+        self._layouts: dict[int, Memo[Hashable, Layout]] = {
+            step.index: Memo(memo_size) for step in self.steps}
         self.base = base_slots(variant, self.steps, components, diags)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diags)
         # A whole result may be reused for an equal request only when every step says what it
         # reads: code that does not may depend on anything, so it runs on every request.
         self.pure = all(step.reads is not None for step in self.steps)
         self._static = self._static_sections()
-        self._full = [(step, self._static.get((step.index, "full"))) for step in self.steps]
+        self._full = [(step, self._static.get((step.index, "full")), self._outputs.get(step.index))
+                      for step in self.steps]
 
     def _bind_steps(self, components: Mapping[str, Component], diags: list[Diagnostic]
                     ) -> tuple[Step, ...]:
@@ -219,13 +225,12 @@ class Plan:
         """The usual request (every section in its full form, no runtime value replacing
         one): static sections as computed with the plan, the others through the memo."""
         out: list[Section | None] = []
-        outputs = self._outputs
-        for step, produced in self._full:
+        for step, produced, outputs in self._full:
             if produced is None:
-                if step.key is None:
+                if outputs is None or step.key is None:
                     produced = self._produce(step, request, "full")
                 else:
-                    key = (step.index, "full", step.key(request), None)
+                    key = ("full", step.key(request), None)
                     produced = outputs.get(key)
                     if produced is None:
                         produced = outputs.put(key, self._produce(step, request, "full"))
@@ -243,13 +248,14 @@ class Plan:
             static = self._static.get((step.index, form))
             if static is not None:
                 return static
-        if step.key is None:
+        outputs = self._outputs.get(step.index)
+        if outputs is None or step.key is None:
             return self._produce(step, request, form)
-        key: Hashable = (step.index, form, step.key(request),
+        key: Hashable = (form, step.key(request),
                          tuple(inputs.get(n) for n in step.runtime_order) if overridden else None)
-        result: Produced | None = self._outputs.get(key)
+        result: Produced | None = outputs.get(key)
         if result is None:
-            result = self._outputs.put(key, self._produce(step, request, form))
+            result = outputs.put(key, self._produce(step, request, form))
         return result
 
     def _produce(self, step: Step, request: Request, form: Form) -> Produced:
@@ -318,11 +324,9 @@ class Plan:
             report("error", "placeholder-not-text",
                    f"{template.source}:{line}: {{{{{name}}}}} {message}; rendered empty",
                    step.cid)
-        layouts = self._layouts
-        return render_clean(template, scopes,
-                            lambda shape: layouts.get((step.index, form, shape)),
-                            lambda shape, layout: layouts.put((step.index, form, shape), layout),
-                            problem)
+        layouts = self._layouts[step.index]
+        return render_clean(template, scopes, lambda shape: layouts.get((form, shape)),
+                            lambda shape, layout: layouts.put((form, shape), layout), problem)
 
     # --- assemble: the base template -----------------------------------------------------
 
@@ -334,10 +338,8 @@ class Plan:
                 request.inputs)):
             return self._assemble_flat(flat, sections)
         scope, layers, override = base_scope(self.base, self.variant, sections, request)
-        layouts = self._layouts
-        found = laid_out(self.variant.template, [scope],
-                         lambda shape: layouts.get((-1, "base", shape)),
-                         lambda shape, made: layouts.put((-1, "base", shape), made))
+        layouts = self._base_layouts
+        found = laid_out(self.variant.template, [scope], layouts.get, layouts.put)
         if found is None:  # never: every slot value is text (inputs are checked as text)
             raise RuntimeError(f"internal error: variant {self.variant.id!r}'s template got a "
                                "value that is not text")

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
+import math
+
 import attrs
 
 from .._base.frozen import FreshCopies, dumps_json, thaw
@@ -67,13 +69,23 @@ class SchemaForms:
     schema, whatever its name: a new session whose MCP servers are named differently converts
     nothing again. The forms are never handed out as they are; `copy` gives fresh ones."""
 
-    __slots__ = ("schema", "_strict", "_gemini", "_copies")
+    __slots__ = ("schema", "_strict", "_gemini", "_copies", "_makers")
 
     def __init__(self, schema: dict[str, Any]) -> None:
         self.schema = schema
         self._strict: tuple[dict[str, Any] | None] | None = None
         self._gemini: tuple[dict[str, Any] | None] | None = None
         self._copies: dict[str, FreshCopies] = {}
+        self._makers: dict[str, EntryMaker] = {}
+
+    def maker(self, fmt: str) -> EntryMaker:
+        """A function making a new entry in `fmt` for a tool with this schema, from its name
+        and description: the whole entry in one call (a session's MCP tools are named anew,
+        their schemas are not)."""
+        made = self._makers.get(fmt)
+        if made is None:  # two threads may both make it: the results are equal
+            made = self._makers[fmt] = entry_maker(fmt, self)
+        return made
 
     @property
     def strict(self) -> dict[str, Any] | None:
@@ -135,6 +147,57 @@ def _entry(fmt: str, name: str, description: str, forms: SchemaForms,
     if fmt == "gemini-json":
         return {"name": name, "description": description, "parameters_json_schema": get("json")}
     raise ValueError(f"unknown tool format {fmt!r}")
+
+
+EntryMaker = Callable[[str, str], Any]  # (name, description) -> a new entry
+
+
+class _Hole(str):
+    """A stand-in for an argument inside an entry: found by identity, never by its text."""
+
+    __slots__ = ()
+
+
+def entry_maker(fmt: str, forms: SchemaForms) -> EntryMaker:
+    """`_entry` for this schema and format, compiled once into a function of the name and
+    description that rebuilds the rest from literals (the schema copied as it is written);
+    plain `_entry` calls where the entry is no plain JSON literal."""
+    name, description = _Hole("\x00name\x00"), _Hole("\x00description\x00")
+    entry = _entry(fmt, name, description, forms, forms.form)
+    source = _literal(entry, {name: "name", description: "description"})
+    if source is None:
+        return lambda n, d: _entry(fmt, n, d, forms, forms.copy)
+    maker: EntryMaker = eval(compile(f"lambda name, description: {source}",  # noqa: S307
+                                     "<promptc tool entry>", "eval"), {"__builtins__": {}})
+    return maker
+
+
+def _literal(value: Any, holes: Mapping[str, str]) -> str | None:
+    """Python source that evaluates to a fresh copy of `value` with each hole (by identity)
+    replaced by the variable it names; None when `value` holds anything but JSON data with
+    finite numbers, or a text with a NUL character (a hole's written form holds NULs, and only
+    a NUL character is written that way)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is dict:
+            if any(k.__class__ is not str or "\x00" in k for k in node):
+                return None
+            stack.extend(node.values())
+        elif cls is list:
+            stack.extend(node)
+        elif cls is str and "\x00" in node or cls is float and not math.isfinite(node):
+            return None
+        elif cls not in (str, int, bool, float, _Hole) and node is not None:
+            return None
+    try:
+        source = repr(value)
+    except RecursionError:
+        return None
+    for hole, variable in holes.items():
+        source = source.replace(repr(str(hole)), variable)
+    return source
 
 
 class Shape:
@@ -282,7 +345,7 @@ class NativeTools:
     is faster for a set that keeps coming back.
     """
 
-    __slots__ = ("_block", "_mcp", "_mcp_shapes", "_copies", "_uses", "_texts", "_cache")
+    __slots__ = ("_block", "_mcp", "_mcp_forms", "_copies", "_uses", "_texts", "_cache")
 
     def __init__(self, specs: tuple[ToolSpec, ...], sources: EnumSources,
                  mcp: tuple[McpBinding, ...], cache: Cache | None = None,
@@ -290,7 +353,7 @@ class NativeTools:
         self._block = block if block is not None else ToolBlock(specs, sources)
         self._mcp = mcp
         self._cache: Cache = cache if cache is not None else _NoCache()
-        self._mcp_shapes: list[Shape] | None = None
+        self._mcp_forms: list[SchemaForms] | None = None
         self._copies: dict[str, FreshCopies] = {}
         self._uses: dict[str, int] = {}
         self._texts: dict[tuple[str, int], str] = {}
@@ -304,8 +367,9 @@ class NativeTools:
         return NativeTools(self._block.specs, self._block.sources, mcp, self._cache,
                            self._block)
 
-    def _mcp_tools(self) -> list[Shape]:
-        made = self._mcp_shapes
+    def _forms(self) -> list[SchemaForms]:
+        """Each MCP tool's schema forms (kept by the plan by schema text)."""
+        made = self._mcp_forms
         if made is None:
             cache = self._cache
             made = []
@@ -314,13 +378,18 @@ class NativeTools:
                 forms = cache.get(key)
                 if forms is None:
                     forms = cache.put(key, SchemaForms(_mcp_schema(b)))
-                made.append(Shape(b.native_name, _mcp_description(b), forms))
-            self._mcp_shapes = made
+                made.append(forms)
+            self._mcp_forms = made
         return made
 
     def shapes(self) -> list[Shape]:
-        return [*self._block.shapes, *self._mcp_tools()] if self._mcp else \
-            list(self._block.shapes)
+        return [*self._block.shapes, *(Shape(b.native_name, _mcp_description(b), forms)
+                                       for b, forms in zip(self._mcp, self._forms()))]
+
+    def _fresh_mcp(self, fmt: str) -> list[Any]:
+        """New entries of the MCP tools, each made in one call."""
+        return [forms.maker(fmt)(b.native_name, _mcp_description(b))
+                for b, forms in zip(self._mcp, self._forms())]
 
     def functions(self) -> FunctionList:
         """(name, description, JSON schema) per tool; shared: never hand it out as it is."""
@@ -341,7 +410,8 @@ class NativeTools:
             uses = self._uses[fmt] = self._uses.get(fmt, 0) + 1
             if uses <= FRESH_ASSEMBLIES:
                 entries = self._block.fresh(fmt)
-                entries += [x.fresh(fmt) for x in self._mcp_tools()]
+                if self._mcp:
+                    entries += self._fresh_mcp(fmt)
                 return _wrapped(fmt, entries)
             copies = self._copies[fmt] = FreshCopies(self._value(fmt))
         return copies()

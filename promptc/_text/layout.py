@@ -55,7 +55,7 @@ def collect(template: Template, scopes: list[Any], named: bool = True) -> Collec
 def _text_of(value: Any) -> str | None:
     """The text a value inserts (None: nothing), exactly as `render` inserts it."""
     cls = value.__class__
-    if cls is str:
+    if cls is str or cls is _StandIn:  # a stand-in is collected as itself (see Row)
         return value  # type: ignore[no-any-return]
     if value is _MISSING or value is None:
         return None
@@ -81,26 +81,37 @@ Collector = Callable[[Sequence[Any]], "Collected | None"]
 _collectors_lock = threading.Lock()
 
 
+class _StandIn(str):
+    """A row's stand-in for a text each row made over it fills in (found by identity)."""
+
+    __slots__ = ()
+
+
 class Row(dict):  # type: ignore[type-arg]
     """A list item (a table) whose collected texts the compiled walk may remember.
 
     A section body that reads only the row's own keys gives the same texts and shape every time
     it runs over that row, whatever the scopes around it: the first walk's fragment is kept on
-    the row, per body. A row made `over` a shared base (a tool's values, plus per-session keys
-    such as its server) serves a body from the base's fragments whenever the base alone has
-    every key the body reads. Rows are never changed once made.
+    the row, per body. A row made `over` a shared base serves a body from the base's fragments
+    whenever the base has every key the body reads; a key the base leaves as a hole (a tool's
+    function name, new with every session) holds a stand-in there, and each row over it puts
+    its own text in the stand-in's place (a blank one: the body is walked instead). Rows are
+    never changed once made.
     """
 
-    __slots__ = ("base", "fragments")
+    __slots__ = ("base", "fragments", "holes")
 
-    def __init__(self, values: Mapping[str, Any]) -> None:
+    def __init__(self, values: Mapping[str, Any], holes: tuple[str, ...] = ()) -> None:
         super().__init__(values)
+        for key in holes:
+            dict.__setitem__(self, key, _StandIn(f"\x00{key}\x00"))
         self.base: Row | None = None
         self.fragments: dict[Any, Fragment | None] = {}
+        self.holes = holes
 
     @classmethod
     def over(cls, base: Row, extra: Mapping[str, Any]) -> Row:
-        """`base` with `extra`'s keys added (none of them already in `base`)."""
+        """`base` with `extra`'s keys added (or, for the base's holes, filled)."""
         row: Row = dict.__new__(cls)
         dict.update(row, base)
         dict.update(row, extra)
@@ -110,12 +121,26 @@ class Row(dict):  # type: ignore[type-arg]
     def fragment(self, body: Any, heads: frozenset[str], depth: int) -> Fragment | None:
         """What `body` collects over this row, or None when the body reads a key the row (or
         its base) does not have: then its lookups may reach the scopes around it."""
-        row = self.base if self.base is not None else self
+        base = self.base
+        row = base if base is not None else self
         fragments = row.fragments
         if body in fragments:
-            return fragments[body]
-        made = fragments[body] = _fragment(row, body, heads, depth)
-        return made
+            made = fragments[body]
+        else:
+            made = fragments[body] = _fragment(row, body, heads, depth)
+        if made is None or base is None or not base.holes:
+            return made
+        return self._filled(base, made)
+
+    def _filled(self, base: Row, made: Fragment) -> Fragment | None:
+        texts = made[0]
+        for key in base.holes:
+            text = dict.__getitem__(self, key)
+            if text.__class__ is not str or not text or text.isspace():
+                return None  # absent or blank: another shape, so the body is walked
+            stand_in = dict.__getitem__(base, key)
+            texts = tuple([text if t is stand_in else t for t in texts])
+        return texts, made[1]
 
     def _refuse(self, *_args: Any, **_kwargs: Any) -> None:
         raise TypeError("a Row is read-only")
