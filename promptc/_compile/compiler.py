@@ -47,9 +47,10 @@ from .result import CompiledPrompt, Section
 __all__ = ["Compiler", "Route"]
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Route:
-    """Stage 1's result: the variant chosen for a provider, and its plan. Shared by requests."""
+    """Stage 1's result: the variant chosen for a provider, and its plan. Shared by requests,
+    one per (provider, pinned variant): it stands for them in a result's key, by identity."""
 
     resolution: Resolution
     plan: Plan
@@ -225,10 +226,13 @@ class Compiler:
                  ) -> tuple[PromptContext, bool]:
         """Stage 0: the context, and whether it may have been seen before (data new to the
         memo is a new context: no result can be kept for it yet)."""
+        cls = data.__class__
+        if cls is dict:
+            return self._contexts.context(data)  # type: ignore[arg-type]
+        if cls is PromptContext:
+            return data, True  # type: ignore[return-value]
         if data is None:
             return PromptContext(), True
-        if data.__class__ is PromptContext:
-            return data, True
         if not isinstance(data, Mapping):
             raise ContextError("the context must be a PromptContext or a table/object")
         return self._contexts.context(data)
@@ -253,8 +257,7 @@ class Compiler:
         route = self._routed(provider, variant, strict)                         # 1. route
         date = ctx.date if ctx.date is not None else datetime.date.today().isoformat()
         counted = bool(count_tokens)
-        key = self._result_key(route, budget, seen,
-                               (provider, variant, ctx, date, counted, dynamic))
+        key = self._result_key(route, budget, seen, (route, ctx, date, counted, dynamic))
         done = self._stored(key, strict)
         if done is not None:
             return done

@@ -34,8 +34,9 @@ class ContextMemo:
     __slots__ = ("_contexts", "_parts", "_features")
 
     def __init__(self, features: FeatureSet | None, size: int = 512, parts: int = 1024) -> None:
-        self._contexts: Memo[bytes, PromptContext] = Memo(size)
-        self._parts: Memo[tuple[str, bytes], tuple[Any, ...]] = Memo(parts)
+        # Both keep what comes a second time: most new sessions never do.
+        self._contexts: Memo[bytes, PromptContext] = Memo(size, second_sight=True)
+        self._parts: Memo[tuple[str, bytes], tuple[Any, ...]] = Memo(parts, second_sight=True)
         self._features = features
 
     def context(self, data: Mapping[str, Any]) -> tuple[PromptContext, bool]:

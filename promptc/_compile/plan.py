@@ -103,7 +103,8 @@ class Plan:
         self._flat: Memo[tuple[int, ...], FlatLayout] = Memo(memo_size)  # base, by shape
         self._inputs: Memo[Hashable, tuple[FrozenDict, tuple[Diagnostic, ...]]] = \
             Memo(memo_size)  # runtime's typed key -> (values, diagnostics)
-        self._bindings: Memo[Hashable, Bindings] = Memo(memo_size)  # MCP servers' keys ->
+        self._bindings: Memo[Hashable, Bindings] = Memo(  # MCP servers' keys ->
+            memo_size, second_sight=True)
         # the tool set without MCP tools, by the tools offered and their option sources
         self._natives: Memo[Hashable, NativeTools] = Memo(memo_size)
         # an MCP schema's forms by its JSON text (see NativeTools), a call checker's validators
@@ -114,7 +115,8 @@ class Plan:
         # out one that stays: its outputs by (form, values read, runtime overrides), and its
         # layouts by (form, shape).
         self._outputs: dict[int, Memo[Hashable, Produced]] = {
-            step.index: Memo(memo_size) for step in self.steps if step.key is not None}
+            step.index: Memo(memo_size, second_sight=True)
+            for step in self.steps if step.key is not None}
         self._layouts: dict[int, Memo[Hashable, Layout]] = {
             step.index: Memo(memo_size) for step in self.steps}
         self.base = base_slots(variant, self.steps, components, diags)

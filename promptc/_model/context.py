@@ -50,23 +50,31 @@ def records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, .
     """
     if items is None:
         return ()
+    _check_list(items, field)
+    if not items:
+        return ()
+    if items.__class__ is tuple and all(item.__class__ is cls for item in items):
+        return items  # records already (a memo's, say)
+    known: frozenset[str] = cls.__field_set__  # type: ignore[attr-defined]
+    return tuple([_record(cls, item, known, f"{field}[{i}]") for i, item in enumerate(items)])
+
+
+def _check_list(items: Any, field: str) -> None:
     if items.__class__ is not list and items.__class__ is not tuple and (
             isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable)):
         raise ContextError(f"must be a list, got {describe(items)}", field=field)
-    known: frozenset[str] = cls.__field_set__  # type: ignore[attr-defined]
-    out = []
-    for i, item in enumerate(items):
-        if item.__class__ is cls:
-            out.append(item)
-            continue
-        if item.__class__ is dict and item.keys() <= known:
-            try:
-                out.append(cls(**item))
-                continue
-            except (PromptcError, TypeError):
-                pass  # rebuilt below, for the message (a missing field is a TypeError here)
-        out.append(build_record(cls, item, path=f"{field}[{i}]", error=ContextError))
-    return tuple(out)
+
+
+def _record(cls: type[R], item: Any, known: frozenset[str], path: str) -> R:
+    if item.__class__ is cls:
+        return item
+    if item.__class__ is dict and item.keys() <= known:
+        try:
+            return cls(**item)
+        except (PromptcError, TypeError):
+            pass  # rebuilt below, for the message (a missing field is a TypeError here)
+    built: R = build_record(cls, item, path=path, error=ContextError)
+    return built
 
 
 # Named converters, one per record type (mypy's attrs plugin reads a converter's signature).
@@ -121,6 +129,8 @@ def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
 
 def _features(value: Mapping[str, Any] | None) -> FrozenDict:
     """Feature switches are booleans: `"no"`, `"false"` or `1` once switched a tool on."""
+    if value is EMPTY:
+        return EMPTY
     if value is not None and isinstance(value, Mapping):
         for name, flag in value.items():
             if flag.__class__ is not bool:
@@ -264,7 +274,7 @@ class _Keyed:
 def _features_key(value: FrozenDict) -> Any:
     """The features' part of a key: their (name, switch) pairs, in order (every switch is a
     boolean, so the pairs are typed as they are)."""
-    return tuple(value.items())
+    return tuple(value._items().items())  # the table itself: a view would iterate in Python
 
 
 def _frozen_key(value: FrozenDict) -> Any:
@@ -517,15 +527,7 @@ def context_from_data(data: Mapping[str, Any], source: str | None = None,
     (a Compiler's memo) may hand over parts as records it built before."""
     if not isinstance(data, Mapping):
         raise ContextError("the context must be a table/object", source=source)
-    provider = data.get("provider")
-    date = data.get("date")
-    if (provider is not None and provider.__class__ is not ProviderInfo) or \
-            isinstance(date, datetime.date):
-        data = dict(data)
-        if provider is not None and provider.__class__ is not ProviderInfo:
-            data["provider"] = ProviderInfo.from_dict(provider, source=source)
-        if isinstance(date, datetime.date):  # TOML's native `date = 2026-01-01`
-            data["date"] = date.isoformat()
+    data = _normalized(data, source)
     if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:  # type: ignore
         try:
             return PromptContext(**(prepare(data) if prepare is not None else data))
@@ -533,6 +535,21 @@ def context_from_data(data: Mapping[str, Any], source: str | None = None,
             pass  # rebuilt below, for the message
     context: PromptContext = build_record(PromptContext, data, source=source, error=ContextError)
     return context
+
+
+def _normalized(data: Mapping[str, Any], source: str | None) -> Mapping[str, Any]:
+    """A provider given as a table made a record; TOML's native `date = 2026-01-01` as text."""
+    provider = data.get("provider")
+    date = data.get("date")
+    if (provider is None or provider.__class__ is ProviderInfo) and \
+            not isinstance(date, datetime.date):
+        return data
+    out = dict(data)
+    if provider is not None and provider.__class__ is not ProviderInfo:
+        out["provider"] = ProviderInfo.from_dict(provider, source=source)
+    if isinstance(date, datetime.date):
+        out["date"] = date.isoformat()
+    return out
 
 
 # Cache class of each context field: what a prompt section depending on it can be cached with.

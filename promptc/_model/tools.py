@@ -295,28 +295,17 @@ def mcp_bindings(servers: Sequence[McpServer], taken: Iterable[str],
     remembers the next counter to try.
     """
     used = set(taken)
-    next_number: dict[str, int] = {}
+    counters: dict[str, int] = {}
     out: list[McpBinding] = []
     for server in servers:
         part = _part(server.name)  # once per server
         for tool in server.tools:
-            name = mcp_function_name(server.name, tool.name, part)
-            plain = f"{MCP_PREFIX}{server.name}__{tool.name}"
-            why = "" if name == plain else (
-                "is longer than 64 characters" if len(plain) > MAX_NAME else
-                "has characters a function name cannot have")
+            name, why = _named(server.name, tool.name, part)
             if name in used:
-                why = "is already taken"
-                base = name[:55] + "_" + _digest(server.name, tool.name)
-                candidate = base
-                n = next_number.get(base, 2)
-                while candidate in used:
-                    suffix = f"_{n}"
-                    candidate = base[:MAX_NAME - len(suffix)] + suffix
-                    n += 1
-                next_number[base] = n
-                name = candidate
+                name, why = _untaken(name, server.name, tool.name, used, counters), \
+                    "is already taken"
             if why and report is not None:
+                plain = f"{MCP_PREFIX}{server.name}__{tool.name}"
                 report(f"{server.name}/{tool.name}",
                        f"MCP tool {tool.name!r} of server {server.name!r}: {plain!r} {why}; "
                        f"offered natively as {name!r}")
@@ -324,6 +313,35 @@ def mcp_bindings(servers: Sequence[McpServer], taken: Iterable[str],
             out.append(McpBinding(name, server.name, tool.name, tool.description,
                                   tool.input_schema))
     return tuple(out)
+
+
+def _named(server: str, tool: str, server_part: str) -> tuple[str, str]:
+    """A tool's function name and, when it is not the plain `mcp__<server>__<tool>`, why."""
+    tool_part = _part(tool)
+    if server_part is server and tool_part is tool:  # both clean: `_part` kept them
+        name = f"{MCP_PREFIX}{server}__{tool}"
+        if len(name) <= MAX_NAME:
+            return name, ""
+    name = mcp_function_name(server, tool, server_part)
+    plain = f"{MCP_PREFIX}{server}__{tool}"
+    if name == plain:
+        return name, ""
+    return name, ("is longer than 64 characters" if len(plain) > MAX_NAME else
+                  "has characters a function name cannot have")
+
+
+def _untaken(name: str, server: str, tool: str, used: set[str], counters: dict[str, int]
+             ) -> str:
+    """A free name for a taken one: a hash of its server and tool, then a counter."""
+    base = name[:55] + "_" + _digest(server, tool)
+    candidate = base
+    n = counters.get(base, 2)
+    while candidate in used:
+        suffix = f"_{n}"
+        candidate = base[:MAX_NAME - len(suffix)] + suffix
+        n += 1
+    counters[base] = n
+    return candidate
 
 
 SESSION_FREE_READS = frozenset({"features", "mode", "provider"})
