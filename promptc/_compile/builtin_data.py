@@ -9,16 +9,13 @@ values.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._base.frozen import FrozenDict, dumps_json, thaw
-from .._base.memo import Memo
-from .._model.context import McpServer, McpTool
 from .._model.request import Request
-from .._model.tools import McpBinding, catalogue_data, mcp_bindings, per_session
+from .._model.tools import catalogue_data, per_session
 from .._text.fence import attribute, body
-from .._text.layout import Row
+from .mcp_data import McpValues
 
 __all__ = ["BUILTIN_DATA", "Data", "DataCache"]
 
@@ -26,42 +23,10 @@ __all__ = ["BUILTIN_DATA", "Data", "DataCache"]
 class DataCache:
     """Memos the data functions share, owned by one plan (never module-global)."""
 
-    __slots__ = ("_schemas", "_rows")
+    __slots__ = ("mcp",)
 
     def __init__(self, size: int = 2048) -> None:
-        self._schemas: Memo[str, str] = Memo(size)
-        self._rows: Memo[tuple[tuple[McpTool, ...], bool], list[Row]] = Memo(size)
-
-    def tool_rows(self, tools: tuple[McpTool, ...], text_mode: bool) -> list[Row]:
-        """A server's tools as rows of their own values, fenced, made once per list of tool
-        records (the complete, typed input: sessions that connect the same server share
-        them). A list handed out is read, never changed."""
-        rows = self._rows.get((tools, text_mode))
-        if rows is None:
-            rows = self._rows.put((tools, text_mode), [self._row(t, text_mode) for t in tools])
-        return rows
-
-    def _row(self, tool: McpTool, text_mode: bool) -> Row:
-        values = {"name": attribute(tool.name), "description": body(tool.description),
-                  "read_only": tool.read_only}
-        if text_mode:
-            values.update(function="", schema=self.schema_text(tool.input_schema))
-            return Row(values)
-        values["schema"] = ""
-        return Row(values, holes=("function",))  # the function name comes with the session
-
-    def schema_text(self, schema: FrozenDict) -> str:
-        """An input schema as one line of minified JSON (fenced: a string in it cannot close an
-        element), written once per distinct schema (keyed by its canonical JSON text, which is
-        typed and complete)."""
-        if not schema:
-            return ""
-        key = schema.json_text
-        text: str | None = self._schemas.get(key)
-        if text is None:
-            text = self._schemas.put(key, body(dumps_json(thaw(schema), indent=None,
-                                                          separators=(",", ":"))))
-        return text
+        self.mcp = McpValues(size)
 
 
 Data = Callable[[Request, DataCache], "Mapping[str, Any] | None"]
@@ -100,37 +65,11 @@ def _session_tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 
 
 def _mcp_servers(r: Request, cache: DataCache) -> Mapping[str, Any] | None:
-    """Every name, URI and description is the server's text: fenced (see promptc._text.fence);
-    a native function name is exactly what is sent."""
+    """The servers, their tools and resources (see mcp_data.py)."""
     servers = r.context.mcp_servers
     if not servers:
         return None
-    text_mode = r.tool_mode == "text"
-    names = iter(r.bindings)
-    return {"servers": [_server(s, text_mode, names, cache) for s in servers],
-            "text_mode": text_mode, "native_mode": not text_mode,
-            "any_resources": any(s.resources or s.resource_templates for s in servers)}
-
-
-def _server(s: McpServer, text_mode: bool, names: Iterator[McpBinding], cache: DataCache
-            ) -> dict[str, Any]:
-    """One server's values. Each tool's own are a row shared by every session that connects
-    it (in native mode its function name is added per session); a tool's `server` is found
-    on its server, around it."""
-    rows = cache.tool_rows(s.tools, text_mode)
-    tools = rows if text_mode else [Row.over(row, {"function": next(names).native_name})
-                                    for row in rows]
-    server = attribute(s.name)
-    return {"name": server, "server": server, "command": attribute(s.command or s.url),
-            "tools": tools,
-            "resources": [{"uri": attribute(x.uri), "name": attribute(x.name),
-                           "description": body(x.description),
-                           "mime_type": attribute(x.mime_type)} for x in s.resources],
-            "resource_templates": [{"uri_template": attribute(x.uri_template),
-                                    "name": attribute(x.name),
-                                    "description": body(x.description),
-                                    "mime_type": attribute(x.mime_type)}
-                                   for x in s.resource_templates]}
+    return cache.mcp.values(servers, r.tool_mode == "text", r.bindings)
 
 
 def _editing(r: Request, _c: DataCache) -> Mapping[str, Any]:

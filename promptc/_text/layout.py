@@ -17,8 +17,9 @@ None, and the caller renders in full, which reports them.
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .._base.frozen import FrozenDict
@@ -26,7 +27,7 @@ from .cleanup import clean, clean_pieces
 from .template import _MISSING, Problem, Template, Value, _truthy, _Var, render
 
 __all__ = ["Layout", "Collected", "collect", "layout_of", "laid_out", "join", "render_clean",
-           "Slot", "Row"]
+           "Slot", "Row", "Filled", "stand_in"]
 
 Layout = tuple[Any, ...]  # str (literal text) or int (the number of a collected text)
 Collected = tuple[list[str], list[str], tuple[int, ...]]  # texts, their names, shape
@@ -82,65 +83,44 @@ _collectors_lock = threading.Lock()
 
 
 class _StandIn(str):
-    """A row's stand-in for a text each row made over it fills in (found by identity)."""
+    """A stand-in for a text that is filled in per use (see Filled): a fragment keeps it as
+    itself, and its text, never blank and never written by anyone else, is unique."""
 
     __slots__ = ()
 
 
-class Row(dict):  # type: ignore[type-arg]
-    """A list item (a table) whose collected texts the compiled walk may remember.
+_stand_ins = itertools.count()
 
-    A section body that reads only the row's own keys gives the same texts and shape every time
-    it runs over that row, whatever the scopes around it: the first walk's fragment is kept on
-    the row, per body. A row made `over` a shared base serves a body from the base's fragments
-    whenever the base has every key the body reads; a key the base leaves as a hole (a tool's
-    function name, new with every session) holds a stand-in there, and each row over it puts
-    its own text in the stand-in's place (a blank one: the body is walked instead). Rows are
-    never changed once made.
+
+def stand_in(label: str) -> str:
+    """A new stand-in (for a value each use of a Row fills in: see Filled)."""
+    return _StandIn(f"\x00{label}:{next(_stand_ins)}\x00")
+
+
+class Row(dict):  # type: ignore[type-arg]
+    """A table whose collected texts the compiled walk may remember.
+
+    A section body that reads only the row's own keys gives the same texts and shape every
+    time it runs over that row, whatever the scopes around it: the first walk's fragment is
+    kept on the row, per body. Rows are never changed once made. A row may hold stand-ins
+    (`stand_in`) where each use puts its own text (see Filled).
     """
 
-    __slots__ = ("base", "fragments", "holes")
+    __slots__ = ("fragments",)
 
-    def __init__(self, values: Mapping[str, Any], holes: tuple[str, ...] = ()) -> None:
+    def __init__(self, values: Mapping[str, Any]) -> None:
         super().__init__(values)
-        for key in holes:
-            dict.__setitem__(self, key, _StandIn(f"\x00{key}\x00"))
-        self.base: Row | None = None
         self.fragments: dict[Any, Fragment | None] = {}
-        self.holes = holes
 
-    @classmethod
-    def over(cls, base: Row, extra: Mapping[str, Any]) -> Row:
-        """`base` with `extra`'s keys added (or, for the base's holes, filled)."""
-        row: Row = dict.__new__(cls)
-        dict.update(row, base)
-        dict.update(row, extra)
-        row.base = base  # its fragments are the base's
-        return row
-
-    def fragment(self, body: Any, heads: frozenset[str], depth: int) -> Fragment | None:
-        """What `body` collects over this row, or None when the body reads a key the row (or
-        its base) does not have: then its lookups may reach the scopes around it."""
-        base = self.base
-        row = base if base is not None else self
-        fragments = row.fragments
+    def fragment(self, body: Any, depth: int) -> Fragment | None:
+        """What `body` (a section body compiled for `depth` scopes around it) collects over
+        this row, or None when it looks up something the row does not have: the scopes
+        around it could answer that."""
+        fragments = self.fragments
         if body in fragments:
-            made = fragments[body]
-        else:
-            made = fragments[body] = _fragment(row, body, heads, depth)
-        if made is None or base is None or not base.holes:
-            return made
-        return self._filled(base, made)
-
-    def _filled(self, base: Row, made: Fragment) -> Fragment | None:
-        texts = made[0]
-        for key in base.holes:
-            text = dict.__getitem__(self, key)
-            if text.__class__ is not str or not text or text.isspace():
-                return None  # absent or blank: another shape, so the body is walked
-            stand_in = dict.__getitem__(base, key)
-            texts = tuple([text if t is stand_in else t for t in texts])
-        return texts, made[1]
+            return fragments[body]
+        made = fragments[body] = _fragment(self, body, depth)
+        return made
 
     def _refuse(self, *_args: Any, **_kwargs: Any) -> None:
         raise TypeError("a Row is read-only")
@@ -148,16 +128,79 @@ class Row(dict):  # type: ignore[type-arg]
     __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse  # type: ignore
 
 
+class Filled(Mapping[str, Any]):
+    """A shared Row used with its stand-ins filled in: the texts one use (a session) brings.
+
+    A body that reads only the row's keys is collected from the row's fragment with each
+    stand-in's text put in its place (when every one is text that is not blank, the shape is
+    the same). Anything else reads the values as a table, which `make` builds only then.
+    """
+
+    __slots__ = ("row", "fills", "_make", "_table")
+
+    def __init__(self, row: Row, fills: Mapping[str, str],
+                 make: Callable[[], Mapping[str, Any]]) -> None:
+        self.row = row
+        self.fills = fills
+        self._make = make
+        self._table: Mapping[str, Any] | None = None
+
+    def _values(self) -> Mapping[str, Any]:
+        table = self._table
+        if table is None:
+            table = self._table = self._make()
+        return table
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values())
+
+    def __len__(self) -> int:
+        return len(self._values())
+
+    def fragment(self, body: Any, depth: int) -> Fragment | None:
+        made = self.row.fragment(body, depth)
+        if made is None:
+            return None
+        fills = self.fills
+        texts = []
+        for text in made[0]:
+            if text.__class__ is _StandIn:
+                text = fills.get(text, "")
+                if text.__class__ is not str or not text or text.isspace():
+                    return None  # absent or blank: another shape, so the table is walked
+            texts.append(text)
+        return tuple(texts), made[1]
+
+
 Fragment = tuple[tuple[str, ...], tuple[int, ...]]  # the texts and shape one item adds
 
 
-def _fragment(row: Row, body: Any, heads: frozenset[str], depth: int) -> Fragment | None:
-    if not heads <= row.keys():
-        return None
+class _Outside(dict):  # type: ignore[type-arg]
+    """The scopes around a row while its fragment is made: empty, and noting any lookup
+    that reaches them (then the fragment depends on them, and is not kept)."""
+
+    __slots__ = ("reached",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reached = False
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.reached = True
+        return default
+
+
+def _fragment(row: Row, body: Any, depth: int) -> Fragment | None:
+    """What `body` collects over `row` alone, or None when a lookup went past the row."""
+    outside = _Outside()
     texts: list[str] = []
     shape: list[int] = []
-    # Every lookup stops at the row, so the scopes around it may be empty.
-    body(*([_EMPTY] * depth), row, row, texts.append, None, shape.append)
+    body(*([outside] * depth), row, row, texts.append, None, shape.append)
+    if outside.reached:
+        return None
     return tuple(texts), tuple(shape)
 
 
@@ -180,21 +223,6 @@ def collector(template: Template, depth: int, named: bool = True) -> Collector:
     return found
 
 
-def _heads(nodes: tuple[Any, ...]) -> frozenset[str]:
-    """The first part of every name a body looks up, at any depth (`.` is the item itself)."""
-    out: set[str] = set()
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        if node.__class__ is str:
-            continue
-        if node.path:
-            out.add(node.path[0])
-        if node.__class__ is not _Var:
-            stack.extend(node.children)
-    return frozenset(out)
-
-
 class _Writer:
     """Writes one template's collect walk as Python source, a function per section body."""
 
@@ -202,7 +230,6 @@ class _Writer:
         self.depth = depth
         self.named = named
         self.functions: list[str] = []
-        self.heads: dict[str, frozenset[str]] = {}
 
     @staticmethod
     def scopes(d: int) -> list[str]:
@@ -236,7 +263,7 @@ class _Writer:
         if self.named:
             return [f"{pad}for it in v:", f"{pad}    {call}"]
         return [f"{pad}for it in v:",
-                f"{pad}    f = it.fragment({child}, H_{child}, {d}) if it.__class__ is Row "
+                f"{pad}    f = it.fragment({child}, {d}) if it.__class__ is Row "
                 "else None",
                 f"{pad}    if f is None:",
                 f"{pad}        {call}",
@@ -278,7 +305,6 @@ class _Writer:
         name = f"_f{len(self.functions)}"
         self.functions.append("")  # reserve the slot: nested bodies are written first
         slot = len(self.functions) - 1
-        self.heads[name] = _heads(nodes)
         out = [f"def {name}({', '.join([*self.scopes(d), 'dot', 'T', 'N', 'S'])}):"]
         for node in nodes:
             if node.__class__ is str:
@@ -295,9 +321,15 @@ class _Writer:
         depth = self.depth
         entry = self.body(template.nodes, depth)
         names = ", ".join(self.scopes(depth))
+        top = "" if self.named or not depth else f"""\
+    if scopes[-1].__class__ is Filled:
+        f = scopes[-1].fragment({entry}, {depth - 1})
+        if f is not None:
+            return list(f[0]), [], f[1]
+"""
         source = "\n\n".join([*self.functions, f"""\
 def collect(scopes):
-    texts = []
+{top}    texts = []
     names = []
     shape = []
     {names}{',' if depth == 1 else ''} = [s if is_table(s) else E for s in scopes]
@@ -311,7 +343,7 @@ def collect(scopes):
         namespace: dict[str, Any] = {
             "M": _MISSING, "E": _EMPTY, "is_table": _is_table, "is_list": _is_list,
             "truthy": _truthy, "text_of": _text_of, "NotText": _NotText, "Row": Row,
-            **{f"H_{fn}": heads for fn, heads in self.heads.items()}}
+            "Filled": Filled}
         code = compile(source, f"<promptc collect {template.source}>", "exec")
         exec(code, namespace)  # noqa: S102 - generated above from the parsed template only
         collect_fn: Collector = namespace["collect"]
