@@ -312,7 +312,7 @@ class Compiler:
 
     def _checked(self, ctx: PromptContext, plan: Plan, report: Reporter) -> PromptContext:
         """Features no one reads reported; plugins' contributions to the context added."""
-        if ctx.features and not ctx.features.keys() <= self.features.names:
+        if ctx.features and not self.features.names.issuperset(ctx.features):
             self._unknown_features(ctx, report)
         if self._context_hooks:
             ctx = self._contribute(ctx, plan.provider, report)
