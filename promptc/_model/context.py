@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import attrs
 
@@ -22,6 +22,7 @@ from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
 from .._base.records import build_record, describe, one_of, typed
 from .cache import CacheClass
 from .features import FeatureSet, builtin_features
+from .keyed import Keyed, keyed
 from .provider import ProviderInfo
 
 __all__ = ["PromptContext", "context_from_data", "records", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
@@ -53,7 +54,7 @@ def records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, .
     _check_list(items, field)
     if not items:
         return ()
-    if items.__class__ is tuple and all(item.__class__ is cls for item in items):
+    if items.__class__ is tuple and set(map(type, items)) == {cls}:
         return items  # records already (a memo's, say)
     known: frozenset[str] = cls.__field_set__  # type: ignore[attr-defined]
     return tuple([_record(cls, item, known, f"{field}[{i}]") for i, item in enumerate(items)])
@@ -69,10 +70,9 @@ def _record(cls: type[R], item: Any, known: frozenset[str], path: str) -> R:
     if item.__class__ is cls:
         return item
     if item.__class__ is dict and item.keys() <= known:
-        try:
-            return cls(**item)
-        except (PromptcError, TypeError):
-            pass  # rebuilt below, for the message (a missing field is a TypeError here)
+        made = cls.__plain__(item)  # type: ignore[attr-defined]
+        if made is not None:
+            return made  # type: ignore[no-any-return]
     built: R = build_record(cls, item, path=path, error=ContextError)
     return built
 
@@ -219,109 +219,12 @@ def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
     return items
 
 
-class _Keyed:
-    """Equality and hashing through one nested, typed tuple built at construction.
-
-    Clients build a new, equal context for every request, and promptc's first step is to find the
-    equal context it already knows. Comparing attrs records field by field runs Python code for
-    every nested record; comparing one prebuilt tuple of tuples runs in C.
-    """
-
-    __slots__ = ("_key", "_h")  # filled by __attrs_post_init__; not attrs fields
-    __key_fields__: ClassVar[tuple[str, ...]]  # set by @_keyed: the attrs fields, in order
-    _key: tuple[Any, ...]
-    _h: int | None
-
-    def __attrs_post_init__(self) -> None:  # replaced per class by @_keyed (same result)
-        parts = []
-        for name in type(self).__key_fields__:
-            value = getattr(self, name)
-            cls = value.__class__
-            if cls is tuple and value and isinstance(value[0], _Keyed):
-                value = tuple(item._key for item in value)
-            elif cls is FrozenDict:
-                # schemas (the only packed field) by their JSON text, other tables flat
-                value = _schema_key(value) if name == "input_schema" else \
-                    _features_key(value) if name == "features" else _frozen_key(value)
-            parts.append(value)
-        object.__setattr__(self, "_key", tuple(parts))
-        object.__setattr__(self, "_h", None)
-
-    def __eq__(self, other: object) -> bool:
-        if other is self:
-            return True
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key == other._key
-
-    def __ne__(self, other: object) -> bool:
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    def __hash__(self) -> int:
-        h = self._h
-        if h is None:
-            h = hash((self.__class__.__name__, self._key))
-            object.__setattr__(self, "_h", h)
-        return h
-
-    @property
-    def key(self) -> tuple[Any, ...]:
-        """The record's complete, typed identity (what caches key on)."""
-        return self._key
-
-
-def _features_key(value: FrozenDict) -> Any:
-    """The features' part of a key: their (name, switch) pairs, in order (every switch is a
-    boolean, so the pairs are typed as they are)."""
-    return tuple(value._items().items())  # the table itself: a view would iterate in Python
-
-
-def _frozen_key(value: FrozenDict) -> Any:
-    """A table's part of a record key, always of one kind per field: its flat tuple. (Taking
-    the JSON text when a hash had cached it made equal contexts unequal: `PromptContext()`
-    differed from itself once the shared empty table had been hashed.)"""
-    return value.flat
-
-
-def _schema_key(value: FrozenDict) -> Any:
-    """A schema's part of a key: its canonical JSON text (schemas are kept packed)."""
-    return value.json_text
-
-
-_RECORD_CONVERTERS: set[Any] = set()  # converters that make tuples of records (filled below)
-
-
-def _keyed(cls: type) -> type:
-    """Give a record its field list and a key builder written out for its fields (a loop over
-    fields costs about twice as much, and records are built for every new request)."""
-    fields = [f for f in attrs.fields(cls) if not f.name.startswith("_")]
-    cls.__key_fields__ = tuple(f.name for f in fields)  # type: ignore[attr-defined]
-    cls.__field_set__ = frozenset(cls.__key_fields__)  # type: ignore[attr-defined]
-    parts = []
-    for f in fields:
-        if f.converter in _RECORD_CONVERTERS:
-            parts.append(f"tuple([x._key for x in self.{f.name}])")
-        elif f.converter is _schema:
-            parts.append(f"_schema_key(self.{f.name})")
-        elif f.converter is _features:
-            parts.append(f"_features_key(self.{f.name})")
-        elif f.converter in (_runtime, _annotations):
-            parts.append(f"_frozen_key(self.{f.name})")
-        else:
-            parts.append(f"self.{f.name}")
-    source = ("def __attrs_post_init__(self):\n"
-              f"    _set(self, '_key', ({', '.join(parts)},))\n"
-              "    _set(self, '_h', None)\n")
-    namespace: dict[str, Any] = {"_set": object.__setattr__, "_frozen_key": _frozen_key,
-                                 "_schema_key": _schema_key, "_features_key": _features_key}
-    exec(compile(source, f"<promptc record key {cls.__name__}>", "exec"), namespace)  # noqa: S102
-    cls.__attrs_post_init__ = namespace["__attrs_post_init__"]  # type: ignore[attr-defined]
-    return cls
-
-
-_RECORD_CONVERTERS.update((_mcp_tools, _mcp_resources, _mcp_resource_templates, _mcp_servers,
-                           _workspace_roots, _rules, _skills, _attachments))
+_Keyed = Keyed
+_keyed = keyed({**dict.fromkeys((_mcp_tools, _mcp_resources, _mcp_resource_templates,
+                                 _mcp_servers, _workspace_roots, _rules, _skills,
+                                 _attachments), "records"),
+                _schema: "schema", _features: "features", _runtime: "frozen",
+                _annotations: "frozen"}, _STR)
 
 
 @_keyed
@@ -528,11 +431,10 @@ def context_from_data(data: Mapping[str, Any], source: str | None = None,
     if not isinstance(data, Mapping):
         raise ContextError("the context must be a table/object", source=source)
     data = _normalized(data, source)
-    if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:  # type: ignore
-        try:
-            return PromptContext(**(prepare(data) if prepare is not None else data))
-        except (PromptcError, TypeError):
-            pass  # rebuilt below, for the message
+    if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:
+        built = PromptContext.__plain__(prepare(data) if prepare is not None else data)
+        if built is not None:
+            return built  # type: ignore[no-any-return]
     context: PromptContext = build_record(PromptContext, data, source=source, error=ContextError)
     return context
 
