@@ -20,7 +20,7 @@ import datetime
 import threading
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -38,11 +38,13 @@ from .._model.diagnostics import Diagnostic, Reporter, first_failure
 from .._model.provider import ProviderInfo, encoding_for, model_data, resolve_provider
 from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
-from .dynamic import PLACEMENTS, Placement, note_text, place_in_message
 from .base import Assembled
 from .contexts import ContextMemo
 from .plan import Plan
 from .result import CompiledPrompt, Section
+
+if TYPE_CHECKING:  # dynamic placement is loaded when a request asks for it
+    from .dynamic import Placement
 
 __all__ = ["Compiler", "Route"]
 
@@ -336,6 +338,7 @@ class Compiler:
         """Dynamic placement (see dynamic.py): "system" leaves the prompt as it is."""
         if dynamic == "system":
             return prompt
+        from .dynamic import PLACEMENTS, note_text, place_in_message
         if dynamic != "message":
             raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
         note, origin = note_text(variant, self.registry.components)

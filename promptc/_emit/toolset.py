@@ -18,7 +18,7 @@ schemas.py): OpenAI strict where the schema allows it, Gemini's OpenAPI subset (
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import math
 
@@ -30,9 +30,10 @@ from .._model.provider import ProviderInfo
 from .._model.tools import (EnumSources, McpBinding, ToolSpec, json_schema,
                             per_session)
 from .._model.variant import ActiveToolMode, ToolModeChoice
-from .._calls.desk import CallDesk, builtin_tools, mcp_entries
-from .._calls.records import CallError, ParsedMessage, ToolCall
-from .._calls.checker import BuiltinTool
+if TYPE_CHECKING:  # the call checker is loaded when a call first comes back
+    from .._calls.checker import BuiltinTool
+    from .._calls.desk import CallDesk
+    from .._calls.records import CallError, ParsedMessage, ToolCall
 from .schemas import gemini_schema, object_root, openai_strict
 
 __all__ = ["ToolSet", "NativeTools", "ToolBlock", "Shape", "SchemaForms", "FunctionList",
@@ -329,6 +330,7 @@ class ToolBlock:
         """The tools as the call checker reads them (made once per block)."""
         tools = self._builtins
         if tools is None:
+            from .._calls.desk import builtin_tools
             tools = self._builtins = builtin_tools(self.specs, self.sources)
         return tools
 
@@ -553,6 +555,7 @@ class ToolSet:
         if desk is None:
             native = self._tools()
             context = self.context if self.context is not None else PromptContext()
+            from .._calls.desk import CallDesk, mcp_entries
             desk = CallDesk.build(native.builtin_tools(),
                                   mcp_entries(context.mcp_servers, self.mcp), context.mode,
                                   native.cache, native=self.mode == "native")

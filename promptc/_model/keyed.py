@@ -135,21 +135,27 @@ def keyed(kinds: Mapping[Any, KeyKind], text: Any) -> Callable[[type], type]:
     """A class decorator for attrs records on `Keyed`: a key builder written out for their
     fields (a loop over fields costs about twice as much), and `cls.__plain__(table)`, the
     record for a plain table of known keys, or None when anything in it is not as the
-    constructor would take it (the constructor then says what). `kinds`: how a field enters
-    the key, by its converter; `text`: the validator of a text field, checked inline."""
+    constructor would take it (the constructor then says what); written on its first use.
+    `kinds`: how a field enters the key, by its converter; `text`: the validator of a text
+    field, checked inline."""
     def decorate(cls: type) -> type:
         fields = [f for f in attrs.fields(cls) if not f.name.startswith("_")]
         cls.__key_fields__ = tuple(f.name for f in fields)  # type: ignore[attr-defined]
         cls.__field_set__ = frozenset(cls.__key_fields__)  # type: ignore[attr-defined]
-        namespace: dict[str, Any] = {
-            "_set": object.__setattr__, "frozen_key": frozen_key, "schema_key": schema_key,
-            "features_key": features_key, "_new": object.__new__, "cls": cls,
-            "M": object(), "PromptcError": PromptcError}
-        source = _key_source(fields, kinds) + "\n\n" + _plain_source(cls, fields, text,
-                                                                     namespace)
-        exec(compile(source, f"<promptc record {cls.__name__}>", "exec"),  # noqa: S102
-             namespace)
+        namespace: dict[str, Any] = {"_set": object.__setattr__, "frozen_key": frozen_key,
+                                     "schema_key": schema_key, "features_key": features_key}
+        exec(compile(_key_source(fields, kinds), f"<promptc record key {cls.__name__}>",
+                     "exec"), namespace)  # noqa: S102
         cls.__attrs_post_init__ = namespace["__attrs_post_init__"]  # type: ignore[attr-defined]
-        cls.__plain__ = staticmethod(namespace["__plain__"])  # type: ignore[attr-defined]
+
+        def first_plain(table: Mapping[str, Any]) -> Any:
+            made: dict[str, Any] = {"_set": object.__setattr__, "_new": object.__new__,
+                                    "cls": cls, "M": object(), "PromptcError": PromptcError}
+            source = _plain_source(cls, fields, text, made)
+            exec(compile(source, f"<promptc record {cls.__name__}>", "exec"),  # noqa: S102
+                 made)
+            cls.__plain__ = staticmethod(made["__plain__"])  # type: ignore[attr-defined]
+            return made["__plain__"](table)
+        cls.__plain__ = staticmethod(first_plain)  # type: ignore[attr-defined]
         return cls
     return decorate
