@@ -116,11 +116,14 @@ def base_slots(v: Variant, steps: Sequence[Step], components: Mapping[str, Compo
     diags.extend(_used_sections(v, steps, slots))
     names = frozenset(n for n, _, _ in slots)
     sections = {name: idx for name, kind, idx in slots if kind == "section"}
-    order = flat_names(v.template) if len(sections) == len(slots) else None
     return BaseSlots(slots, names, len(sections) == len(slots), sections,
                      FrozenDict(dict.fromkeys((n for n, _, _ in slots), "component")),
-                     _overridable(v, names, steps),
-                     None if order is None else tuple(sections[n] for n in order))
+                     _overridable(v, names, steps), _flat(v, sections, len(slots)))
+
+
+def _flat(v: Variant, sections: Mapping[str, int], slots: int) -> tuple[int, ...] | None:
+    order = flat_names(v.template) if len(sections) == slots else None
+    return None if order is None else tuple(sections[n] for n in order)
 
 
 # --- per request --------------------------------------------------------------------------

@@ -56,6 +56,26 @@ def _tool_classes(specs: Sequence[ToolSpec], per: frozenset[str]
     return class_of(frozenset(reads), "static"), class_of(stable, "static")
 
 
+def _tool_links(specs: Sequence[ToolSpec]
+                ) -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]]]:
+    """Per spec, the tools its parameters depend on; and what the option lists of each spec
+    that has some come from."""
+    depends = {s.name: frozenset(d for p in s.parameters for d in p.depends_on) for s in specs}
+    enum_from = {s.name: kinds for s in specs
+                 if (kinds := tuple(p.enum_from for p in s.parameters if p.enum_from))}
+    return depends, enum_from
+
+
+def _step_memos(steps: Sequence[Step], size: int
+                ) -> tuple[dict[int, Memo[Hashable, Produced]], dict[int, Memo[Hashable, Layout]]]:
+    """Each step's own memos, so a section that changes with every session never pushes out
+    one that stays: its outputs by (form, values read, runtime overrides), kept from their
+    second time, and its layouts by (form, shape)."""
+    outputs: dict[int, Memo[Hashable, Produced]] = {
+        step.index: Memo(size, second_sight=True) for step in steps if step.key is not None}
+    return outputs, {step.index: Memo(size) for step in steps}
+
+
 def _tool_order(specs: Sequence[ToolSpec], per: frozenset[str]) -> tuple[ToolSpec, ...]:
     """Built-in block first, per-session tools after it (both in the variant's order), so the
     tools every session shares come first on the wire."""
@@ -92,11 +112,7 @@ class Plan:
         specs: tuple[ToolSpec, ...] = variant.tool_specs
         self.per_session = frozenset(s.name for s in specs if per_session(s))
         self.tool_order = _tool_order(specs, self.per_session)
-        self._depends = {s.name: frozenset(d for p in s.parameters for d in p.depends_on)
-                         for s in specs}
-        # what each spec's option lists come from (only specs with such lists)
-        self._enum_from = {s.name: tuple(p.enum_from for p in s.parameters if p.enum_from)
-                           for s in specs if any(p.enum_from for p in s.parameters)}
+        self._depends, self._enum_from = _tool_links(specs)
         self.tools_class, self.stable_class = _tool_classes(specs, self.per_session)
         self.data_cache = DataCache()
         self._base_layouts: Memo[Hashable, Layout] = Memo(memo_size)  # the base's, by shape
@@ -111,14 +127,7 @@ class Plan:
         self._shapes: Memo[Hashable, Any] = Memo(4 * memo_size)
         diags = _tool_mode_notes(variant, self.tool_choice)
         self.steps = self._bind_steps(components, diags)
-        # Each step's own memos, so a section that changes with every session never pushes
-        # out one that stays: its outputs by (form, values read, runtime overrides), and its
-        # layouts by (form, shape).
-        self._outputs: dict[int, Memo[Hashable, Produced]] = {
-            step.index: Memo(memo_size, second_sight=True)
-            for step in self.steps if step.key is not None}
-        self._layouts: dict[int, Memo[Hashable, Layout]] = {
-            step.index: Memo(memo_size) for step in self.steps}
+        self._outputs, self._layouts = _step_memos(self.steps, memo_size)
         self.base = base_slots(variant, self.steps, components, diags)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diags)
         # A whole result may be reused for an equal request only when every step says what it

@@ -119,35 +119,51 @@ class SchemaForms:
         return fresh
 
 
-def _entry(fmt: str, name: str, description: str, forms: SchemaForms,
-           get: Callable[[str], dict[str, Any] | None]) -> Any:
+Get = Callable[[str], "dict[str, Any] | None"]  # a schema form by kind: shared or a copy
+
+
+def _openai(name: str, description: str, forms: SchemaForms, get: Get) -> Any:
+    strict = forms.strict is not None
+    return {"type": "function", "function": {"name": name, "description": description,
+                                             "parameters": get("strict" if strict else "json"),
+                                             "strict": strict}}
+
+
+def _openai_responses(name: str, description: str, forms: SchemaForms, get: Get) -> Any:
+    strict = forms.strict is not None
+    return {"type": "function", "name": name, "description": description,
+            "parameters": get("strict" if strict else "json"), "strict": strict}
+
+
+def _gemini(name: str, description: str, forms: SchemaForms, get: Get) -> Any:
+    decl: dict[str, Any] = {"name": name, "description": description}
+    if forms.gemini is not None:
+        decl["parameters"] = get("gemini")
+    return decl
+
+
+_ENTRIES: dict[str, Callable[[str, str, SchemaForms, Get], Any]] = {
+    "functions": lambda n, d, _f, get: [n, d, get("json")],
+    "openai": _openai,
+    "openai-responses": _openai_responses,
+    "openai-loose": lambda n, d, _f, get: {"type": "function", "function": {
+        "name": n, "description": d, "parameters": get("json")}},
+    "openai-responses-loose": lambda n, d, _f, get: {
+        "type": "function", "name": n, "description": d, "parameters": get("json"),
+        "strict": False},
+    "anthropic": lambda n, d, _f, get: {"name": n, "description": d, "input_schema": get("json")},
+    "gemini": _gemini,
+    "gemini-json": lambda n, d, _f, get: {"name": n, "description": d,
+                                          "parameters_json_schema": get("json")},
+}
+
+
+def _entry(fmt: str, name: str, description: str, forms: SchemaForms, get: Get) -> Any:
     """One tool's entry in a format; `get(kind)` supplies the schema (shared or a copy)."""
-    if fmt == "functions":
-        return [name, description, get("json")]
-    if fmt in ("openai", "openai-responses"):
-        strict = forms.strict is not None
-        params = get("strict" if strict else "json")
-        if fmt == "openai":
-            return {"type": "function", "function": {"name": name, "description": description,
-                                                     "parameters": params, "strict": strict}}
-        return {"type": "function", "name": name, "description": description,
-                "parameters": params, "strict": strict}
-    if fmt == "openai-loose":
-        return {"type": "function", "function": {"name": name, "description": description,
-                                                 "parameters": get("json")}}
-    if fmt == "openai-responses-loose":
-        return {"type": "function", "name": name, "description": description,
-                "parameters": get("json"), "strict": False}
-    if fmt == "anthropic":
-        return {"name": name, "description": description, "input_schema": get("json")}
-    if fmt == "gemini":
-        decl: dict[str, Any] = {"name": name, "description": description}
-        if forms.gemini is not None:
-            decl["parameters"] = get("gemini")
-        return decl
-    if fmt == "gemini-json":
-        return {"name": name, "description": description, "parameters_json_schema": get("json")}
-    raise ValueError(f"unknown tool format {fmt!r}")
+    make = _ENTRIES.get(fmt)
+    if make is None:
+        raise ValueError(f"unknown tool format {fmt!r}")
+    return make(name, description, forms, get)
 
 
 EntryMaker = Callable[[str, str], Any]  # (name, description) -> a new entry
@@ -173,25 +189,38 @@ def entry_maker(fmt: str, forms: SchemaForms) -> EntryMaker:
     return maker
 
 
-def _literal(value: Any, holes: Mapping[str, str]) -> str | None:
-    """Python source that evaluates to a fresh copy of `value` with each hole (by identity)
-    replaced by the variable it names; None when `value` holds anything but JSON data with
-    finite numbers, or a text with a NUL character (a hole's written form holds NULs, and only
-    a NUL character is written that way)."""
+def _writable(value: Any) -> bool:
+    """Whether `value` is JSON data with finite numbers and no NUL character in any text (a
+    hole's written form holds NULs, and only a NUL character is written that way), so its
+    `repr` is Python source for a copy."""
     stack = [value]
     while stack:
         node = stack.pop()
         cls = node.__class__
         if cls is dict:
             if any(k.__class__ is not str or "\x00" in k for k in node):
-                return None
+                return False
             stack.extend(node.values())
         elif cls is list:
             stack.extend(node)
-        elif cls is str and "\x00" in node or cls is float and not math.isfinite(node):
-            return None
-        elif cls not in (str, int, bool, float, _Hole) and node is not None:
-            return None
+        elif not _writable_leaf(node, cls):
+            return False
+    return True
+
+
+def _writable_leaf(node: Any, cls: type) -> bool:
+    if cls is str:
+        return "\x00" not in node
+    if cls is float:
+        return math.isfinite(node)
+    return cls in (int, bool, _Hole) or node is None
+
+
+def _literal(value: Any, holes: Mapping[str, str]) -> str | None:
+    """Python source that evaluates to a fresh copy of `value` with each hole (by identity)
+    replaced by the variable it names; None when that cannot be written (see `_writable`)."""
+    if not _writable(value):
+        return None
     try:
         source = repr(value)
     except RecursionError:
