@@ -131,9 +131,11 @@ class Row(dict):  # type: ignore[type-arg]
 class Filled(Mapping[str, Any]):
     """A shared Row used with its stand-ins filled in: the texts one use (a session) brings.
 
-    A body that reads only the row's keys is collected from the row's fragment with each
-    stand-in's text put in its place (when every one is text that is not blank, the shape is
-    the same). Anything else reads the values as a table, which `make` builds only then.
+    `fills` gives the text of every stand-in in the row. When each is text that is not blank,
+    the row's walk sees the same truth in every test and inserts a text where it inserted the
+    stand-in, so a body that reads only the row is collected from the row's kept fragment with
+    the texts put in place. Anything else reads the values as a table, which `make` builds only
+    then.
     """
 
     __slots__ = ("row", "fills", "_make", "_table")
@@ -161,16 +163,20 @@ class Filled(Mapping[str, Any]):
         return len(self._values())
 
     def fragment(self, body: Any, depth: int) -> Fragment | None:
+        fills = self.fills
+        for text in fills.values():
+            if text.__class__ is not str or not text or text.isspace():
+                return None  # absent or blank: another shape, so the table is walked
         made = self.row.fragment(body, depth)
         if made is None:
             return None
-        fills = self.fills
         texts = []
         for text in made[0]:
             if text.__class__ is _StandIn:
-                text = fills.get(text, "")
-                if text.__class__ is not str or not text or text.isspace():
-                    return None  # absent or blank: another shape, so the table is walked
+                filled = fills.get(text)
+                if filled is None:
+                    return None  # a stand-in without its text: the table says what it is
+                text = filled
             texts.append(text)
         return tuple(texts), made[1]
 
@@ -323,7 +329,10 @@ class _Writer:
         names = ", ".join(self.scopes(depth))
         top = "" if self.named or not depth else f"""\
     if scopes[-1].__class__ is Filled:
-        f = scopes[-1].fragment({entry}, {depth - 1})
+        try:
+            f = scopes[-1].fragment({entry}, {depth - 1})
+        except NotText:
+            return None
         if f is not None:
             return list(f[0]), [], f[1]
 """
