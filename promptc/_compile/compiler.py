@@ -126,7 +126,8 @@ class Compiler:
         self._plans: dict[tuple[str, ProviderInfo, bool | None], Plan] = {}
         self._plans_lock = threading.Lock()
         self._contexts = ContextMemo(self.features, memo_size)  # contexts from plain data
-        self._results: Memo[Hashable, CompiledPrompt] = Memo(memo_size)  # complete request key -> CompiledPrompt
+        # complete request key -> CompiledPrompt, kept from its second time
+        self._results: Memo[Hashable, CompiledPrompt] = Memo(memo_size, second_sight=True)
         self.tokens = TokenCounter()
         self._context_hooks = plugins.context_hooks if plugins else ()
         self._inspect_hooks = plugins.inspect_hooks if plugins else ()
