@@ -57,7 +57,7 @@ def records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, .
     if items.__class__ is tuple and set(map(type, items)) == {cls}:
         return items  # records already (a memo's, say)
     known: frozenset[str] = cls.__field_set__  # type: ignore[attr-defined]
-    return tuple([_record(cls, item, known, f"{field}[{i}]") for i, item in enumerate(items)])
+    return tuple([_record(cls, item, known, field, i) for i, item in enumerate(items)])
 
 
 def _check_list(items: Any, field: str) -> None:
@@ -66,14 +66,14 @@ def _check_list(items: Any, field: str) -> None:
         raise ContextError(f"must be a list, got {describe(items)}", field=field)
 
 
-def _record(cls: type[R], item: Any, known: frozenset[str], path: str) -> R:
+def _record(cls: type[R], item: Any, known: frozenset[str], field: str, i: int) -> R:
     if item.__class__ is cls:
         return item
     if item.__class__ is dict and item.keys() <= known:
         made = cls.__plain__(item)  # type: ignore[attr-defined]
         if made is not None:
             return made  # type: ignore[no-any-return]
-    built: R = build_record(cls, item, path=path, error=ContextError)
+    built: R = build_record(cls, item, path=f"{field}[{i}]", error=ContextError)
     return built
 
 

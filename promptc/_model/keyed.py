@@ -124,11 +124,10 @@ def _plain_source(cls: type, fields: list[attrs.Attribute[Any]], text: Any,
                   namespace: dict[str, Any]) -> str:
     body = [line for f in fields for line in _field_source(f, text, namespace)]
     sets = [f"    _set(o, '{f.name}', v_{f.name})" for f in fields]
-    return "\n".join(["def build(d):", *body, "    o = _new(cls)", *sets,
-                      "    o.__attrs_post_init__()", "    return o", "",
-                      "def __plain__(d):", "    try:", "        return build(d)",
-                      "    except (PromptcError, TypeError, ValueError, KeyError):",
-                      "        return None"])
+    lines = [*body, "    o = _new(cls)", *sets, "    o.__attrs_post_init__()", "    return o"]
+    return "\n".join(["def __plain__(d):", " try:", *(" " + line for line in lines),
+                      " except (PromptcError, TypeError, ValueError, KeyError):",
+                      "     return None"])
 
 
 def keyed(kinds: Mapping[Any, KeyKind], text: Any) -> Callable[[type], type]:

@@ -299,8 +299,12 @@ def mcp_bindings(servers: Sequence[McpServer], taken: Iterable[str],
     out: list[McpBinding] = []
     for server in servers:
         part = _part(server.name)  # once per server
+        # the usual case, a server name that needs no change: `mcp__<server>__` as it is
+        prefix = f"{MCP_PREFIX}{part}__" if part is server.name else ""
         for tool in server.tools:
-            name, why = _named(server.name, tool.name, part)
+            name, why = f"{prefix}{tool.name}", ""
+            if not prefix or len(name) > MAX_NAME or _part(tool.name) is not tool.name:
+                name, why = _named(server.name, tool.name, part)
             if name in used:
                 name, why = _untaken(name, server.name, tool.name, used, counters), \
                     "is already taken"
