@@ -82,7 +82,9 @@ class McpValues:
     __slots__ = ("_sections", "_rows", "_schemas")
 
     def __init__(self, size: int = 2048) -> None:
-        self._sections: Memo[Hashable, _Section] = Memo(size)
+        # by the servers' part lists' identity: kept from a second time, so lists that are
+        # equal but not one object (a context built by hand each request) leave nothing behind
+        self._sections: Memo[Hashable, _Section] = Memo(size, second_sight=True)
         self._rows: Memo[tuple[tuple[McpTool, ...], bool], list[Row]] = Memo(size)
         self._schemas: Memo[str, str] = Memo(size)
 
