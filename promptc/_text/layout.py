@@ -106,11 +106,12 @@ class Row(dict):  # type: ignore[type-arg]
     (`stand_in`) where each use puts its own text (see Filled).
     """
 
-    __slots__ = ("fragments",)
+    __slots__ = ("fragments", "stand_ins")
 
     def __init__(self, values: Mapping[str, Any]) -> None:
         super().__init__(values)
         self.fragments: dict[Any, Fragment | None] = {}
+        self.stand_ins: dict[Any, tuple[tuple[int, str], ...]] = {}
 
     def fragment(self, body: Any, depth: int) -> Fragment | None:
         """What `body` (a section body compiled for `depth` scopes around it) collects over
@@ -121,6 +122,17 @@ class Row(dict):  # type: ignore[type-arg]
             return fragments[body]
         made = fragments[body] = _fragment(self, body, depth)
         return made
+
+    def holes(self, body: Any, depth: int) -> tuple[Fragment, tuple[tuple[int, str], ...]] | None:
+        """The fragment, and where its stand-ins sit in its texts (found once per body)."""
+        made = self.fragment(body, depth)
+        if made is None:
+            return None
+        found = self.stand_ins.get(body)
+        if found is None:
+            found = self.stand_ins[body] = tuple(
+                (at, text) for at, text in enumerate(made[0]) if text.__class__ is _StandIn)
+        return made, found
 
     def _refuse(self, *_args: Any, **_kwargs: Any) -> None:
         raise TypeError("a Row is read-only")
@@ -167,18 +179,17 @@ class Filled(Mapping[str, Any]):
         for text in fills.values():
             if text.__class__ is not str or not text or text.isspace():
                 return None  # absent or blank: another shape, so the table is walked
-        made = self.row.fragment(body, depth)
+        made = self.row.holes(body, depth)
         if made is None:
             return None
-        texts = []
-        for text in made[0]:
-            if text.__class__ is _StandIn:
-                filled = fills.get(text)
-                if filled is None:
-                    return None  # a stand-in without its text: the table says what it is
-                text = filled
-            texts.append(text)
-        return tuple(texts), made[1]
+        (texts, shape), holes = made
+        filled = list(texts)
+        for at, stand in holes:
+            fill = fills.get(stand)
+            if fill is None:
+                return None  # a stand-in without its text: the table says what it is
+            filled[at] = fill
+        return tuple(filled), shape
 
 
 Fragment = tuple[tuple[str, ...], tuple[int, ...]]  # the texts and shape one item adds
