@@ -29,7 +29,7 @@ __all__ = ["Assembled", "BaseSlots", "Slot", "SlotKind", "base_slots", "Placed",
 Placed = list[tuple[Section, tuple[int, int]]]  # sections in text order, with their spans
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Assembled:
     """Stages 3–4's result: the text, the sections placed in it (in text order, with their
     spans), which layer supplied each placeholder, and what a budget cut."""
@@ -43,7 +43,7 @@ SlotKind = Literal["section", "standard", "default", "input", "missing"]
 Slot = tuple[str, SlotKind, int]  # (name, kind, index of the step for a section, else -1)
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class BaseSlots:
     """Every name the base template uses, in order, with what supplies it."""
 

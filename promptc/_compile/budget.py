@@ -34,7 +34,7 @@ __all__ = ["fit_budget"]
 Cut = Literal["shortened", "dropped"]
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class _Attempt:
     laid: Assembled
     total: int  # tokens: the text's and the native tool definitions'

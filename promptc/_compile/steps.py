@@ -45,7 +45,7 @@ def class_of(reads: frozenset[str], tools_class: CacheClass,
     return most_volatile(*classes)
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Step:
     """One component of the variant, bound to a plan."""
 
@@ -70,7 +70,7 @@ class Step:
     key: Callable[[Request], Hashable] | None = attrs.field(default=None, eq=False, repr=False)
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class _Texts:
     """Which templates a step renders, and where each came from."""
 

@@ -18,7 +18,7 @@ __all__ = ["BUILTIN_COMPONENTS", "ComponentDef", "SHARED_TEMPLATES"]
 SHARED_TEMPLATES = {"session_tools": "tools"}
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class ComponentDef:
     fed: bool = False  # a data function computes its template's values per request
     provides: tuple[str, ...] = ()
