@@ -11,13 +11,11 @@ plan, hence by one Compiler, and keyed by the complete, typed input of what it s
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from itertools import accumulate
 from typing import Any
 
 from .._base.errors import PLUGIN_FAILURES
 from .._base.frozen import EMPTY, FrozenDict
 from .._base.memo import Memo
-from .._base.suggest import did_you_mean
 from .._emit.toolset import NativeTools, ToolBlock, ToolSet
 from .._model.cache import CacheClass
 from .._model.component import Component
@@ -30,7 +28,6 @@ from .._model.request import Request
 from .._model.conditions import ALWAYS
 from .._model.tools import McpBinding, ToolSpec, mcp_bindings, per_session, sources_of
 from .._model.variant import ToolModeChoice, Variant, choose_tool_mode
-from .._text.fence import element
 from .._text.cleanup import clean
 from .._text.layout import Layout, laid_out, layout_of, render_clean
 from .builtin_data import BUILTIN_DATA, DataCache

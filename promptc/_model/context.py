@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from .._base.errors import ContextError, PromptcError
+from .._base.errors import ContextError
 from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
 from .._base.records import build_record, describe, one_of, typed
