@@ -205,6 +205,17 @@ def target_from(args: argparse.Namespace, features: FeatureSet | None = None
     `features` table is checked against (default: the built-ins')."""
     ctx = PromptContext.load(args.context, features=features) if args.context else \
         PromptContext()
+    info = provider_for(ctx.provider, args.provider, args.model, _capabilities(args))
+    changes: dict[str, Any] = {"provider": info, **_context_changes(args, ctx)}
+    try:
+        ctx = attrs.evolve(ctx, **changes)
+    except PromptcError as exc:
+        raise UsageError(f"--{exc.field or 'option'}: {exc.message}") from None
+    return info, ctx
+
+
+def _capabilities(args: argparse.Namespace) -> dict[str, Any]:
+    """The capabilities given on the command line (--native-tools, --images, …)."""
     caps: dict[str, Any] = {}
     if getattr(args, "native_tools", None):
         caps["native_tools"] = args.native_tools == "yes"
@@ -214,8 +225,12 @@ def target_from(args: argparse.Namespace, features: FeatureSet | None = None
         caps["context_window"] = args.context_window
     if getattr(args, "family", None):
         caps["family"] = args.family
-    info = provider_for(ctx.provider, args.provider, args.model, caps)
-    changes: dict[str, Any] = {"provider": info}
+    return caps
+
+
+def _context_changes(args: argparse.Namespace, ctx: PromptContext) -> dict[str, Any]:
+    """The context fields the options override (--date, --cwd, --mode, --set)."""
+    changes: dict[str, Any] = {}
     if args.date:
         changes["date"] = args.date
     if getattr(args, "cwd", None):
@@ -223,18 +238,19 @@ def target_from(args: argparse.Namespace, features: FeatureSet | None = None
     if getattr(args, "mode", None):
         changes["mode"] = args.mode
     if args.set:
-        runtime = dict(ctx.runtime)
-        for item in args.set:
-            name, eq, value = item.partition("=")
-            if not eq or not name:
-                raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
-            runtime[name] = _parse_value(value)
-        changes["runtime"] = runtime
-    try:
-        ctx = attrs.evolve(ctx, **changes)
-    except PromptcError as exc:
-        raise UsageError(f"--{exc.field or 'option'}: {exc.message}") from None
-    return info, ctx
+        changes["runtime"] = _runtime(ctx.runtime, args.set)
+    return changes
+
+
+def _runtime(base: Any, items: Sequence[str]) -> dict[str, Any]:
+    """The context's runtime inputs with each `--set NAME=VALUE` over them."""
+    runtime = dict(base)
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
+        runtime[name] = _parse_value(value)
+    return runtime
 
 
 def provider_for(base: ProviderInfo | None, provider: str | None, model: str | None,

@@ -97,12 +97,12 @@ def model_facts(info: ProviderInfo, families: Sequence[FamilyRule] = (),
     starts = overlay.starts(tokens)
     rule = _matching_family(tokens, starts, families, overlay)
     named = _named_family(info.family, families, overlay)
+    rows = _model_rows(overlay, tokens, starts, provider)
     facts = _default_facts(overlay)
     _lay_family(facts, named or rule)
-    rows = [r for r in overlay.models if r.matches(tokens, starts, provider)] if tokens else []
-    _lay_rows(facts, [r for r in rows if not r.wins])
+    _lay_rows(facts, rows, wins=False)
     entry = _lay_table(facts, data, tokens, provider)
-    _lay_rows(facts, [r for r in rows if r.wins])
+    _lay_rows(facts, rows, wins=True)
     _lay_local(facts, info, overlay)
     _lay_client(facts, info)
     family, family_source, title = _family_of(info, named, rule)
@@ -153,8 +153,19 @@ def _lay_family(facts: Facts, family: FamilyRule | None) -> None:
         facts[name] = Fact(name, value, "family", family.id, note)
 
 
-def _lay_rows(facts: Facts, rows: Iterable[FamilyRule]) -> None:
+def _model_rows(overlay: Overlay, tokens: tuple[str, ...], starts: Sequence[int],
+                provider: str) -> list[FamilyRule]:
+    """The overlay's model rows for this id and provider, in file order."""
+    if not tokens:
+        return []
+    return [r for r in overlay.models if r.matches(tokens, starts, provider)]
+
+
+def _lay_rows(facts: Facts, rows: Iterable[FamilyRule], *, wins: bool) -> None:
+    """The facts of the rows that fill gaps (`wins` False) or correct the table (True)."""
     for row in rows:
+        if row.wins != wins:
+            continue
         for name, value in row.facts.items():
             facts[name] = Fact(name, value, "overlay", row.id, row.source)
 
