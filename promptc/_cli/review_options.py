@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .._review.diff import CaseReview
     from .._review.snapshot import Matrix, Rendered
 
-__all__ = ["DEFAULT_LINES", "add_review_output", "output_format", "emit_review",
+__all__ = ["DEFAULT_LINES", "lines_arg", "add_review_output", "output_format", "emit_review",
            "expected_renders", "snapshot_command", "matrix_path"]
 
 DEFAULT_LINES = 40
