@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from promptc._cli import main
-from promptc._cli.commands import PARSERS, build_parser
+from promptc._cli.args import PARSERS
+from promptc._cli.commands import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_MD = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")

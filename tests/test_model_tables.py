@@ -100,8 +100,8 @@ def test_archive_members_are_size_limited(tmp_path: Path, user_dir: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A 1.8 MB wheel holding a 400 MB member once hit MemoryError: the limit now applies to
     what is read from an archive too (a small limit stands in for the real one here)."""
-    from promptc._cli import models
-    monkeypatch.setattr(models, "MAX_TABLE_FILE", 4096)
+    from promptc._model.provider import litellm_map
+    monkeypatch.setattr(litellm_map, "MAX_TABLE_FILE", 4096)
     wheel = tmp_path / "litellm-9.9.9-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("litellm/model_prices_and_context_window_backup.json",

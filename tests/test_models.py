@@ -21,10 +21,11 @@ import pytest
 from promptc import Compiler, ConfigError, PromptcError, ProviderInfo
 from promptc._base.files import read_text_file
 from promptc._cli.args import UsageError
-from promptc._cli.models import add_models_command, compile_overlay
-from promptc._model.provider import (TABLE_FIELDS, TABLE_FORMAT, compiled_overlay_path,
-                                     model_data, model_facts, overlay_path, parse_table,
-                                     shipped_table_path, user_table_path)
+from promptc._cli.models import add_models_command
+from promptc._model.provider import (TABLE_FIELDS, TABLE_FORMAT, model_data, model_facts,
+                                     parse_table, shipped_table_path, user_table_path)
+from promptc._model.provider.compiled import compile_overlay
+from promptc._model.provider.paths import compiled_overlay_path, overlay_path
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "scripts" / "update_models.py"
@@ -89,28 +90,51 @@ def test_the_compiled_overlay_is_current() -> None:
     text = read_text_file(overlay_path(), ConfigError)
     assert compiled_overlay_path().read_bytes() == compile_overlay(text, str(overlay_path())), \
         "models.overlay.toml changed: run `python scripts/update_models.py --overlay-only`"
-    from promptc._model import provider
-    compiled = provider._load_compiled(compiled_overlay_path().read_bytes(), text, "x")
-    parsed = provider.parse_overlay(provider.parse_toml(text, "x", ConfigError), "x")
+    from promptc._base.files import parse_toml
+    from promptc._model.provider.compiled import load_compiled
+    from promptc._model.provider.overlay import parse_overlay
+    compiled = load_compiled(compiled_overlay_path().read_bytes(), text, "x")
+    parsed = parse_overlay(parse_toml(text, "x", ConfigError), "x")
     assert compiled is not None and compiled == parsed
-    assert provider._load_compiled(b"garbage", text, "x") is None
+    assert load_compiled(b"garbage", text, "x") is None
 
 
 def test_an_edited_overlay_is_read_even_before_it_is_compiled(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
-    from promptc._model import provider
+    from promptc._model.provider import compiled
     toml = tmp_path / "models.overlay.toml"
     toml.write_text(overlay_path().read_text(encoding="utf-8").replace(
         'title = "GPT-5 and later"', 'title = "GPT-5 and everything after"'), encoding="utf-8")
-    monkeypatch.setattr(provider, "overlay_path", lambda: toml)
-    provider.shipped_overlay.cache_clear()
+    monkeypatch.setattr(compiled, "overlay_path", lambda: toml)
+    compiled.shipped_overlay.cache_clear()
     try:
-        titles = {f.id: f.title for f in provider.shipped_overlay().families}
+        titles = {f.id: f.title for f in compiled.shipped_overlay().families}
         assert titles["gpt-5"] == "GPT-5 and everything after"
     finally:
         monkeypatch.undo()
-        provider.shipped_overlay.cache_clear()
+        compiled.shipped_overlay.cache_clear()
+
+
+def test_the_vendor_table_is_data_checked_when_read() -> None:
+    """`diff --to-model`'s vendors come from _data/vendors.toml; a bad row names its field."""
+    from promptc._model.provider.vendors import parse_vendors, shipped_vendors
+    vendors = shipped_vendors()
+    assert vendors.vendor_of("us.anthropic.claude-opus-4-1-20250805-v1:0") == "anthropic"
+    assert vendors.vendor_of("o3-mini") == "openai" and vendors.vendor_of("my-finetune") is None
+    assert vendors.is_vendor(" Google ") and not vendors.is_vendor("openrouter")
+    for table, message in [
+        ({"anthropic": ["claude"], "acme": ["claude"]}, r"vendors\.acme.*already 'anthropic'"),
+        ({"openai": ["GPT"]}, r"vendors\.openai.*normalized model id"),
+        ({"openai": ["gpt-5"]}, r"vendors\.openai.*normalized model id"),
+        ({"OpenAI": ["gpt"]}, r"vendors\.OpenAI.*lowercase"),
+        ({"openai": "gpt"}, r"vendors\.openai.*list of non-empty strings"),
+    ]:
+        with pytest.raises(ConfigError, match=message) as info:
+            parse_vendors({"vendors": table}, "vendors.toml")
+        assert "vendors.toml" in str(info.value)
+    with pytest.raises(ConfigError, match=r"vendrs.*did you mean 'vendors'"):
+        parse_vendors({"vendrs": {}}, "vendors.toml")
 
 
 # Where the overlay's model rows and LiteLLM's map disagree (the map wins unless the row says

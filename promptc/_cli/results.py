@@ -44,7 +44,7 @@ def render_data(prompt: CompiledPrompt) -> dict[str, Any]:
     """`render --format json`: the prompt, and the budget report when a budget changed it."""
     data = prompt_to_dict(prompt)
     if prompt.dropped:
-        from .commands import budget_summary
+        from .budget import budget_summary
         data["budget_report"] = budget_summary(prompt)[2]
     return data
 
