@@ -91,6 +91,16 @@ def test_global_options_after_the_command(capsys: pytest.CaptureFixture[str]) ->
     assert capsys.readouterr().out
 
 
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+@pytest.mark.parametrize("command", ["render", "lint", "session", "serve"])
+def test_version_after_the_command(command: str, flag: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([command, flag])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.startswith("promptc ")
+
+
 @pytest.mark.parametrize("argv", [["render", "--format", "jsn"], ["tokens", "--budget", "x"],
                                   ["snapshot", "--lines", "some"], ["lint", "--strcit"]],
                          ids=["choice", "number", "lines", "unknown-option"])

@@ -82,6 +82,20 @@ def epilog(examples: Sequence[str], exit_codes: str, see: str = "") -> str:
 
 
 Command = Callable[[argparse.Namespace], int]
+class VersionAction(argparse.Action):
+    """`--version`: read from the package metadata only when asked (it costs an import)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        from .. import __version__
+        sys.stdout.write(f"promptc {__version__}\n")
+        parser.exit()
+
+
 CommandFactory = Callable[..., argparse.ArgumentParser]  # `add_command`'s signature
 
 COMMANDS: dict[str, Command] = {}
@@ -99,6 +113,7 @@ def add_command(sub: Any, name: str, summary: str, description: str, examples: S
     # the top-level value when it is not given here
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                    help=argparse.SUPPRESS)
+    p.add_argument("-V", "--version", action=VersionAction, help=argparse.SUPPRESS)
     PARSERS[name] = p
     return p
 

@@ -4,11 +4,8 @@ module's `add_…_command`, in the order `promptc --help` lists them."""
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Sequence
-from typing import Any
 
-from .args import COMMANDS, PARSERS, DOCS, Parser, add_command, epilog
+from .args import COMMANDS, PARSERS, DOCS, Parser, VersionAction, add_command, epilog
 from .authoring import add_inputs_command, add_new_variant_command
 from .diff import add_diff_command
 from .explain import add_explain_command, add_variants_command
@@ -30,20 +27,6 @@ _IN_ORDER = (add_render_command, add_explain_command, add_variants_command, add_
              add_parse_command, add_lint_command, add_tokens_command, add_inputs_command,
              add_snapshot_command, add_diff_command, add_new_variant_command,
              add_models_command, add_session_command, add_serve_command, add_help_command)
-
-
-class _Version(argparse.Action):
-    """`--version`: read from the package metadata only when asked (it costs an import)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: str | None = None) -> None:
-        from .. import __version__
-        sys.stdout.write(f"promptc {__version__}\n")
-        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,6 +54,6 @@ def _top_level() -> argparse.ArgumentParser:
             "promptc COMMAND --help · promptc help TOPIC (" + ", ".join(TOPICS) + ") · "
             + DOCS))
     PARSERS[""] = parser
-    parser.add_argument("-V", "--version", action=_Version, help="print the version and exit")
+    parser.add_argument("-V", "--version", action=VersionAction, help="print the version and exit")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
