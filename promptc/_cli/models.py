@@ -247,7 +247,8 @@ _LITELLM_KEYS = {"context_window": "max_input_tokens", "max_output": "max_output
                  "images": "supports_vision", "native_tools": "supports_function_calling",
                  "parallel_tools": "supports_parallel_function_calling",
                  "prompt_caching": "supports_prompt_caching",
-                 "cache_min_tokens": "prompt_cache_min_tokens", "reasoning": "supports_reasoning"}
+                 "cache_min_tokens": "prompt_cache_min_tokens", "reasoning": "supports_reasoning",
+                 "responses_only": "mode"}
 
 def encode_row(row: Sequence[Any]) -> str:
     return "|".join("" if v is None else ("t" if v else "f") if isinstance(v, bool) else str(v)
@@ -279,6 +280,8 @@ def compile_overlay(toml_text: str, path: str) -> bytes:
 
 def _fact_value(name: str, raw: Any) -> Any:
     """A LiteLLM value as promptc stores it (None when absent or unusable)."""
+    if name == "responses_only":  # the entry's `mode`: "responses" when that is its only API
+        return raw == "responses" if raw in CHAT_MODES else None
     if name in _INT_FACTS:
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw < 0 or \
                 raw != int(raw):
@@ -345,7 +348,7 @@ def table_from_litellm(litellm: Mapping[str, Any], source: Mapping[str, str],
             else:  # fill facts the better tier does not know from the next one
                 base[1:] = [b if b is not None else r for b, r in zip(base[1:], row[1:])]
         assert base is not None
-        if all(v is None for v in base[1:]):
+        if all(v is None for n, v in zip(TABLE_FIELDS, base[1:]) if n != "responses_only"):
             continue  # the map names it but knows none of the facts promptc uses
         models[key] = encode_row(base) + _provider_parts(base, members, overlay)
     return {"format": TABLE_FORMAT, "source": dict(source), "fields": list(TABLE_FIELDS),

@@ -253,13 +253,32 @@ def pattern_matches(pattern: tuple[PatternToken, ...], tokens: Sequence[str],
 # --- the data: overlay (hand-kept) + table (generated) -----------------------------------------
 
 CAPABILITIES = ("context_window", "max_output", "native_tools", "parallel_tools", "images",
-                "prompt_caching", "cache_min_tokens", "reasoning", "encoding", "estimated")
+                "prompt_caching", "cache_min_tokens", "reasoning", "encoding", "estimated",
+                *("responses_only", "knowledge_cutoff"))  # see "API and cutoff facts" below
 # The facts the generated table carries, in the order of each row (after the entry id).
 TABLE_FIELDS = ("context_window", "max_output", "images", "native_tools", "parallel_tools",
-                "prompt_caching", "cache_min_tokens", "reasoning")
+                "prompt_caching", "cache_min_tokens", "reasoning", "responses_only")
 TABLE_FORMAT = "promptc-models/1"
 _INT_FACTS = frozenset(("context_window", "max_output", "cache_min_tokens"))
-_STR_FACTS = frozenset(("encoding",))
+_STR_FACTS = frozenset(("encoding", "knowledge_cutoff"))
+
+# --- API and cutoff facts (issue 23) -----------------------------------------------------------
+# `responses_only`: the model is served only through OpenAI's Responses API (LiteLLM's map marks
+# its entry `"mode": "responses"`), so an OpenAI payload defaults to that shape for it.
+# `knowledge_cutoff`: the month the model's training data ends ("January 2025"), from the maker's
+# model page (an overlay row names it); "" when unknown. A table written before `responses_only`
+# existed has one column fewer: its rows read as "unknown" there.
+_LEGACY_TABLE_FIELDS = TABLE_FIELDS[:-1]
+
+
+def _table_width(fields: Any, path: str) -> int:
+    """How many facts each row of a table with these `fields` holds: the current columns, or
+    the ones a table written before the last column was added has."""
+    for known in (TABLE_FIELDS, _LEGACY_TABLE_FIELDS):
+        if fields == list(known):
+            return len(known)
+    raise ConfigError(f"fields must be {list(TABLE_FIELDS)}; run `promptc models update` "
+                      "to rewrite it", source=path, field="fields")
 _DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_data")
 MAX_TABLE_FILE = 32 * 1024 * 1024
 
@@ -620,15 +639,16 @@ class ModelTable(_Record):
     is looked up.
     """
 
-    __slots__ = ("path", "user", "source", "models")
+    __slots__ = ("path", "user", "source", "models", "width")
     path: str
     user: bool
     source: Mapping[str, Any]
     models: Mapping[str, str]
+    width: int  # facts per row: len(TABLE_FIELDS), or fewer for a table an older promptc wrote
 
     def __init__(self, path: str, user: bool, source: Mapping[str, Any],
-                 models: Mapping[str, str]) -> None:
-        self._fields(path=path, user=user, source=source, models=models)
+                 models: Mapping[str, str], width: int = len(TABLE_FIELDS)) -> None:
+        self._fields(path=path, user=user, source=source, models=models, width=width)
 
     def __repr__(self) -> str:
         return f"ModelTable({self.path!r}, {len(self.models)} models)"
@@ -646,7 +666,7 @@ class ModelTable(_Record):
         if not isinstance(text, str):
             raise ConfigError("must be a string", source=self.path, field=f"models.{key}")
         head, _, rest = text.partition(";")
-        base = decode_row(head, self.path, f"models.{key}")
+        base = decode_row(head, self.path, f"models.{key}", self.width)
         if provider and rest:
             for part in rest.split(";"):
                 name, eq, row = part.partition("=")
@@ -654,7 +674,8 @@ class ModelTable(_Record):
                     raise ConfigError(f"a provider's part must be `provider=row`, got {part!r}",
                                       source=self.path, field=f"models.{key}")
                 if name == provider:
-                    return base, decode_row(row, self.path, f"models.{key};{name}")
+                    return base, decode_row(row, self.path, f"models.{key};{name}",
+                                            self.width)
         return base, None
 
     def check(self) -> None:
@@ -663,13 +684,13 @@ class ModelTable(_Record):
             if not isinstance(text, str):
                 raise ConfigError("must be a string", source=self.path, field=f"models.{key}")
             head, _, rest = text.partition(";")
-            decode_row(head, self.path, f"models.{key}")
+            decode_row(head, self.path, f"models.{key}", self.width)
             for part in rest.split(";") if rest else ():
                 name, eq, row = part.partition("=")
                 if not eq or not name:
                     raise ConfigError(f"a provider's part must be `provider=row`, got "
                                       f"{part!r}", source=self.path, field=f"models.{key}")
-                decode_row(row, self.path, f"models.{key};{name}")
+                decode_row(row, self.path, f"models.{key};{name}", self.width)
 
     def without_bad_rows(self) -> tuple[ModelTable, tuple[str, ...]]:
         """This table with every row that does not decode left out, and why each was (a
@@ -678,25 +699,27 @@ class ModelTable(_Record):
         good: dict[str, str] = {}
         for key, text in self.models.items():
             try:
-                ModelTable(self.path, self.user, self.source, {key: text}).check()
+                ModelTable(self.path, self.user, self.source, {key: text}, self.width).check()
             except ConfigError as exc:
                 problems.append(str(exc))
                 continue
             good[key] = text
         if not problems:
             return self, ()
-        return ModelTable(self.path, self.user, self.source, good), tuple(problems)
+        return ModelTable(self.path, self.user, self.source, good, self.width), tuple(problems)
 
     def provider_rows(self) -> int:
         return sum(text.count(";") for text in self.models.values() if isinstance(text, str))
 
 
-def decode_row(text: Any, path: str, field: str) -> list[Any]:
+def decode_row(text: Any, path: str, field: str, width: int = len(TABLE_FIELDS)) -> list[Any]:
+    """A row's entry id and facts (TABLE_FIELDS order); a row of an older table (`width`
+    facts) reads as unknown in the columns it lacks."""
     parts = text.split("|") if isinstance(text, str) else []
-    if len(parts) != len(TABLE_FIELDS) + 1 or not parts[0]:
-        raise ConfigError(f"must be a string of the entry id and {len(TABLE_FIELDS)} values "
-                          f"separated by `|` ({', '.join(TABLE_FIELDS)}); run `promptc models "
-                          "update` again", source=path, field=field)
+    if len(parts) != width + 1 or not parts[0]:
+        raise ConfigError(f"must be a string of the entry id and {width} values "
+                          f"separated by `|` ({', '.join(TABLE_FIELDS[:width])}); run `promptc "
+                          "models update` again", source=path, field=field)
     out: list[Any] = [parts[0]]
     for name, value in zip(TABLE_FIELDS, parts[1:]):
         if not value:
@@ -711,7 +734,7 @@ def decode_row(text: Any, path: str, field: str) -> list[Any]:
         else:
             raise ConfigError(f"{name} must be t, f or empty, got {value!r}", source=path,
                               field=field)
-    return out
+    return out + [None] * (len(TABLE_FIELDS) - width)
 
 
 def parse_table(text: str, path: str, *, user: bool = False, deep: bool = False) -> ModelTable:
@@ -723,15 +746,13 @@ def parse_table(text: str, path: str, *, user: bool = False, deep: bool = False)
         raise ConfigError(f"not a promptc model table (format {data.get('format')!r}, expected "
                           f"{TABLE_FORMAT!r}); run `promptc models update` to rewrite it",
                           source=path, field="format")
-    if data.get("fields") != list(TABLE_FIELDS):
-        raise ConfigError(f"fields must be {list(TABLE_FIELDS)}; run `promptc models update` "
-                          "to rewrite it", source=path, field="fields")
+    width = _table_width(data.get("fields"), path)
     source, models = data.get("source"), data.get("models")
     if not isinstance(source, dict) or not all(isinstance(v, str) for v in source.values()):
         raise ConfigError("must be an object of strings", source=path, field="source")
     if not isinstance(models, dict) or not models:
         raise ConfigError("must be a non-empty object", source=path, field="models")
-    table = ModelTable(path=path, user=user, source=source, models=models)
+    table = ModelTable(path=path, user=user, source=source, models=models, width=width)
     if deep:
         table.check()
     return table
@@ -1070,6 +1091,8 @@ class ProviderInfo:
     encoding: str | None = attrs.field(default=None, validator=_OPT_STR)
     estimated: bool | None = attrs.field(default=None, validator=_BOOL)
     reasoning: bool | None = attrs.field(default=None, validator=_BOOL)
+    responses_only: bool | None = attrs.field(default=None, validator=_BOOL)
+    knowledge_cutoff: str | None = attrs.field(default=None, validator=_OPT_STR)
 
     @property
     def normalized_model(self) -> str:
