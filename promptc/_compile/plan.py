@@ -94,6 +94,12 @@ class Plan:
                 self.steps.append(step)
         self._classify_base(components, diags)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diags)
+        # The feature switches something of this variant reads (a tool's condition, a section's
+        # data): a context that turns on any other one is told so (`feature-unsupported`).
+        self.features_read: frozenset[str] = frozenset(
+            {f for spec in specs for f in spec.when.features} |
+            {r.split(".", 1)[1] for step in self.steps for r in step.reads or ()
+             if r.startswith("features.")})
         # A whole result may be reused for an equal request only when every step says what it
         # reads: code that does not may depend on anything, so it runs on every request.
         self.pure = all(step.reads is not None for step in self.steps)
