@@ -348,11 +348,16 @@ def table_from_litellm(litellm: Mapping[str, Any], source: Mapping[str, str],
             else:  # fill facts the better tier does not know from the next one
                 base[1:] = [b if b is not None else r for b, r in zip(base[1:], row[1:])]
         assert base is not None
-        if all(v is None for n, v in zip(TABLE_FIELDS, base[1:]) if n != "responses_only"):
+        if _knows_nothing(base):
             continue  # the map names it but knows none of the facts promptc uses
         models[key] = encode_row(base) + _provider_parts(base, members, overlay)
     return {"format": TABLE_FORMAT, "source": dict(source), "fields": list(TABLE_FIELDS),
             "models": models}
+
+
+def _knows_nothing(row: Sequence[Any]) -> bool:
+    """No fact but the API (every chat entry has a `mode`): not worth a row."""
+    return all(v is None for n, v in zip(TABLE_FIELDS, row[1:]) if n != "responses_only")
 
 
 def _provider_parts(base: list[Any], members: Sequence[tuple[str, str, Mapping[str, Any]]],

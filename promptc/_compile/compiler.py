@@ -265,8 +265,7 @@ class Compiler:
         report = Reporter(strict, route.diagnostics)
         if ctx.features and not ctx.features.keys() <= self.features.names:
             self._unknown_features(ctx, report)
-        if ctx.features:
-            _unsupported_features(ctx, plan, self.features.names, report)
+        _unsupported_features(ctx, plan, self.features.names, report)
         if self._context_hooks:
             ctx = self._contribute(ctx, plan.provider, report)
         request = plan.bind(ctx, date, report)                                  # 2. bind
@@ -409,8 +408,8 @@ def _unsupported_features(ctx: PromptContext, plan: Plan, known: frozenset[str],
     """A known feature the context turns on but nothing of the chosen variant reads (compact
     offers no web fetch, for one): the client believes the model has it, so say it does not
     (info: the prompt is still right, it just leaves the feature out)."""
-    for name in sorted(n for n, on in ctx.features.items()
-                       if on and n in known and n not in plan.features_read):
+    wanted = {n for n, on in ctx.features.items() if on} & known
+    for name in sorted(wanted - plan.features_read):
         report("info", "feature-unsupported",
                f"feature {name!r} is on, but variant {plan.variant.id!r} does not support it: "
                "no tool or section of it uses the feature, so the model is not told of it",

@@ -97,19 +97,21 @@ def _missing_examples(prompt: CompiledPrompt, label: str,
     out: list[Diagnostic] = []
     for sid, text in sections:
         for hit in _example_refs(names).finditer(text):
-            tool = hit.group("tool")
-            if tool not in listed and not (tool == "tool's" and listed):
+            if hit.group("tool") not in listed | ({"tool's"} if listed else set()):
                 out.append(Diagnostic(
                     "error", "names-missing-example",
                     f"{label}: section {sid!r} (line {_line(text, hit.start())}) refers to "
                     f"{hit.group(0)!r}, but this render has no text catalogue showing it", sid))
-        hit = None if catalogue else _CATALOGUE_WORDS.search(text)
-        if hit is not None:
-            out.append(Diagnostic(
-                "error", "names-missing-example",
-                f"{label}: section {sid!r} (line {_line(text, hit.start())}) refers to "
-                f"{hit.group(0)!r}, but this render lists no tools in its text", sid))
+        out += [] if catalogue else _missing_catalogue(label, sid, text)
     return out
+
+
+def _missing_catalogue(label: str, sid: str, text: str) -> list[Diagnostic]:
+    """"The tools listed below" with no text catalogue to list them."""
+    return [Diagnostic("error", "names-missing-example",
+                       f"{label}: section {sid!r} (line {_line(text, hit.start())}) refers to "
+                       f"{hit.group(0)!r}, but this render lists no tools in its text", sid)
+            for hit in _CATALOGUE_WORDS.finditer(text)]
 
 
 def _missing_calling_section(prompt: CompiledPrompt, label: str,
