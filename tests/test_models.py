@@ -223,13 +223,14 @@ def test_the_script_regenerates_the_same_shape_from_a_fixture_map(tmp_path: Path
     assert "sample-spec" not in models and "broken-numbers" not in models
     assert not any("|" in k for k in models)
     assert models["claude-sonnet-4-5-20250929"] == \
-        "claude-sonnet-4-5-20250929|200000|64000|t|t||t|1024|t"
+        "claude-sonnet-4-5-20250929|200000|64000|t|t||t|1024|t|f"
     assert models["claude-opus-9"].split("|")[7] == "4096"  # 4096.0 in the map
     assert models["gpt-5-1-codex"].startswith("gpt-5.1-codex|400000|")  # a responses model
+    assert models["gpt-5-1-codex"].split(";")[0].endswith("|t")  # … served only there
     assert models["deepseek-v3"].startswith("deepseek/deepseek-v3|65536|")  # v3 kept
     # A provider that differs gets a row of just the differences.
     assert models["gpt-5-1"] == \
-        "gpt-5.1|272000|128000|t|t|t|t||t;azure=azure/gpt-5.1|128000|||||||"
+        "gpt-5.1|272000|128000|t|t|t|t||t|f;azure=azure/gpt-5.1|128000||||||||"
     # Bedrock's entries agree with Anthropic's: no provider part.
     assert ";" not in models["claude-sonnet-4-5-20250929"]
     # The model's row is a reseller's (Fireworks): every provider listing it has a part, an
@@ -237,7 +238,7 @@ def test_the_script_regenerates_the_same_shape_from_a_fixture_map(tmp_path: Path
     parts = models["deepseek-v3-1"].split(";")
     assert parts[0].startswith("fireworks_ai/") and len(parts) == 4
     assert parts[2] == "fireworks=fireworks_ai/accounts/fireworks/models/deepseek-v3p1" + \
-        "|" * 8  # agrees: empty
+        "|" * 9  # agrees: empty
     assert parts[1].startswith("deepinfra=") and parts[3].startswith("together=")  # differ
     # The same input gives the same bytes.
     again = tmp_path / "again.json"
@@ -322,13 +323,16 @@ def test_a_malformed_user_table_is_a_config_error_naming_the_file(
         assert code == 2 and out == "" and str(target) in err and len(err.splitlines()) == 1
     # A bad row is left out (lookups go on without it, and compilers warn: see
     # tests/test_model_tables.py); `promptc models` names it and fails.
+    # (written by an older promptc, before the `responses_only` column: its rows read as
+    # unknown there)
     good: dict[str, Any] = {
-        "format": TABLE_FORMAT, "fields": list(TABLE_FIELDS), "source": {"name": "x"},
+        "format": TABLE_FORMAT, "fields": list(TABLE_FIELDS[:-1]), "source": {"name": "x"},
         "models": {"claude-sonnet-4-5": "claude-sonnet-4-5|lots|||||||",
                    "gpt-5": "gpt-5|272000|128000|t|t|t|t||t"}}
     target.write_text(json.dumps(good), encoding="utf-8")
     model_data.cache_clear()
     assert ProviderInfo("openai", "gpt-5").resolved().context_window == 272000
+    assert model_facts(ProviderInfo("openai", "gpt-5")).facts[-2].source != "table"
     sonnet = model_facts(ProviderInfo("anthropic", "claude-sonnet-4-5"))
     assert sonnet.entry is None and sonnet.family == "claude-4"  # the row is skipped
     assert "whole number" in model_data().problems[0]

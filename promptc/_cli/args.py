@@ -177,9 +177,10 @@ def add_json(p: argparse.ArgumentParser, what: str = "the full data") -> None:
 
 def add_payload_options(p: argparse.ArgumentParser) -> None:
     """How native tool definitions are shaped for OpenAI and Gemini."""
-    p.add_argument("--openai-api", choices=("chat", "responses"), default="chat",
-                   help="for --format openai: the Chat Completions (default) or Responses "
-                        "API shape")
+    p.add_argument("--openai-api", choices=("chat", "responses"), default=None,
+                   help="for --format openai: the Chat Completions or Responses API shape "
+                        "(default: Responses for a model the model data says is served only "
+                        "there, such as the GPT-5 Codex models; else Chat Completions)")
     p.add_argument("--strict-tools", choices=("yes", "no"), default="yes",
                    help="for --format openai: strict function schemas where strict mode can "
                         "express them (default yes; optional parameters become nullable)")

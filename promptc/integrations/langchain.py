@@ -33,7 +33,7 @@ def system_message(prompt: CompiledPrompt, *, breakpoints: int = 2,
     if wire_format(prompt.provider) == "anthropic":
         blocks = prompt.to_anthropic(breakpoints, include_request=include_request)["system"]
         return messages.SystemMessage(content=blocks)
-    text = prompt.to_openai(include_request=include_request)["messages"][0]["content"]
+    text = prompt.to_openai("chat", include_request=include_request)["messages"][0]["content"]
     return messages.SystemMessage(content=text)
 
 

@@ -11,10 +11,15 @@ from ..._base.errors import ConfigError
 __all__ = ["CAPABILITIES", "TOKEN_ENCODINGS", "INT_FACTS", "check_facts"]
 
 CAPABILITIES = ("context_window", "max_output", "native_tools", "parallel_tools", "images",
-                "prompt_caching", "cache_min_tokens", "reasoning", "encoding", "estimated")
+                "prompt_caching", "cache_min_tokens", "reasoning", "encoding", "estimated",
+                "responses_only", "knowledge_cutoff")
+# `responses_only`: the model is served only through OpenAI's Responses API (LiteLLM's map marks
+# its entry `"mode": "responses"`), so an OpenAI payload defaults to that shape for it.
+# `knowledge_cutoff`: the month the model's training data ends ("January 2025"), from the maker's
+# model page (an overlay row names it); unknown (None) elsewhere.
 TOKEN_ENCODINGS = ("o200k_base", "cl100k_base")  # what promptc can count with, offline
 INT_FACTS = frozenset(("context_window", "max_output", "cache_min_tokens"))
-_STR_FACTS = frozenset(("encoding",))
+_STR_FACTS = frozenset(("encoding", "knowledge_cutoff"))
 _KIND = {name: int if name in INT_FACTS else str if name in _STR_FACTS else bool
          for name in CAPABILITIES}
 

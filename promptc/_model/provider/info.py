@@ -54,6 +54,8 @@ class ProviderInfo:
     encoding: str | None = attrs.field(default=None, validator=_OPT_STR)
     estimated: bool | None = attrs.field(default=None, validator=_BOOL)
     reasoning: bool | None = attrs.field(default=None, validator=_BOOL)
+    responses_only: bool | None = attrs.field(default=None, validator=_BOOL)
+    knowledge_cutoff: str | None = attrs.field(default=None, validator=_OPT_STR)
 
     @property
     def normalized_model(self) -> str:

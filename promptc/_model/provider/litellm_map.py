@@ -32,7 +32,8 @@ _LITELLM_KEYS = {"context_window": "max_input_tokens", "max_output": "max_output
                  "images": "supports_vision", "native_tools": "supports_function_calling",
                  "parallel_tools": "supports_parallel_function_calling",
                  "prompt_caching": "supports_prompt_caching",
-                 "cache_min_tokens": "prompt_cache_min_tokens", "reasoning": "supports_reasoning"}
+                 "cache_min_tokens": "prompt_cache_min_tokens", "reasoning": "supports_reasoning",
+                 "responses_only": "mode"}
 
 Entry = tuple[str, Mapping[str, Any]]          # (map id, the map's entry)
 Member = tuple[str, str, Mapping[str, Any]]    # (map id, provider key, the map's entry)
@@ -49,10 +50,16 @@ def table_from_litellm(litellm: Mapping[str, Any], source: Mapping[str, str],
     models: dict[str, str] = {}
     for key in sorted(groups):
         base = _base_row(groups[key], overlay)
-        if any(v is not None for v in base[1:]):  # else the map knows none of promptc's facts
+        if not _knows_nothing(base):
             models[key] = encode_row(base) + _provider_parts(base, groups[key], overlay)
     return {"format": TABLE_FORMAT, "source": dict(source), "fields": list(TABLE_FIELDS),
             "models": models}
+
+
+def _knows_nothing(row: Row) -> bool:
+    """No fact but the API (every chat entry has a `mode`): the map knows none of promptc's
+    facts, so the model is not worth a row."""
+    return all(v is None for n, v in zip(TABLE_FIELDS, row[1:]) if n != "responses_only")
 
 
 def _chat_groups(litellm: Mapping[str, Any], overlay: Overlay) -> dict[str, list[Member]]:
@@ -92,6 +99,8 @@ def _tiers(members: Sequence[Member], overlay: Overlay) -> list[list[Entry]]:
 
 def _fact_value(name: str, raw: Any) -> Any:
     """A LiteLLM value as promptc stores it (None when absent or unusable)."""
+    if name == "responses_only":  # the entry's `mode`: "responses" when that is its only API
+        return raw == "responses" if raw in CHAT_MODES else None
     if name in INT_FACTS:
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw < 0 or \
                 raw != int(raw):

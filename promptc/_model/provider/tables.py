@@ -25,7 +25,10 @@ __all__ = ["TABLE_FIELDS", "TABLE_FORMAT", "MAX_TABLE_FILE", "ModelTable", "deco
 
 # The facts the generated table carries, in the order of each row (after the entry id).
 TABLE_FIELDS = ("context_window", "max_output", "images", "native_tools", "parallel_tools",
-                "prompt_caching", "cache_min_tokens", "reasoning")
+                "prompt_caching", "cache_min_tokens", "reasoning", "responses_only")
+# A table written before `responses_only` existed has one column fewer: its rows read as
+# "unknown" there.
+_LEGACY_TABLE_FIELDS = TABLE_FIELDS[:-1]
 TABLE_FORMAT = "promptc-models/1"
 MAX_TABLE_FILE = 32 * 1024 * 1024
 
@@ -40,6 +43,7 @@ class ModelTable:
     user: bool
     source: Mapping[str, Any]
     models: Mapping[str, str]
+    width: int = len(TABLE_FIELDS)  # facts per row; fewer for a table an older promptc wrote
 
     def __repr__(self) -> str:
         return f"ModelTable({self.path!r}, {len(self.models)} models)"
@@ -55,21 +59,21 @@ class ModelTable:
         if text is None:
             return None, None
         head, rest = self._split(key, text)
-        base = decode_row(head, self.path, f"models.{key}")
+        base = decode_row(head, self.path, f"models.{key}", self.width)
         if not (provider and rest):
             return base, None
         own = next((row for name, row in self._parts(key, rest, named=False)
                     if name == provider), None)
         return base, None if own is None else decode_row(own, self.path,
-                                                         f"models.{key};{provider}")
+                                                         f"models.{key};{provider}", self.width)
 
     def check(self) -> None:
         """Decode every row (rows are otherwise checked when used)."""
         for key, text in self.models.items():
             head, rest = self._split(key, text)
-            decode_row(head, self.path, f"models.{key}")
+            decode_row(head, self.path, f"models.{key}", self.width)
             for name, row in self._parts(key, rest, named=True):
-                decode_row(row, self.path, f"models.{key};{name}")
+                decode_row(row, self.path, f"models.{key};{name}", self.width)
 
     def without_bad_rows(self) -> tuple[ModelTable, tuple[str, ...]]:
         """This table with every row that does not decode left out, and why each was (a
@@ -108,15 +112,17 @@ class ModelTable:
             yield name, row
 
 
-def decode_row(text: Any, path: str, field: str) -> Row:
-    """A row string as [entry id, *values], each value checked for its field's type."""
+def decode_row(text: Any, path: str, field: str, width: int = len(TABLE_FIELDS)) -> Row:
+    """A row string as [entry id, *values], each value checked for its field's type; a row of
+    an older table (`width` facts) reads as unknown in the columns it lacks."""
     parts = text.split("|") if isinstance(text, str) else []
-    if len(parts) != len(TABLE_FIELDS) + 1 or not parts[0]:
-        raise ConfigError(f"must be a string of the entry id and {len(TABLE_FIELDS)} values "
-                          f"separated by `|` ({', '.join(TABLE_FIELDS)}); run `promptc models "
-                          "update` again", source=path, field=field)
+    if len(parts) != width + 1 or not parts[0]:
+        raise ConfigError(f"must be a string of the entry id and {width} values "
+                          f"separated by `|` ({', '.join(TABLE_FIELDS[:width])}); run `promptc "
+                          "models update` again", source=path, field=field)
     return [parts[0], *(_decode_value(name, value, path, field)
-                        for name, value in zip(TABLE_FIELDS, parts[1:]))]
+                        for name, value in zip(TABLE_FIELDS, parts[1:])),
+            *[None] * (len(TABLE_FIELDS) - width)]
 
 
 def _decode_value(name: str, value: str, path: str, field: str) -> Any:
@@ -141,29 +147,40 @@ def encode_row(row: Sequence[Any]) -> str:
 def parse_table(text: str, path: str, *, user: bool = False, deep: bool = False) -> ModelTable:
     """A generated table from its JSON text. Rows are checked when used (`deep`: all now)."""
     data = parse_json(text, path, ConfigError)
-    _check_header(data, path)
-    table = ModelTable(path=path, user=user, source=data["source"], models=data["models"])
+    width = _check_header(data, path)
+    table = ModelTable(path=path, user=user, source=data["source"], models=data["models"],
+                       width=width)
     if deep:
         table.check()
     return table
 
 
-def _check_header(data: Any, path: str) -> None:
-    """Everything but the rows: the format, the fields, the source and a non-empty `models`."""
+def _check_header(data: Any, path: str) -> int:
+    """Everything but the rows: the format, the fields, the source and a non-empty `models`;
+    the number of facts each row holds."""
     if not isinstance(data, dict):
         raise ConfigError("must be a JSON object", source=path)
     if data.get("format") != TABLE_FORMAT:
         raise ConfigError(f"not a promptc model table (format {data.get('format')!r}, expected "
                           f"{TABLE_FORMAT!r}); run `promptc models update` to rewrite it",
                           source=path, field="format")
-    if data.get("fields") != list(TABLE_FIELDS):
-        raise ConfigError(f"fields must be {list(TABLE_FIELDS)}; run `promptc models update` "
-                          "to rewrite it", source=path, field="fields")
+    width = _table_width(data.get("fields"), path)
     source, models = data.get("source"), data.get("models")
     if not isinstance(source, dict) or not all(isinstance(v, str) for v in source.values()):
         raise ConfigError("must be an object of strings", source=path, field="source")
     if not isinstance(models, dict) or not models:
         raise ConfigError("must be a non-empty object", source=path, field="models")
+    return width
+
+
+def _table_width(fields: Any, path: str) -> int:
+    """How many facts each row of a table with these `fields` holds: the current columns, or
+    the ones a table written before the last column was added has."""
+    for known in (TABLE_FIELDS, _LEGACY_TABLE_FIELDS):
+        if fields == list(known):
+            return len(known)
+    raise ConfigError(f"fields must be {list(TABLE_FIELDS)}; run `promptc models update` "
+                      "to rewrite it", source=path, field="fields")
 
 
 def dump_table(table: Mapping[str, Any]) -> str:
