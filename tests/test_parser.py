@@ -355,8 +355,26 @@ def test_a_streamed_call_is_open_until_it_closes(prompt: CompiledPrompt) -> None
     assert held.pending == "<rea" and held.text == "Reading.\n" and held.open is None
     done = tools.parse("<read_file>\n<path>a</path>\n</read_file>", partial=True)
     assert done.complete and only_call(done).arguments == {"path": "a"}
+    assert done.partial and done.call is None  # shown as read so far; nothing runs yet
     plain = tools.parse("Just prose with a < sign", partial=True)
     assert plain.complete and plain.text == "Just prose with a < sign"
+
+
+def test_a_streamed_prefix_runs_nothing_since_a_later_think_can_make_it_reasoning(
+        prompt: CompiledPrompt) -> None:
+    """The contract of `partial=True`: calls are shown as read so far, and only the complete
+    reply has a call to run. Here the text after the prefix makes the call reasoning."""
+    reply = f"I should run:\n{DANGER}\n</think>\nNothing to do."
+    prefix = reply[:reply.index("</think>")]
+    streamed = prompt.tools.parse(prefix, partial=True)
+    assert streamed.partial and streamed.call is None
+    assert [c.name for c in streamed.calls] == ["execute_command"]
+    assert streamed.to_dict()["partial"] is True
+    whole = prompt.tools.parse(reply)
+    assert whole.call is None and only_error(whole).code == "call-in-reasoning"
+    ended = prompt.tools.parse(prefix)  # the stream ended there: no </think> came
+    assert not ended.partial and ended.call is not None and ended.call.name == "execute_command"
+    assert "partial" not in ended.to_dict()
 
 
 # --- properties ----------------------------------------------------------------------------------
@@ -507,6 +525,7 @@ def test_every_prefix_of_a_reply_parses_without_error(prompt: CompiledPrompt,
                        len(reply)}):
         parsed = prompt.tools.parse(reply[:cut], partial=True)
         assert not parsed.errors, (reply[:cut], [e.message for e in parsed.errors])
+        assert parsed.call is None  # a prefix has nothing to run yet
         if cut >= closed_at:
             assert [c.arguments for c in parsed.calls] == [args]
         else:
