@@ -37,6 +37,7 @@ __all__ = ["Param", "BuiltinTool", "McpEntry", "CallChecker", "Span", "USE_MCP_T
 
 USE_MCP_TOOL = "use_mcp_tool"
 MAX_LISTED = 40
+_MEMO = 256
 
 
 @attrs.frozen
@@ -102,7 +103,7 @@ class CallChecker:
     """Checks calls against one request's tools in one mode. Built once per tool set and mode
     (its tables are shared by `in_mode`)."""
 
-    __slots__ = ("_tools", "_functions", "_servers", "mode", "_cache")
+    __slots__ = ("_tools", "_functions", "_servers", "mode", "_cache", "_not_offered")
 
     def __init__(self, tools: Sequence[BuiltinTool], mcp: Sequence[McpEntry], mode: str,
                  cache: Cache | None = None) -> None:
@@ -114,6 +115,7 @@ class CallChecker:
         self._servers = servers
         self.mode = mode
         self._cache: Cache = cache if cache is not None else _NoCache()
+        self._not_offered: dict[str, CallProblem] = {}  # recent unknown names' messages
 
     def in_mode(self, mode: str) -> CallChecker:
         if mode == self.mode:
@@ -121,6 +123,7 @@ class CallChecker:
         other = object.__new__(CallChecker)
         other._tools, other._functions = self._tools, self._functions
         other._servers, other._cache, other.mode = self._servers, self._cache, mode
+        other._not_offered = self._not_offered  # the message does not depend on the mode
         return other
 
     # --- what is offered ----------------------------------------------------------------------
@@ -145,6 +148,16 @@ class CallChecker:
         return entry is not None and (mode != "plan" or entry.read_only)
 
     def unknown_tool(self, name: str) -> CallProblem:
+        """Why `name` cannot be called, with the tools that can. Made once per name (a reply
+        may repeat one thousands of times; the memo forgets past `_MEMO` names)."""
+        made = self._not_offered.get(name)
+        if made is None:
+            if len(self._not_offered) >= _MEMO:
+                self._not_offered.clear()
+            made = self._not_offered[name] = self._not_offered_problem(name)
+        return made
+
+    def _not_offered_problem(self, name: str) -> CallProblem:
         hint = did_you_mean(name, self.names) or self._equivalent(name)
         shown = list(self.names)
         listed = ", ".join(shown[:MAX_LISTED]) or "none"
