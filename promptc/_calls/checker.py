@@ -327,15 +327,23 @@ def _values(tool: BuiltinTool, given: Given, problems: list[CallProblem], text: 
         converted, why = convert(param, value)
         if why is None:
             values[key] = converted
-            if not (tool.name == USE_MCP_TOOL and key == "arguments"):  # checked as the MCP
-                problems.extend(_nested_repeats(tool.name, key, converted))  # tool's own
-        elif why.startswith("must be one of"):
-            problems.append(CallProblem(Problem.NOT_AN_OPTION, f"parameter {key!r} of "
-                                        f"{tool.name} {why}", key))
+            problems.extend(_repeats_in_value(tool, key, converted))
         else:
-            problems.append(CallProblem(Problem.BAD_VALUE, f"parameter {key!r} of "
-                                        f"{tool.name} {why}", key))
+            problems.append(_wrong_value(tool, key, why))
     return values
+
+
+def _repeats_in_value(tool: BuiltinTool, key: str, value: Any) -> list[CallProblem]:
+    """Keys given twice inside a value (`use_mcp_tool`'s arguments are checked as the MCP
+    tool's own, in `_through_use_mcp_tool`)."""
+    if tool.name == USE_MCP_TOOL and key == "arguments":
+        return []
+    return _nested_repeats(tool.name, key, value)
+
+
+def _wrong_value(tool: BuiltinTool, key: str, why: str) -> CallProblem:
+    code = Problem.NOT_AN_OPTION if why.startswith("must be one of") else Problem.BAD_VALUE
+    return CallProblem(code, f"parameter {key!r} of {tool.name} {why}", key)
 
 
 def _from_text(param: Param, raw: Any) -> tuple[Any, str | None]:
