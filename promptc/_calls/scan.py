@@ -29,7 +29,7 @@ def skip_space(text: str, pos: int) -> int:
 class TextIndex:
     """Positions of closing tags by name, of line breaks and of backtick runs in one text."""
 
-    __slots__ = ("text", "_closers", "_newlines", "_ticks", "_indent", "_spaced")
+    __slots__ = ("text", "_closers", "_newlines", "_ticks", "_indent", "_spaced", "_line_ends")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -38,6 +38,7 @@ class TextIndex:
         self._ticks: list[int] | None = None
         self._indent: dict[int, int] = {}  # line start → its first character that is not space
         self._spaced: dict[int, int] = {}  # position → the first one at or after it not space
+        self._line_ends: dict[int, bool] = {}
 
     def closers(self, name: str) -> list[int]:
         table = self._closers
@@ -64,8 +65,12 @@ class TextIndex:
         return found
 
     def ends_line(self, pos: int) -> bool:
-        """Only spaces or tabs stand between `pos` and the end of its line."""
-        return _LINE_END.match(self.text, pos) is not None
+        """Only spaces or tabs stand between `pos` and the end of its line (remembered, like
+        `after_space`)."""
+        found = self._line_ends.get(pos)
+        if found is None:
+            found = self._line_ends[pos] = _LINE_END.match(self.text, pos) is not None
+        return found
 
     def line_start(self, pos: int) -> int:
         newlines = self._newlines

@@ -94,8 +94,8 @@ class UnknownTools:
             return Unknown(end, True)
         if name in TOOL_NAMES_ELSEWHERE:
             return Unknown(end, self._parameters_only(index, body, close))
-        if index.starts_line(start) and index.ends_line(end) and \
-                self._parameters_only(index, body, close):
+        if index.starts_line(start) and self._parameters_only(index, body, close) and \
+                index.ends_line(end):
             return Unknown(end, False)
         return None
 
