@@ -129,6 +129,15 @@ def test_a_key_given_twice_in_a_json_call_is_a_repeated_parameter(prompt: Compil
                                                                     "path")], reply
 
 
+def test_a_marker_with_nothing_after_it_ends_where_the_text_does(prompt: CompiledPrompt
+                                                                 ) -> None:
+    """`[TOOL_CALLS]` at the end of a reasoning block: the error's span is its text, not one
+    character past it (the JSON parser reports its failure after the end)."""
+    reply = "Plan [TOOL_CALLS]</think>\nDone."
+    [error] = prompt.tools.parse(reply).errors
+    assert error.raw == "[TOOL_CALLS]" == reply[error.start:error.end]
+
+
 def test_a_bare_mcp_tool_name_points_at_use_mcp_tool(prompt: CompiledPrompt) -> None:
     parsed = prompt.tools.parse('<tool_call>\n{"name": "create_issue", "arguments": '
                                 '{"repo": "a/b", "title": "t"}}\n</tool_call>')

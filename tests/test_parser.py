@@ -534,6 +534,31 @@ def test_every_prefix_of_a_reply_parses_without_error(prompt: CompiledPrompt,
         assert reply[:cut].startswith(shown[:len(before)])
 
 
+PIECES = ("<Bash>", "</Bash>", "<x>", "</x>", "<p>", "</p>", "<read_file>", "</read_file>",
+          "<path>", "</path>", "\n", " ", "```", "```xml\n", "`", '"', "<think>", "</think>",
+          "<tool_call>", "</tool_call>", '{"name": "read_file", "arguments": {"path": ', "NaN",
+          "1e999", "}", "[TOOL_CALLS]", "a", "<div>", "</div>", "<Read>", "</Read>",
+          "<![CDATA[", "]]>", '"a"', ", ", "<function=read_file>", "<parameter=path>",
+          "</parameter>", "</function>")
+
+
+@settings(deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=30), st.booleans())
+def test_any_mix_of_the_formats_tags_reads_as_data(prompt: CompiledPrompt, pieces: list[str],
+                                                  partial: bool) -> None:
+    """Whatever a reply mixes (calls, other agents' tags, foreign formats, fences, reasoning,
+    broken JSON), reading it raises nothing, gives JSON-writable data, every call or error's
+    `raw` is the text at its span, and a streamed prefix has no call to run."""
+    reply = "".join(pieces)
+    parsed = prompt.tools.parse(reply, partial=partial)
+    json.dumps(parsed.to_dict(), allow_nan=False)
+    for part in parsed.parts:
+        if not isinstance(part, str):
+            assert part.raw == reply[part.start:part.end], part
+    if partial:
+        assert parsed.call is None
+
+
 def test_parse_on_an_empty_context_prompt(builtins: Compiler) -> None:
     prompt = builtins.compile(TEXT, PromptContext())
     assert only_call(prompt.tools.parse("<read_file><path>x</path></read_file>")).arguments == \

@@ -142,7 +142,8 @@ def _decode(text: str, pos: int | None) -> tuple[Decoded, int]:
         return Decoded(None, f"nests more than {MAX_NESTING} levels deep"), end
     except json.JSONDecodeError as exc:
         return Decoded(None, f"is not valid JSON ({_short(exc.msg)} at character "
-                             f"{exc.pos - (pos or 0)})"), max(exc.pos, (pos or 0) + 1)
+                             f"{exc.pos - (pos or 0)})"), min(len(text),
+                                                             max(exc.pos, (pos or 0) + 1))
     if nesting_depth(value, MAX_NESTING) > MAX_NESTING:
         return Decoded(None, f"nests more than {MAX_NESTING} levels deep"), end
     return Decoded(value), end
