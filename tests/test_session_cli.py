@@ -137,3 +137,23 @@ def test_the_day_scripts_never_break_the_static_class(builtins: Compiler,
     assert kinds == ["model"]
     assert all(r.brk.cache in ("session", "request") for r in report.requests
                if r.brk and r.brk.kind != "model")
+
+
+def test_session_tools_that_go_are_the_break_not_the_static_text(builtins: Compiler,
+                                                                 tmp_path: Path) -> None:
+    """A second user without MCP servers: the session tools piece disappears and the static
+    system text after it is written again, but the static text itself is unchanged, so the
+    break is the session tools (session class), and the gate passes."""
+    path = tmp_path / "no-mcp.toml"
+    path.write_text(SCRIPT.split("[[request]]")[0] + "[[request]]\nskills = []\n"
+                    "[[request]]\nnew_session = true\nmcp_servers = []\n", encoding="utf-8")
+    report = replay(path, compiler=builtins)
+    second = report.requests[1]
+    assert second.brk is not None
+    assert (second.brk.where, second.brk.cache, second.brk.static) == \
+        ("session tools", "session", False)
+    assert "mcp_servers" in second.brk.cause and "went" in second.brk.cause
+    assert report.totals.static_breaks == 0 and all(g.ok for g in report.gates())
+    # the static system text after the tools is written again: the report says so
+    assert any("of the static class after session tools are not read" in n
+               for n in second.notes)

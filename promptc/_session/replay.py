@@ -196,6 +196,7 @@ class _Replay:
         self.rules[api] = rules.describe()
         usage = rules.bill(pieces, sorted(set(promptc_marks + client)), state, self.now)
         brk = self._break(info, namespace, pieces, wire, step, first_of_step)
+        lost = _rewritten_static(pieces, brk, usage.cache_read)
         prices = self._prices(info)
         out_tokens = self.output_tokens
         self.results.append(RequestResult(
@@ -207,7 +208,7 @@ class _Replay:
             uncached=usage.uncached, turn_tokens=self.turn_tokens, output_tokens=out_tokens,
             cost=_cost(usage.cache_read, usage.cache_write, usage.uncached, out_tokens, prices),
             brk=brk, markers=len(set(promptc_marks + client)) if api == "anthropic" else 0,
-            notes=usage.notes, rejected=usage.rejected))
+            notes=usage.notes + ((lost,) if lost else ()), rejected=usage.rejected))
         self.last = _Last(namespace, pieces, usage.cached_pieces if not usage.rejected else
                           (self.last.cached if self.last else 0), dict(self.context),
                           self.model, wire.variant, self.now)
@@ -256,8 +257,9 @@ class _Replay:
         if d >= last.cached or d >= len(pieces) or pieces[d].kind == "turn":
             return None  # what was cached is all still there (or only the conversation is new)
         new_session = step.new_session and first_of_step
-        return Break(pieces[d].where, pieces[d].cache,
-                     self._cause(info, pieces[d], last, new_session),
+        piece, gone = _broken_piece(pieces, last.pieces, d)
+        return Break(piece.where, piece.cache,
+                     self._cause(info, piece, last, new_session, gone),
                      "new_session" if new_session else "change")
 
     def _model_break(self, last: _Last, wire: PromptWire) -> Break:
@@ -266,12 +268,16 @@ class _Replay:
         return Break("model", "static", f"model {last.model} → {self.model}{variant}: each "
                      "model has its own cache", "model")
 
-    def _cause(self, info: ProviderInfo, piece: Piece, last: _Last, new_session: bool) -> str:
+    def _cause(self, info: ProviderInfo, piece: Piece, last: _Last, new_session: bool,
+               gone: bool = False) -> str:
         changed = _changes(last.context, self.context)
         reads = self.source.reads(info, piece.where) if piece.kind != "tools" else None
         relevant = {k: v for k, v in changed.items() if reads is None or k in reads} or changed
         text = _list_changes(relevant)
-        if piece.kind == "tools":
+        if gone:
+            text = f"{'the session tools' if piece.kind == 'tools' else 'the section'} went " \
+                   f"({text})"
+        elif piece.kind == "tools":
             text = f"the tool definitions changed ({text})"
         return f"new session: {text}" if new_session else text
 
@@ -282,6 +288,37 @@ def _first_difference(pieces: Sequence[Piece], before: Sequence[Piece]) -> int:
     while d < limit and pieces[d].digest == before[d].digest:
         d += 1
     return d
+
+
+def _broken_piece(pieces: Sequence[Piece], before: Sequence[Piece], d: int
+                  ) -> tuple[Piece, bool]:
+    """Which piece the prefix broke at, and whether it is one that went: at the first
+    difference, a piece of the request before that this request no longer sends (the session
+    tools of a user without MCP servers, a section that went) is the break, not the unchanged
+    piece that now follows in its place."""
+    if d < len(before):
+        old = before[d]
+        sent = {(p.kind, p.where) for p in pieces}
+        if (old.kind, old.where) not in sent:
+            return old, True
+    return pieces[d], False
+
+
+def _rewritten_static(pieces: Sequence[Piece], brk: Break | None, read: int) -> str | None:
+    """A note when static-class text after a break is not read: the tools come first on the
+    wire (tools → system → messages), so a change in a session's tools costs the static
+    system prompt after them."""
+    if brk is None or brk.static or brk.kind in ("model", "expired"):
+        return None
+    seen, lost = 0, 0
+    for piece in pieces:
+        if seen >= read and piece.kind not in ("tools", "turn") and piece.cache == "static":
+            lost += piece.tokens
+        seen += piece.tokens
+    if not lost:
+        return None
+    return (f"{lost:,} tokens of the static class after {brk.where} are not read from the "
+            "cache: the tools come first on the wire (tools → system → messages)")
 
 
 def _list_changes(changes: Mapping[str, str]) -> str:
