@@ -186,8 +186,8 @@ class Compiler:
         return self._routes.put(key, route)  # type: ignore[no-any-return]
 
     def _plan(self, variant: Variant, info: ProviderInfo,
-              client_choice: bool | None = None) -> Plan:
-        key = (variant.id, info, client_choice)
+              client_choice: bool | None = None, shared_tools: bool = False) -> Plan:
+        key = (variant.id, info, client_choice, shared_tools)
         plan = self._plans.get(key)
         if plan is None:
             with self._plans_lock:
@@ -195,7 +195,8 @@ class Compiler:
                 if plan is None:
                     plan = self._plans[key] = Plan(variant, info, self.registry.components,
                                                    self.registry.reserved_tools,
-                                                   self._memo_size, client_choice)
+                                                   self._memo_size, client_choice,
+                                                   shared_tools)
         return plan
 
     def plan(self, provider: ProviderInfo, variant: str | None = None) -> Plan:
@@ -262,6 +263,8 @@ class Compiler:
                     raise failure.error()
                 return done
         plan = route.plan
+        if dynamic == "message" and plan.tool_mode == "native":  # generic session tools
+            plan = self._plan(plan.variant, plan.provider, provider.native_tools, True)
         report = Reporter(strict, route.diagnostics)
         if ctx.features and not ctx.features.keys() <= self.features.names:
             self._unknown_features(ctx, report)

@@ -25,8 +25,8 @@ import attrs
 from .._base.frozen import FreshCopies, dumps_json, thaw
 from .._model.context import PromptContext, Skill
 from .._model.provider import ProviderInfo
-from .._model.tools import (EnumSources, McpBinding, ToolSpec, json_schema, options_of,
-                            per_session)
+from .._model.tools import (EnumSources, McpBinding, ToolSpec, enum_sources, json_schema,
+                            options_of, per_session)
 from .._model.variant import ActiveToolMode, ToolModeChoice
 from .._calls.desk import CallDesk, builtin_tools, mcp_entries
 from .._calls.records import CallError, ParsedMessage, ToolCall
@@ -366,6 +366,9 @@ class ToolSet:
     context: PromptContext | None = attrs.field(default=None, eq=False, repr=False)
     provider: ProviderInfo | None = attrs.field(default=None, eq=False, repr=False)
     desk: CallDesk | None = attrs.field(default=None, eq=False, repr=False)
+    # dynamic="message" with native tools: the session's tools in their generic form (MCP
+    # through use_mcp_tool, skill names without an enum); calls are still held to the session's
+    shared: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -386,7 +389,6 @@ class ToolSet:
     def _tools(self) -> NativeTools:
         native = self.native
         if native is None:
-            from .._model.tools import enum_sources
             native = NativeTools(self.specs, enum_sources(self.specs, self.skills), self.mcp)
             object.__setattr__(self, "native", native)
         return native
@@ -462,9 +464,10 @@ class ToolSet:
         if desk is None:
             native = self._tools()
             context = self.context if self.context is not None else PromptContext()
-            desk = CallDesk.build(native.builtin_tools(),
-                                  mcp_entries(context.mcp_servers, self.mcp), context.mode,
-                                  native.cache, native=self.mode == "native")
+            tools = native.builtin_tools() if not self.shared else builtin_tools(
+                self.specs, enum_sources(self.specs, self.skills))  # the session's options
+            desk = CallDesk.build(tools, mcp_entries(context.mcp_servers, self.mcp),
+                                  context.mode, native.cache, native=self.mode == "native")
             object.__setattr__(self, "desk", desk)
         if mode is not None and mode not in ("plan", "act"):
             raise ValueError(f"mode must be 'plan' or 'act', got {mode!r}")
