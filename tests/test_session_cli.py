@@ -157,3 +157,29 @@ def test_session_tools_that_go_are_the_break_not_the_static_text(builtins: Compi
     # the static system text after the tools is written again: the report says so
     assert any("of the static class after session tools are not read" in n
                for n in second.notes)
+
+
+def test_a_second_team_shares_tools_and_system_prompt_only_with_dynamic_placement(
+        builtins: Compiler) -> None:
+    """day-anthropic-two-teams.toml: the second developer brings other MCP servers and
+    skills. By default their tools are functions sent before the system prompt, so the break
+    is the session tools and the static text after them is not read; with dynamic="message"
+    the tools are generic, the break falls in the first message and the tools and the whole
+    system prompt are read from the cache."""
+    script = ROOT / "benchmarks" / "sessions" / "day-anthropic-two-teams.toml"
+    default, moved = replay(script, compiler=builtins), \
+        replay(script, compiler=builtins, dynamic="message")
+    second = default.requests[15]
+    assert second.label == "a second developer" and second.brk is not None
+    assert (second.brk.where, second.brk.cache) == ("session tools", "session")
+    assert any("of the static class after session tools" in n for n in second.notes)
+    shared = moved.requests[15]
+    assert shared.brk is not None and shared.brk.cache == "session"
+    assert shared.brk.where not in ("tools", "session tools") and shared.cache_read > 5000
+    for report in (default, moved):
+        assert report.totals.static_breaks == 0
+        assert [r.brk.kind for r in report.requests if r.brk and r.brk.cache == "static"] == \
+            ["model"]
+    assert not [r for r in moved.requests if r.brk and "tools" in r.brk.where]
+    assert moved.totals.cost is not None and default.totals.cost is not None
+    assert moved.totals.cost < default.totals.cost
