@@ -122,8 +122,12 @@ def test_help_session_has_the_command_and_the_topic(capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert code == 0 and "--max-breaks" in out and "# Session scripts" in out
     for fact in ("at most 4", "1,024 tokens", "steps of 128", "prompt_cache_key",
-                 "implicit caching", "LiteLLM", "--dynamic message"):
+                 "implicit caching", "LiteLLM", "--dynamic message", "use_mcp_tool"):
         assert fact in out, fact
+    for source in ("https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching",
+                   "https://platform.openai.com/docs/guides/prompt-caching",
+                   "https://ai.google.dev/gemini-api/docs/caching"):
+        assert source in out, source  # the rules' sources, as in the README
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
