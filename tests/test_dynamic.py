@@ -94,9 +94,10 @@ def test_message_update_sends_only_what_changed(builtins: Compiler,
 def test_the_payloads_carry_the_first_message(builtins: Compiler,
                                               full_context: PromptContext) -> None:
     prompt = builtins.compile(SONNET, full_context, dynamic="message")
-    first = {"role": "user", "content": [{"type": "text", "text": prompt.message}]}
     anthropic = prompt.to_anthropic()
-    assert anthropic["messages"] == [first]
+    [first] = anthropic["messages"]
+    assert first["role"] == "user" and "".join(b["text"] for b in first["content"]) == \
+        prompt.message
     assert [b["text"] for b in anthropic["system"]] == [prompt.text]
     assert "cache_control" in anthropic["system"][0]
     gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), full_context, dynamic="message")
@@ -133,7 +134,8 @@ def test_render_dynamic_message(capsys: pytest.CaptureFixture[str]) -> None:
     assert message.startswith("<environment_details>")
     code, out = run(capsys, *args, "--format", "anthropic")
     payload: dict[str, Any] = json.loads(out)
-    assert code == 0 and payload["messages"][0]["content"][0]["text"] == message.rstrip("\n")
+    assert code == 0 and "".join(b["text"] for b in payload["messages"][0]["content"]) == \
+        message.rstrip("\n")
     code, out = run(capsys, *args, "--format", "json")
     data = json.loads(out)
     assert data["dynamic"] == "message" and data["message"]["sections"]
@@ -227,3 +229,29 @@ def test_the_checker_takes_exactly_the_shared_tools(builtins: Compiler,
                                             "arguments": {"repo": "a/b", "title": "t"}},
                            mode="plan")
     assert isinstance(refused, CallError)  # not read-only: plan mode refuses it
+
+
+def test_the_tool_catalogue_opens_the_message_and_may_be_marked(
+        builtins: Compiler, full_context: PromptContext) -> None:
+    """The MCP servers and skills sections (what the session's tools reach) open the first
+    message; Anthropic's payload sends them as a block of their own, which the third marker
+    ends, so a second user with the same servers and skills reads them from the cache."""
+    prompt = builtins.compile(SONNET, full_context, dynamic="message")
+    ids = [s.id for s in prompt.message_sections]
+    assert ids[:2] == ["mcp_servers", "skills"] and len(ids) > 2
+    assert prompt.message_cut == prompt.message_spans[1][1]
+    two = prompt.to_anthropic()["messages"][0]["content"]
+    assert [b["text"] for b in two] == [prompt.message[:prompt.message_cut],
+                                        prompt.message[prompt.message_cut:]]
+    assert not any("cache_control" in b for b in two)  # two markers: tools and system
+    three = prompt.to_anthropic(breakpoints=3)
+    assert three["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in three["messages"][0]["content"][1]
+    no_skills = builtins.compile(SONNET, attrs.evolve(full_context, skills=()),
+                                 dynamic="message")
+    assert no_skills.message_cut == no_skills.message_spans[0][1]  # the MCP section alone
+    bare = builtins.compile(SONNET, attrs.evolve(full_context, skills=(), mcp_servers=()),
+                            dynamic="message")
+    assert bare.message_cut == 0 and len(bare.to_anthropic(breakpoints=3)["messages"][0][
+        "content"]) == 1
+    assert builtins.compile(SONNET, full_context).message_cut == 0

@@ -306,7 +306,7 @@ class Compiler:
         if dynamic != "message":
             raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
         note, origin = note_text(variant, self.registry.components)
-        return place_in_message(prompt, note, origin, self.tokens)
+        return place_in_message(prompt, note, origin, self.tokens, self.registry.components)
 
     def _count(self, sections: list[Section], text: str, spans: list[tuple[int, int]],
                provider: ProviderInfo, tools: ToolSet | None = None

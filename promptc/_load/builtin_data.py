@@ -78,7 +78,7 @@ def _tool_calling(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     if r.tool_mode != "native":
         return None
     parallel = bool(r.provider.parallel_tools)
-    return {"parallel": parallel, "sequential": not parallel, "mcp_functions": not r.shared_tools}
+    return {"parallel": parallel, "sequential": not parallel, "mcp_functions": r.mcp_functions}
 
 
 def _tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
@@ -109,7 +109,7 @@ def _mcp_servers(r: Request, cache: DataCache) -> Mapping[str, Any] | None:
     servers = r.context.mcp_servers
     if not servers:
         return None
-    text_mode = r.tool_mode == "text" or r.shared_tools
+    text_mode = not r.mcp_functions
     names = iter(() if text_mode else cache.mcp_names(servers))
     return {"servers": [{
         "name": attribute(s.name),
@@ -146,7 +146,7 @@ def _mode(r: Request, cache: DataCache) -> Mapping[str, Any]:
     plan = mode == "plan"
     writable = [(s, t) for s in r.context.mcp_servers for t in s.tools if not t.read_only] \
         if plan else []
-    native = r.tool_mode == "native" and not r.shared_tools  # MCP tools as functions
+    native = r.mcp_functions
     refused_mcp: list[dict[str, str]] = []
     if writable and native:
         functions = {(b.server, b.tool): b.native_name

@@ -37,6 +37,12 @@ class Request:
     # use_mcp_tool, skill names as plain strings), so the tools are the same for every user.
     shared_tools: bool = False
 
+    @property
+    def mcp_functions(self) -> bool:
+        """Whether the MCP servers' tools are functions of their own (native tools, not
+        shared); else they are called through use_mcp_tool."""
+        return self.tool_mode == "native" and not self.shared_tools
+
     def plugin_context(self) -> PromptContext:
         """The context as plugin code sees it: `context.provider` is the resolved provider."""
         return self.context.with_provider(self.provider)

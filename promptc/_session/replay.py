@@ -25,9 +25,9 @@ from .._compile.dynamic import Placement
 from .._model.placeholders import STANDARD
 from .._model.prices import Prices, model_prices
 from .._model.provider import ProviderInfo, encoding_for
-from .result import Break, RequestResult, SessionReport, totals_of
+from .result import Break, Part, RequestResult, SessionReport, totals_of
 from .rules import (AnthropicRules, CacheRules, CacheState, GeminiRules, OpenAIRules,
-                    TTL_MINUTES, rules_for)
+                    TTL_MINUTES, Usage, rules_for)
 from .script import SessionScript, Step, load_script
 from .wire import Piece, PromptWire, digest, prompt_wire
 
@@ -186,18 +186,13 @@ class _Replay:
         api = _api_of(self.provider, self.model, self.script.source)
         wire = self.source.wire(info, self.context, api, self.dynamic, self.breakpoints)
         pieces = self._pieces(wire)
-        client = self._client_markers(pieces) if api == "anthropic" else []
-        promptc_marks = [i for i, p in enumerate(pieces) if p.marker]
         namespace = (api, self.provider, self.model) + ((wire.cache_key or "",)
                                                          if api == "openai" else ())
-        state = self.states.setdefault(namespace, CacheState())
-        encoding = encoding_for(info)[0]
-        rules = _rules(api, info, lambda text: self.compiler.tokens.count(text, encoding))
-        self.rules[api] = rules.describe()
-        usage = rules.bill(pieces, sorted(set(promptc_marks + client)), state, self.now)
+        usage, markers = self._bill(info, api, namespace, pieces)
         brk = self._break(info, namespace, pieces, wire, step, first_of_step)
         lost = _rewritten_static(pieces, brk, usage.cache_read)
         prices = self._prices(info)
+        prompt, conversation = _parts(pieces, usage, prices)
         out_tokens = self.output_tokens
         self.results.append(RequestResult(
             index=len(self.results) + 1, session=self.conversation.number,
@@ -207,11 +202,24 @@ class _Replay:
             cache_read=usage.cache_read, cache_write=usage.cache_write,
             uncached=usage.uncached, turn_tokens=self.turn_tokens, output_tokens=out_tokens,
             cost=_cost(usage.cache_read, usage.cache_write, usage.uncached, out_tokens, prices),
-            brk=brk, markers=len(set(promptc_marks + client)) if api == "anthropic" else 0,
-            notes=usage.notes + ((lost,) if lost else ()), rejected=usage.rejected))
+            brk=brk, markers=markers, notes=usage.notes + ((lost,) if lost else ()),
+            rejected=usage.rejected, prompt=prompt, conversation=conversation))
         self.last = _Last(namespace, pieces, usage.cached_pieces if not usage.rejected else
                           (self.last.cached if self.last else 0), dict(self.context),
                           self.model, wire.variant, self.now)
+
+    def _bill(self, info: ProviderInfo, api: str, namespace: tuple[str, ...],
+              pieces: Sequence[Piece]) -> tuple[Usage, int]:
+        """The request billed under its provider's rules, and the cache markers it carries
+        (Anthropic: promptc's and the client's)."""
+        client = self._client_markers(pieces) if api == "anthropic" else []
+        marks = sorted({i for i, p in enumerate(pieces) if p.marker} | set(client))
+        state = self.states.setdefault(namespace, CacheState())
+        encoding = encoding_for(info)[0]
+        rules = _rules(api, info, lambda text: self.compiler.tokens.count(text, encoding))
+        self.rules[api] = rules.describe()
+        usage = rules.bill(pieces, marks, state, self.now)
+        return usage, len(marks) if api == "anthropic" else 0
 
     def _pieces(self, wire: PromptWire) -> list[Piece]:
         """The whole input: prompt, dynamic first message, the conversation so far."""
@@ -221,10 +229,12 @@ class _Replay:
             now = {p.where: p.digest for p in wire.message}
             if not c.first:
                 c.first = wire.message
-            elif now != c.sent:  # what changed goes with the latest message
+            elif now != c.sent:  # what changed goes with the latest message, as one block
                 whole = set(now) != set(c.sent)
-                c.history.extend(attrs.evolve(p, kind="update", where=f"update: {p.where}")
-                                 for p in wire.message if whole or c.sent[p.where] != p.digest)
+                sent = [p for p in wire.message if whole or c.sent[p.where] != p.digest]
+                c.history.extend(attrs.evolve(p, kind="update", where=f"update: {p.where}",
+                                              marker=False, block_end=p is sent[-1])
+                                 for p in sent)
             c.sent = now
         c.history.append(Piece("turn", f"turn {c.turns}", "", self.turn_tokens,
                                digest("turn", str(c.number), str(c.turns))))
@@ -319,6 +329,28 @@ def _rewritten_static(pieces: Sequence[Piece], brk: Break | None, read: int) -> 
         return None
     return (f"{lost:,} tokens of the static class after {brk.where} are not read from the "
             "cache: the tools come first on the wire (tools → system → messages)")
+
+
+def _parts(pieces: Sequence[Piece], usage: Usage, prices: Prices | None) -> tuple[Part, Part]:
+    """The bill split between the prompt's pieces and the conversation's turns: the cache
+    read covers the input's first tokens, the write the ones after it, the rest is uncached."""
+    read_end, write_end = usage.cache_read, usage.cache_read + usage.cache_write
+    sums = {"prompt": [0, 0, 0, 0], "turn": [0, 0, 0, 0]}
+    at = 0
+    for piece in pieces:
+        end = at + piece.tokens
+        read = max(0, min(end, read_end) - at)
+        write = max(0, min(end, write_end) - max(at, read_end))
+        part = sums["turn" if piece.kind == "turn" else "prompt"]
+        part[0] += piece.tokens
+        part[1] += read
+        part[2] += write
+        part[3] += piece.tokens - read - write
+        at = end
+    if usage.rejected:
+        sums = {k: [v[0], 0, 0, 0] for k, v in sums.items()}
+    return tuple(Part(t, r, w, u, _cost(r, w, u, 0, prices))  # type: ignore[return-value]
+                 for t, r, w, u in (sums["prompt"], sums["turn"]))
 
 
 def _list_changes(changes: Mapping[str, str]) -> str:
