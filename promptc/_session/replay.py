@@ -26,8 +26,8 @@ from .._model.placeholders import STANDARD
 from .._model.prices import Prices, model_prices
 from .._model.provider import ProviderInfo, encoding_for
 from .result import Break, Part, RequestResult, SessionReport, totals_of
-from .rules import (AnthropicRules, CacheRules, CacheState, GeminiRules, OpenAIRules,
-                    TTL_MINUTES, Usage, rules_for)
+from .rules import (MAX_MARKERS, AnthropicRules, CacheRules, CacheState, GeminiRules,
+                    OpenAIRules, TTL_MINUTES, Usage, rules_for)
 from .script import SessionScript, Step, load_script
 from .wire import Piece, PromptWire, digest, prompt_wire
 
@@ -101,10 +101,10 @@ def _api_of(provider: str, model: str, source: str) -> str:
     return api
 
 
-def _rules(api: str, info: ProviderInfo, count: Any) -> CacheRules:
+def _rules(api: str, info: ProviderInfo, count: Any, marker_limit: int | None) -> CacheRules:
     resolved = info.resolved()
     if api == "anthropic":
-        return AnthropicRules(resolved.cache_min_tokens or 1024)
+        return AnthropicRules(resolved.cache_min_tokens or 1024, max_markers=marker_limit)
     if api == "openai":
         return OpenAIRules(count)
     return GeminiRules(count, resolved.cache_min_tokens or 1024)
@@ -134,10 +134,10 @@ class _Replay:
     """One replay: walks the script's steps, request by request."""
 
     def __init__(self, script: SessionScript, source: PromptSource, dynamic: str,
-                 breakpoints: int, compiler: Compiler) -> None:
+                 breakpoints: int, compiler: Compiler, marker_limit: int | None) -> None:
         self.script, self.source = script, source
         self.dynamic, self.breakpoints = dynamic, breakpoints
-        self.compiler = compiler
+        self.compiler, self.marker_limit = compiler, marker_limit
         self.states: dict[tuple[str, ...], CacheState] = {}
         self.results: list[RequestResult] = []
         self.prices: dict[tuple[str, str], Prices | None] = {}
@@ -216,7 +216,8 @@ class _Replay:
         marks = sorted({i for i, p in enumerate(pieces) if p.marker} | set(client))
         state = self.states.setdefault(namespace, CacheState())
         encoding = encoding_for(info)[0]
-        rules = _rules(api, info, lambda text: self.compiler.tokens.count(text, encoding))
+        rules = _rules(api, info, lambda text: self.compiler.tokens.count(text, encoding),
+                       self.marker_limit)
         self.rules[api] = rules.describe()
         usage = rules.bill(pieces, marks, state, self.now)
         return usage, len(marks) if api == "anthropic" else 0
@@ -377,12 +378,14 @@ def _cost(read: int, write: int, uncached: int, output: int, prices: Prices | No
 
 def replay(script: SessionScript | str | Path, *, compiler: Compiler | None = None,
            dynamic: str | None = None, breakpoints: int | None = None,
-           source: PromptSource | None = None) -> SessionReport:
+           source: PromptSource | None = None,
+           marker_limit: int | None = MAX_MARKERS) -> SessionReport:
     """Replay a session script (a path or a loaded `SessionScript`) and report what each request
     reads from and writes to the provider's cache, what it sends uncached, what it costs, and
     where the cached prefix broke and why. `dynamic` and `breakpoints` override the script's;
     `compiler` defaults to `Compiler.default()`; `source` builds the prompts (default: promptc's
-    own, through that compiler)."""
+    own, through that compiler). `marker_limit=None` lifts Anthropic's limit of 4 markers, for
+    a what-if with a source that marks more (benchmarks/session_costs.py's bound)."""
     loaded = script if isinstance(script, SessionScript) else load_script(script)
     compiler = compiler or Compiler.default()
     placement = dynamic or loaded.dynamic
@@ -391,4 +394,5 @@ def replay(script: SessionScript | str | Path, *, compiler: Compiler | None = No
     marks = loaded.breakpoints if breakpoints is None else breakpoints
     if not 0 <= marks <= 4:
         raise ValueError(f"breakpoints must be 0..4, got {marks}")
-    return _Replay(loaded, source or PromptcSource(compiler), placement, marks, compiler).run()
+    return _Replay(loaded, source or PromptcSource(compiler), placement, marks, compiler,
+                   marker_limit).run()
