@@ -130,11 +130,14 @@ def test_help_session_has_the_command_and_the_topic(capsys: pytest.CaptureFixtur
         assert source in out, source  # the rules' sources, as in the README
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
-def test_the_day_scripts_never_break_the_static_class(builtins: Compiler,
-                                                      provider: str) -> None:
-    report = replay(ROOT / "benchmarks" / "sessions" / f"day-{provider}.toml",
-                    compiler=builtins)
+DAYS = sorted((ROOT / "benchmarks" / "sessions").glob("day-*.toml"))
+
+
+@pytest.mark.parametrize("dynamic", ["system", "message"])
+@pytest.mark.parametrize("day", DAYS, ids=lambda p: p.stem)
+def test_the_day_scripts_never_break_the_static_class(builtins: Compiler, day: Path,
+                                                      dynamic: str) -> None:
+    report = replay(day, compiler=builtins, dynamic=dynamic)
     assert report.totals.requests == 20 and report.totals.sessions == 2
     assert report.totals.static_breaks == 0 and report.totals.rejected == 0
     kinds = [r.brk.kind for r in report.requests if r.brk and r.brk.cache == "static"]

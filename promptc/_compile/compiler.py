@@ -86,7 +86,7 @@ class Compiler:
         diags.extend(_model_table_notes(registry.user_models))
         self.load_diagnostics: tuple[Diagnostic, ...] = tuple(diags)
         self._routes = Memo(1024)  # (provider, pinned variant id) -> Route
-        self._plans: dict[tuple[str, ProviderInfo, bool | None], Plan] = {}
+        self._plans: dict[tuple[str, ProviderInfo, bool | None, bool], Plan] = {}
         self._plans_lock = threading.Lock()
         self._contexts = Memo(memo_size)  # marshal bytes of plain context data -> PromptContext
         self._parts = ContextParts()  # the same for parts: an MCP server's tools, the skills

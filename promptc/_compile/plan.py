@@ -56,8 +56,9 @@ class Plan:
         # model's capability, text (`client_choice`: native_tools as the client gave it).
         self.tool_choice = choose_tool_mode(variant, provider, client_choice)
         self.tool_mode = self.tool_choice.mode
-        # dynamic="message" with native tools: session tools in their generic form (Request)
-        self.shared_tools = shared_tools and self.tool_mode == "native"
+        # dynamic="message": session tools in their generic form (see Request; text mode
+        # already calls MCP tools through use_mcp_tool, so it changes nothing there)
+        self.shared_tools = shared_tools
         specs: tuple[ToolSpec, ...] = variant.tool_specs
         # Built-in block first, per-session tools after it (both in the variant's order), so the
         # tools every session shares come first on the wire.
