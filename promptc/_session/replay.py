@@ -334,24 +334,26 @@ def _rewritten_static(pieces: Sequence[Piece], brk: Break | None, read: int) -> 
 
 def _parts(pieces: Sequence[Piece], usage: Usage, prices: Prices | None) -> tuple[Part, Part]:
     """The bill split between the prompt's pieces and the conversation's turns: the cache
-    read covers the input's first tokens, the write the ones after it, the rest is uncached."""
+    read covers the input's first tokens, the write the ones after it, the rest is uncached
+    (a rejected request is billed nothing)."""
     read_end, write_end = usage.cache_read, usage.cache_read + usage.cache_write
-    sums = {"prompt": [0, 0, 0, 0], "turn": [0, 0, 0, 0]}
+    prompt, turns = [0, 0, 0, 0], [0, 0, 0, 0]  # tokens, read, written, uncached
     at = 0
     for piece in pieces:
         end = at + piece.tokens
         read = max(0, min(end, read_end) - at)
         write = max(0, min(end, write_end) - max(at, read_end))
-        part = sums["turn" if piece.kind == "turn" else "prompt"]
-        part[0] += piece.tokens
-        part[1] += read
-        part[2] += write
-        part[3] += piece.tokens - read - write
+        sums = turns if piece.kind == "turn" else prompt
+        billed = (0, 0, 0) if usage.rejected else (read, write, piece.tokens - read - write)
+        for i, value in enumerate((piece.tokens, *billed)):
+            sums[i] += value
         at = end
-    if usage.rejected:
-        sums = {k: [v[0], 0, 0, 0] for k, v in sums.items()}
-    return tuple(Part(t, r, w, u, _cost(r, w, u, 0, prices))  # type: ignore[return-value]
-                 for t, r, w, u in (sums["prompt"], sums["turn"]))
+    return _part(prompt, prices), _part(turns, prices)
+
+
+def _part(sums: Sequence[int], prices: Prices | None) -> Part:
+    tokens, read, write, uncached = sums
+    return Part(tokens, read, write, uncached, _cost(read, write, uncached, 0, prices))
 
 
 def _list_changes(changes: Mapping[str, str]) -> str:
