@@ -25,8 +25,8 @@ import attrs
 from .._base.frozen import FreshCopies, dumps_json, thaw
 from .._model.context import PromptContext, Skill
 from .._model.provider import ProviderInfo
-from .._model.tools import (EnumSources, McpBinding, ToolSpec, enum_sources, json_schema,
-                            options_of, per_session)
+from .._model.tools import (EnumSources, McpBinding, ToolSpec, json_schema, options_of,
+                            per_session)
 from .._model.variant import ActiveToolMode, ToolModeChoice
 from .._calls.desk import CallDesk, builtin_tools, mcp_entries
 from .._calls.records import CallError, ParsedMessage, ToolCall
@@ -389,6 +389,7 @@ class ToolSet:
     def _tools(self) -> NativeTools:
         native = self.native
         if native is None:
+            from .._model.tools import enum_sources
             native = NativeTools(self.specs, enum_sources(self.specs, self.skills), self.mcp)
             object.__setattr__(self, "native", native)
         return native
@@ -459,13 +460,18 @@ class ToolSet:
 
     # --- calls coming back --------------------------------------------------------------------
 
+    def _session_options(self) -> tuple[BuiltinTool, ...]:
+        """Shared tools: the built-in tools as the checker reads them, with the options the
+        session's skills give (its schemas have none)."""
+        from .._model.tools import enum_sources
+        return builtin_tools(self.specs, enum_sources(self.specs, self.skills))
+
     def _calls(self, mode: str | None = None) -> CallDesk:
         desk = self.desk
         if desk is None:
             native = self._tools()
             context = self.context if self.context is not None else PromptContext()
-            tools = native.builtin_tools() if not self.shared else builtin_tools(
-                self.specs, enum_sources(self.specs, self.skills))  # the session's options
+            tools = native.builtin_tools() if not self.shared else self._session_options()
             desk = CallDesk.build(tools, mcp_entries(context.mcp_servers, self.mcp),
                                   context.mode, native.cache, native=self.mode == "native")
             object.__setattr__(self, "desk", desk)
