@@ -199,6 +199,13 @@ class Compiler:
                                                    shared_tools)
         return plan
 
+    def _placed_plan(self, plan: Plan, provider: ProviderInfo, dynamic: str) -> Plan:
+        """dynamic="message" with native tools: the plan that offers the session's tools in
+        their generic form, so that tools are shared like the system prompt (see Request)."""
+        if dynamic != "message" or plan.tool_mode != "native":
+            return plan
+        return self._plan(plan.variant, plan.provider, provider.native_tools, True)
+
     def plan(self, provider: ProviderInfo, variant: str | None = None) -> Plan:
         return self.route(provider, variant).plan
 
@@ -262,9 +269,7 @@ class Compiler:
                 if strict and (failure := first_failure(done.diagnostics)) is not None:
                     raise failure.error()
                 return done
-        plan = route.plan
-        if dynamic == "message" and plan.tool_mode == "native":  # generic session tools
-            plan = self._plan(plan.variant, plan.provider, provider.native_tools, True)
+        plan = self._placed_plan(route.plan, provider, dynamic)
         report = Reporter(strict, route.diagnostics)
         if ctx.features and not ctx.features.keys() <= self.features.names:
             self._unknown_features(ctx, report)
