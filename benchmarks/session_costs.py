@@ -252,12 +252,10 @@ def arithmetic(results: list[dict[str, Any]]) -> str:
                            if not label.startswith("floor"))
         bound = f"{rows['promptc']['cached_share']:.2%} / {a['default_share_bound']:.2%}" \
             if "default_share_bound" in a else ""
-        if "half_reference" not in a:
-            continue
-        lines.append(f"| {Path(r['script']).stem} | {_usd(a['half_reference'])} | "
-                     f"{_usd(a['conversation_at_best'])} | {_usd(a['prompt_budget'])} | "
-                     f"${a['prompt_token_cost'] * 1e6:.2f}/M | {a['largest_prompt']:,} | "
-                     f"{sizes} | {bound} |")
+        cells = [_usd(a["half_reference"]), _usd(a["conversation_at_best"]),
+                 _usd(a["prompt_budget"]), f"${a['prompt_token_cost'] * 1e6:.2f}/M",
+                 f"{a['largest_prompt']:,}"] if "half_reference" in a else ["n/a"] * 5
+        lines.append(f"| {Path(r['script']).stem} | {' | '.join(cells)} | {sizes} | {bound} |")
     return "\n".join(lines)
 
 
