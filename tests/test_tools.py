@@ -8,8 +8,10 @@ import jsonschema
 import pytest
 
 from promptc import Compiler, McpServer, McpTool, PromptContext, ProviderInfo
+from promptc._model.conditions import CONDITION_KEYS, compile_condition
 from promptc._model.tools import (NAME_PATTERN, mcp_bindings, mcp_function_name,
                                   sanitize_tool_name)
+from promptc.testing import make_context
 
 from .conftest import load_context
 
@@ -244,3 +246,22 @@ def test_cli_render_follows_the_chain(capsys: pytest.CaptureFixture[str]) -> Non
     assert main([*base, "--native-tools", "no"]) == 0
     text = json.loads(capsys.readouterr().out)
     assert "tools" not in text and "<read_file>" in text["messages"][0]["content"]
+
+
+# Every key a tool's [when] table may hold, with a value and whether it holds for the full
+# context in act mode, on a model with native tools but no images, in text tool mode.
+_EVERY_CONDITION = {"feature": ("browser", True), "mode": (["plan"], False),
+                    "has": (["rules", "attachments"], False), "native_tools": (True, True),
+                    "images": (True, False), "tool_mode": (["text"], True),
+                    "any": ([{"mode": "plan"}, {"tool_mode": "text"}], True),
+                    "all": ([{"mode": "plan"}, {"tool_mode": "text"}], False),
+                    "not": ({"has": "skills"}, False)}
+
+
+def test_every_condition_key_compiles_to_its_own_test() -> None:
+    assert set(_EVERY_CONDITION) == set(CONDITION_KEYS)  # a new key needs a case here
+    context = make_context("full", mode="act")
+    provider = ProviderInfo("openai", "gpt-4.1", native_tools=True, images=False).resolved()
+    for key, (value, expected) in _EVERY_CONDITION.items():
+        condition = compile_condition({key: value}, "look.toml")
+        assert condition(context, provider, "text") is expected, (key, condition.description)
