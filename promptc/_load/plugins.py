@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
@@ -133,8 +133,7 @@ def load_plugins(entry_points: Iterable[Any] | None = None,
                      _hooks(loaded, "promptc_inspect_prompt"))
 
 
-@attrs.frozen
-class _Plugin:
+class _Plugin(NamedTuple):
     """A plugin that loaded: its name, what it contributes, and its hooks."""
 
     name: str

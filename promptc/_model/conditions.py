@@ -87,14 +87,16 @@ def _all_of(parts: list[Condition]) -> Condition:
                      frozenset().union(*(x.features for x in parts)))
 
 
-@attrs.frozen
 class _ConditionKey:
     """Compiles one key of a `[when]` table: a `visit_<key>` method per condition key (as
     jinja2's NodeVisitor has one per node kind). Errors name `field` and raise `error`."""
 
-    source: str
-    field: str
-    error: type[ConfigError]
+    __slots__ = ("source", "field", "error")
+
+    def __init__(self, source: str, field: str, error: type[ConfigError]) -> None:
+        self.source = source
+        self.field = field
+        self.error = error
 
     def compile(self, key: str, value: Any) -> Condition:
         try:

@@ -178,13 +178,15 @@ def compile_matcher(spec: Mapping[str, Any], source: str, field: str = "match") 
     return _all(parts)
 
 
-@attrs.frozen
 class _MatchKey:
     """Compiles one key of a `[match]` table: a `visit_<key>` method per matcher key (as
     jinja2's NodeVisitor has one per node kind). Errors name `field`."""
 
-    source: str
-    field: str
+    __slots__ = ("source", "field")
+
+    def __init__(self, source: str, field: str) -> None:
+        self.source = source
+        self.field = field
 
     def visit(self, key: str, value: Any) -> Matcher:
         visitor = getattr(self, f"visit_{key}", None) if key in MATCH_KEYS else None
