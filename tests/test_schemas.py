@@ -245,7 +245,7 @@ def test_anthropic_sdk_sends_every_tool_as_given(builtins: Compiler, server: Fak
         assert all(t["input_schema"]["type"] == "object" and "anyOf" not in t["input_schema"]
                    for t in body["tools"])
         verbatim = next(t for t in body["tools"] if t["name"] == "mcp__github__create_issue")
-        assert verbatim["description"] == SERVERS[3]["tools"][0]["description"]
+        assert verbatim["description"] == "[MCP github] " + SERVERS[3]["tools"][0]["description"]
         assert 1 <= sum("cache_control" in x for x in [*body["tools"], *body["system"]]) <= 4
 
 
