@@ -64,7 +64,22 @@ _SCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _SCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "definitions",
                          "dependentSchemas"})
 
-Work = deque[tuple[Mapping[str, Any], dict[str, Any], str]]  # (node, its copy, its path)
+# A path is linked to its parent's, so a node a million levels deep costs one link, not a
+# million segments; a problem shows the last few (`where`).
+KeyPath = tuple[str, Any] | None  # (segment, parent path)
+Work = deque[tuple[Mapping[str, Any], dict[str, Any], KeyPath]]  # (node, its copy, its path)
+SHOWN = 6  # segments of a path a problem shows
+
+
+def where(path: KeyPath) -> str:
+    """The last SHOWN segments of a path, joined with dots (`…` before them when cut)."""
+    segments: list[str] = []
+    while path is not None and len(segments) <= SHOWN:
+        segments.append(path[0])
+        path = path[1]
+    cut = len(segments) > SHOWN
+    shown = ".".join(reversed(segments[:SHOWN]))
+    return "…." + shown if cut else shown
 
 
 def _describe(value: Any) -> str:
@@ -83,10 +98,10 @@ class _Cleaner:
         self.problems: list[Problem] = []
         self.work: Work = deque()
 
-    def drop(self, keyword: str, path: str, detail: str) -> None:
-        self.problems.append(Problem(CODE, keyword, path, detail + ": dropped"))
+    def drop(self, keyword: str, path: KeyPath, detail: str) -> None:
+        self.problems.append(Problem(CODE, keyword, where(path), detail + ": dropped"))
 
-    def child(self, value: Any, path: str) -> Any:
+    def child(self, value: Any, path: KeyPath) -> Any:
         """A schema value's copy, its contents queued to be cleaned."""
         if not isinstance(value, Mapping):
             return value
@@ -94,13 +109,13 @@ class _Cleaner:
         self.work.append((value, copy, path))
         return copy
 
-    def node(self, node: Mapping[str, Any], out: dict[str, Any], path: str) -> None:
+    def node(self, node: Mapping[str, Any], out: dict[str, Any], path: KeyPath) -> None:
         for key, value in node.items():
             kept = self.value(key, value, path)
             if kept is not _DROPPED:
                 out[key] = kept
 
-    def value(self, key: str, value: Any, path: str) -> Any:
+    def value(self, key: str, value: Any, path: KeyPath) -> Any:
         """The keyword's value as kept (_DROPPED: none of it); `path` is the node's."""
         if key in _VALUES:
             want, fits = _VALUES[key]
@@ -116,41 +131,41 @@ class _Cleaner:
             return self.schema_map(key, value, path)
         return value
 
-    def names(self, value: list[Any], path: str) -> list[Any]:
+    def names(self, value: list[Any], path: KeyPath) -> list[Any]:
         kept = [name for name in value if isinstance(name, str)]
         if len(kept) < len(value):
             wrong = [name for name in value if not isinstance(name, str)]
             self.drop("required", path, f"{_describe(wrong)} are not property names")
         return kept
 
-    def one_schema(self, key: str, value: Any, path: str) -> Any:
+    def one_schema(self, key: str, value: Any, path: KeyPath) -> Any:
         if _is_schema(value):
-            return self.child(value, _join(path, key))
+            return self.child(value, (key, path))
         if key == "items" and isinstance(value, list):  # the older tuple form
             return self.schema_list(key, value, path)
         self.drop(key, path, f"{_describe(value)} is not a schema")
         return _DROPPED
 
-    def schema_list(self, key: str, value: Any, path: str) -> Any:
+    def schema_list(self, key: str, value: Any, path: KeyPath) -> Any:
         if not isinstance(value, list) or not value:
             self.drop(key, path, f"{_describe(value)} is not a list of schemas")
             return _DROPPED
         kept = []
         for i, entry in enumerate(value):
             if _is_schema(entry):
-                kept.append(self.child(entry, _join(path, f"{key}.{i}")))
+                kept.append(self.child(entry, (f"{key}.{i}", path)))
             else:
                 self.drop(key, path, f"entry {i}, {_describe(entry)}, is not a schema")
         return kept if kept else _DROPPED
 
-    def schema_map(self, key: str, value: Any, path: str) -> Any:
+    def schema_map(self, key: str, value: Any, path: KeyPath) -> Any:
         if not isinstance(value, Mapping):
             self.drop(key, path, f"{_describe(value)} is not a map of names to schemas")
             return _DROPPED
         kept = {}
         for name, entry in value.items():
             if _is_schema(entry):
-                kept[name] = self.child(entry, _join(path, f"{key}.{name}"))
+                kept[name] = self.child(entry, (f"{key}.{name}", path))
             else:
                 self.drop(key, path, f"{name!r}: {_describe(entry)} is not a schema")
         return kept
@@ -159,17 +174,13 @@ class _Cleaner:
 _DROPPED = object()
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def clean(schema: Any) -> tuple[Any, tuple[Problem, ...]]:
     """A copy of `schema` without malformed keyword values, and what was dropped (a value that
     is not a mapping is returned as it is)."""
     if not isinstance(schema, Mapping):
         return schema, ()
     cleaner = _Cleaner()
-    root = cleaner.child(schema, "")
+    root = cleaner.child(schema, None)
     while cleaner.work:
         cleaner.node(*cleaner.work.popleft())
     return root, tuple(cleaner.problems)

@@ -39,14 +39,16 @@ _VALUE_TYPES = TYPES - {"null"}
 
 
 def _node_size(node: Mapping[str, Any]) -> int:
-    """One node's own size, its subschemas apart: about its JSON text's length."""
-    size = 0
+    """One node's own size, its subschemas apart: about the length of its JSON text."""
+    size = 2
     for key, value in node.items():
         if isinstance(value, str):
-            size += len(value)
+            size += len(value) + 2
         elif isinstance(value, list):
-            size += sum(len(x) if isinstance(x, str) else 1 for x in value)
-        size += len(key) + 1
+            size += 2 + sum(len(x) + 4 if isinstance(x, str) else 6 for x in value)
+        else:
+            size += 6
+        size += len(key) + 4
     return size
 
 
