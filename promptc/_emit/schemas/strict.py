@@ -31,16 +31,19 @@ STRICT_MAX_PROPERTIES = 5000
 STRICT_MAX_ENUM = 1000
 REQUIRED_UNKNOWN = "schema-required-unknown"
 
-# Keywords strict mode refuses although they only narrow a value: dropped (the model still sees
-# the description); `default` is refused by strict mode and means nothing once all is required.
-_DROP = frozenset({"default", "examples", "example", "$schema", "$id", "$comment", "minLength",
-                   "maxLength", "uniqueItems", "minProperties", "maxProperties", "readOnly",
-                   "writeOnly", "deprecated", "contentEncoding", "contentMediaType"})
 # Keywords that change what is valid in a way strict mode cannot say: the schema is not strict.
 _REFUSE = frozenset({"not", "if", "then", "else", "patternProperties", "dependentRequired",
                      "dependentSchemas", "dependencies", "unevaluatedProperties",
                      "unevaluatedItems", "propertyNames", "contains", "minContains",
                      "maxContains", "prefixItems", "additionalItems"})
+# What strict mode takes (OpenAI's supported subset). The others are left out of the strict form
+# only: keywords that merely narrow a value (`minLength`, `uniqueItems`…: the model still sees
+# the description), `default` (refused, and meaningless once all is required), annotations
+# (`examples`, `$comment`, `x-order`, `nullable`…).
+_KNOWN = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum",
+                    "anyOf", "oneOf", "allOf", "$ref", "$defs", "definitions", "description",
+                    "title", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+                    "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "const"})
 _FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4",
                       "ipv6", "uuid"})
 _NAMES = frozenset({"description", "title"})
@@ -115,7 +118,7 @@ class Strict(KeywordVisitor):
         ref = v.node["$ref"]
         if not isinstance(ref, str) or lookup_ref(ref, self.root) is None:
             raise NotStrict
-        rest = {k: x for k, x in v.node.items() if k not in _DROP and k != "$ref"}
+        rest = {k: x for k, x in v.node.items() if k in _KNOWN and k != "$ref"}
         if set(rest) - _NAMES:
             raise NotStrict  # a $ref narrowed by siblings
         v.out.update(rest)
@@ -127,7 +130,7 @@ class Strict(KeywordVisitor):
 
     def visit_keywords(self, v: Visit) -> None:
         for key, value in v.node.items():
-            if key in _DROP or key in ("$defs", "definitions"):
+            if key not in _KNOWN or key in ("$defs", "definitions"):
                 continue
             if key == "format" and value not in _FORMATS:
                 continue
@@ -286,10 +289,9 @@ def strict_form(schema: Any, reword: Reword | None = None) -> Converted:
         _definitions(state, root, out)
     except NotStrict:
         return Converted(None, unique([*checked.problems, *state.problems]))
-    if out.get("type") != "object" or "anyOf" in out or \
-            state.properties > STRICT_MAX_PROPERTIES:
-        out = None
-    return Converted(out, unique([*checked.problems, *state.problems]))
+    acceptable = out.get("type") == "object" and "anyOf" not in out and \
+        state.properties <= STRICT_MAX_PROPERTIES
+    return Converted(out if acceptable else None, unique([*checked.problems, *state.problems]))
 
 
 def openai_strict(schema: Mapping[str, Any]) -> dict[str, Any] | None:
