@@ -47,6 +47,13 @@ def _fill(template: str, values: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
+@lru_cache(maxsize=4096)
+def _server_words(mark: str, text: str) -> str:
+    """A server's text fenced behind the mark (memoized: a new session brings the same
+    descriptions under new server names; a pure function of its two strings)."""
+    return marked(mark, text)
+
+
 @attrs.frozen
 class Wording:
     """The checked contents of wire.toml."""
@@ -63,9 +70,9 @@ class Wording:
         mark = self.mark
         if description.strip():
             return _fill(self.mcp["description"], {
-                "server": one_line(server), "description": marked(mark, description)})
+                "server": one_line(server), "description": _server_words(mark, description)})
         return _fill(self.mcp["no_description"], {
-            "server": one_line(server), "tool": marked(mark, one_line(tool))})
+            "server": one_line(server), "tool": _server_words(mark, one_line(tool))})
 
     def strict_reword(self, instruction: str) -> str:
         for phrase, replacement in self.optional:

@@ -171,9 +171,15 @@ def _applied(value: str, edits: list[Edit]) -> str:
     return "".join(pieces)
 
 
+# An ASCII value with none of these (most descriptions and names) is its own body.
+_ASCII_MARKUP = re.compile(r"[<`~]|(?:^|[\r\x0b\x0c])[ \t]*[#=]", re.MULTILINE)
+
+
 def body(value: str) -> str:
     """`value` as the content of an element: verbatim, except that it opens and closes none of
     promptc's elements, starts none of the prompt's sections and leaves no code block open."""
+    if value.isascii() and _ASCII_MARKUP.search(value) is None:
+        return value
     edits = _tag_edits(value)
     return _lines_escaped(_applied(value, edits) if edits else value)
 
@@ -196,8 +202,9 @@ def marked(marker: str, value: str) -> str:
     fenced = body(value)
     if not marker.strip():
         return fenced
-    return _applied(fenced, [(m.end(), m.end(), "\\")
-                             for m in _marker(marker.strip()).finditer(skeleton(fenced))])
+    edits = [(m.end(), m.end(), "\\")
+             for m in _marker(marker.strip()).finditer(skeleton(fenced))]
+    return _applied(fenced, edits) if edits else fenced
 
 
 # --- reading a prompt ---------------------------------------------------------------------
