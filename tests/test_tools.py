@@ -162,7 +162,7 @@ def test_native_mcp_tools_never_take_a_builtin_name(builtins: Compiler) -> None:
     assert '<mcp_tool name="read_file" function="mcp__files__read_file">' in section
     assert '<mcp_server name="files">' in section  # the server's own words, fenced
     [fn] = [f for f in out.tools.anthropic() if f["name"] == "mcp__files__read_file"]
-    assert fn["description"] == "Shadow the built-in."  # verbatim
+    assert fn["description"] == "[MCP files] Shadow the built-in."  # its server, then its words
 
 
 def test_builtin_tools_come_first_then_session_tools(builtins: Compiler) -> None:

@@ -19,7 +19,7 @@ from .._base.frozen import EMPTY, FrozenDict
 from .._base.memo import Memo
 from .._base.suggest import did_you_mean
 from .._calls.checker import USE_MCP_TOOL
-from .._emit.toolset import NativeTools, ToolSet, native_key
+from .._emit.toolset import NativeTools, ToolSet, native_key, wire_format
 from .._load.builtin_data import DataCache
 from .._model.cache import CacheClass
 from .._model.component import Component
@@ -415,6 +415,8 @@ class Plan:
         if native is None:
             native = self._native.put(nkey, NativeTools(request.tools, sources, bindings,
                                                         self._shapes))
+        if bindings:  # what the servers' schemas hold that the provider's format cannot take
+            report.extend(native.diagnostics(wire_format(self.provider)))
         return ToolSet(self.tool_mode, request.tools, bindings, request.context.skills, native,
                        self.tool_choice, request.context, self.provider,
                        shared=self.shared_tools)

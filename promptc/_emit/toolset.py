@@ -11,8 +11,11 @@ The JSON for a set of tools is built once and shared by every request that offer
 (`NativeTools`, keyed by the complete input: the offered specs, what their option lists come from,
 and the MCP tools with their names, descriptions and schemas). Every call hands out a fresh copy,
 so a client may change what it gets. Schemas are normalized per provider (promptc/_emit/
-schemas.py): OpenAI strict where the schema allows it, Gemini's OpenAPI subset (or its
-`parameters_json_schema`), Anthropic's object root. MCP descriptions stay verbatim.
+schemas/): OpenAI strict where the schema allows it, Gemini's OpenAPI subset (or its
+`parameters_json_schema`), Anthropic's object root; what conversion finds wrong in an MCP
+server's schema is reported per wire format (`NativeTools.diagnostics`). An MCP description is
+the server's words after its provenance mark, `[MCP <server>] …` (components/wire.toml,
+promptc/_emit/wording.py), in every format.
 """
 
 from __future__ import annotations
@@ -31,7 +34,10 @@ from .._model.variant import ActiveToolMode, ToolModeChoice
 from .._calls.desk import CallDesk, builtin_tools, mcp_entries
 from .._calls.records import CallError, ParsedMessage, ToolCall
 from .._calls.checker import BuiltinTool
-from .schemas import gemini_schema, object_root, openai_strict
+from .._model.diagnostics import Diagnostic
+from .schemas import Converted, Problem, checked_root, gemini_form, strict_form
+from .schemas.strict import Reword
+from .wording import mcp_description, strict_reword
 
 __all__ = ["ToolSet", "NativeTools", "Shape", "SchemaForms", "native_key", "shape_key",
            "FunctionList",
@@ -68,12 +74,15 @@ class SchemaForms:
     schema, whatever its name: a new session whose MCP servers are named differently converts
     nothing again. The forms are never handed out as they are; `copy` gives fresh ones."""
 
-    __slots__ = ("schema", "_strict", "_gemini", "_copies")
+    __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies")
 
-    def __init__(self, schema: dict[str, Any]) -> None:
+    def __init__(self, schema: dict[str, Any], problems: tuple[Problem, ...] = (),
+                 reword: Reword | None = None) -> None:
         self.schema = schema
-        self._strict: tuple[dict[str, Any] | None] | None = None
-        self._gemini: tuple[dict[str, Any] | None] | None = None
+        self._problems = problems  # what checking the schema as it arrived found
+        self._reword = reword  # the strict form's wording of optional parameters (built-ins)
+        self._strict: Converted | None = None
+        self._gemini: Converted | None = None
         self._copies: dict[str, FreshCopies] = {}
 
     @property
@@ -81,16 +90,25 @@ class SchemaForms:
         """The schema in OpenAI strict form, or None when strict mode cannot express it."""
         done = self._strict
         if done is None:
-            done = self._strict = (openai_strict(self.schema),)
-        return done[0]
+            done = self._strict = strict_form(self.schema, self._reword)
+        return done.schema
 
     @property
     def gemini(self) -> dict[str, Any] | None:
         """Gemini `parameters`, or None for a tool without arguments."""
         done = self._gemini
         if done is None:
-            done = self._gemini = (gemini_schema(self.schema),)
-        return done[0]
+            done = self._gemini = gemini_form(self.schema)
+        return done.schema
+
+    def problems(self, kind: str) -> tuple[Problem, ...]:
+        """What is wrong with the schema, for one form (`json`, `strict`, `gemini`)."""
+        if kind == "json":
+            return self._problems
+        self.form(kind)
+        done = self._strict if kind == "strict" else self._gemini
+        assert done is not None
+        return (*self._problems, *(p for p in done.problems if p not in self._problems))
 
     def form(self, kind: str) -> dict[str, Any] | None:
         return self.schema if kind == "json" else self.strict if kind == "strict" \
@@ -194,24 +212,37 @@ def to_gemini(functions: FunctionList) -> list[dict[str, Any]]:
     return [{"function_declarations": _shaped(functions, "gemini")}]
 
 
-def _mcp_schema(binding: McpBinding) -> dict[str, Any]:
-    return object_root(thaw(binding.input_schema) if binding.input_schema else {})
+def _mcp_forms(binding: McpBinding) -> SchemaForms:
+    """An MCP server's schema as an object root, its malformed keyword values dropped (each a
+    problem reported with the tool)."""
+    checked = checked_root(thaw(binding.input_schema) if binding.input_schema else {})
+    assert checked.schema is not None
+    return SchemaForms(checked.schema, checked.problems)
 
 
 def _mcp_description(binding: McpBinding) -> str:
-    """The MCP server's own words, verbatim (as the text prompt shows them); a blank one gets
-    a line naming the tool and its server."""
-    if binding.description.strip():
-        return binding.description
-    return f"{binding.tool} (MCP server {binding.server})"
+    """The server's words after its provenance mark (components/wire.toml), fenced as the
+    text prompt fences them; a tool without a description is named instead."""
+    return mcp_description(binding.server, binding.tool, binding.description)
 
 
 def native_key(specs: Sequence[ToolSpec], sources: EnumSources,
                mcp: Sequence[McpBinding]) -> Hashable:
     """The complete, typed input of a tool set's native JSON (all strings)."""
     return (tuple(s.name for s in specs), sources,
-            tuple((b.native_name, b.server, b.tool, _mcp_description(b),
+            tuple((b.native_name, b.server, b.tool, b.description,
                    b.input_schema.json_text) for b in mcp))
+
+
+# The schema form each wire format sends (its problems are the ones reported).
+_FORM_OF: dict[str, str] = {"anthropic": "json", "openai": "strict", "gemini": "gemini"}
+
+
+def _diagnostic(binding: McpBinding, problem: Problem) -> Diagnostic:
+    return Diagnostic("warning", problem.code,
+                      f"MCP tool {binding.tool!r} of server {binding.server!r} (function "
+                      f"{binding.native_name!r}), input schema: {problem.message()}",
+                      f"{binding.server}/{binding.tool}")
 
 
 def shape_key(spec: ToolSpec, enabled: frozenset[str], sources: EnumSources) -> Hashable:
@@ -252,6 +283,7 @@ class NativeTools:
     """
 
     __slots__ = ("_specs", "_sources", "_mcp", "_copies", "_uses", "_shaped", "_texts",
+                 "_diagnostics",
                  "_builtins", "_cache", "stable")
 
     def __init__(self, specs: tuple[ToolSpec, ...], sources: EnumSources,
@@ -263,6 +295,7 @@ class NativeTools:
         self._copies: dict[str, FreshCopies] = {}
         self._uses: dict[str, int] = {}
         self._texts: dict[tuple[str, int], str] = {}
+        self._diagnostics: dict[str, tuple[Diagnostic, ...]] = {}
         self._shaped: list[Shape] | None = None
         self._builtins: tuple[BuiltinTool, ...] | None = None
         stable = 0
@@ -284,18 +317,18 @@ class NativeTools:
                 shape = cache.get(key)
                 if shape is None:
                     shape = cache.put(key, Shape(spec.name, spec.description, SchemaForms(
-                        json_schema(spec, enabled, sources))))
+                        json_schema(spec, enabled, sources), reword=strict_reword)))
                 built.append(shape)
             for b in self._mcp:
-                description = _mcp_description(b)
-                key = ("mcp", b.native_name, description, b.input_schema.json_text)
+                key = ("mcp", b.native_name, b.server, b.tool, b.description,
+                       b.input_schema.json_text)
                 shape = cache.get(key)
                 if shape is None:
                     forms_key = ("schema", b.input_schema.json_text)
                     forms = cache.get(forms_key)
                     if forms is None:
-                        forms = cache.put(forms_key, SchemaForms(_mcp_schema(b)))
-                    shape = cache.put(key, Shape(b.native_name, description, forms))
+                        forms = cache.put(forms_key, _mcp_forms(b))
+                    shape = cache.put(key, Shape(b.native_name, _mcp_description(b), forms))
                 built.append(shape)
             out = self._shaped = built
         return out
@@ -330,6 +363,17 @@ class NativeTools:
         if text is None:
             text = self._texts[key] = dumps_json(self._value(fmt, upto), indent=None)
         return text
+
+    def diagnostics(self, fmt: str) -> tuple[Diagnostic, ...]:
+        """What is wrong with the MCP tools' input schemas as wire format `fmt` (anthropic,
+        openai, gemini) sends them: each a warning naming the tool and the keyword."""
+        found = self._diagnostics.get(fmt)
+        if found is None:
+            mcp_shapes = self.shapes()[len(self._specs):]
+            found = tuple(_diagnostic(b, p) for b, shape in zip(self._mcp, mcp_shapes)
+                          for p in shape.forms.problems(_FORM_OF.get(fmt, "json")))
+            self._diagnostics[fmt] = found
+        return found
 
     def strict(self) -> tuple[bool, ...]:
         """Per tool, whether its OpenAI definition is strict."""

@@ -95,6 +95,10 @@ def _inside(path: Path, root: Path | None, source: str) -> None:
                                  "come from inside their source folder", source=str(path))
 
 
+# Data files beside the built-in component templates (the native tools' wording).
+BUILTIN_DATA_FILES = frozenset({"wire.toml"})
+
+
 def _sorted(folder: Path) -> list[Path]:
     return sorted(folder.iterdir(), key=lambda p: p.name) if folder.is_dir() else []
 
@@ -109,6 +113,8 @@ def _component_files(folder: Path, source: str, notes: list[Diagnostic],
                                         "unexpected folder (ignored)", str(p)))
             continue
         if p.suffix != ".md":
+            if source == "builtin" and p.name in BUILTIN_DATA_FILES:
+                continue  # read where it is used (promptc/_emit/wording.py)
             notes.append(Diagnostic("warning", "file-ignored",
                                     "not a component template (.md): ignored", str(p)))
             continue
