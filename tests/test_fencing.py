@@ -2,10 +2,14 @@
 pack (rules, MCP servers, tools and resources, skills, the environment, attachment names,
 runtime values) renders inside an element whose tag says what it is, verbatim apart from the
 documented neutralization (promptc._text.fence), and changes nothing outside its element: no
-new section, header, separator or diff marker, and the pack's own words stay byte-identical."""
+new section, header, separator or diff marker, and the pack's own words stay byte-identical.
+
+The fence functions themselves come first: an attribute stays on one line and inside its quotes;
+a body stays verbatim except that it can close no fence element."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from typing import Any
@@ -16,9 +20,57 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promptc import Compiler, PromptContext, ProviderInfo
-from promptc._text.fence import FENCE_TAGS, attribute, body, mask
+from promptc._text.fence import FENCE_TAGS, attribute, body, mask, one_line
+from promptc.testing import make_context
 
-from .conftest import load_context
+
+# --- the fence functions --------------------------------------------------------------------------
+
+TAGS = sorted(FENCE_TAGS)
+closing_any_spelling = st.builds(
+    lambda sp1, slash_sp, tag, end: f"<{sp1}/{slash_sp}{tag}{end}",
+    st.sampled_from(["", " ", "\t", "\n"]), st.sampled_from(["", " "]),
+    st.sampled_from(TAGS + [t.upper() for t in TAGS] + ["User_Rules"]),
+    st.sampled_from([">", " >", "", "\n", "/>"]))
+others = st.sampled_from(["</div>", "</skills>", "</user_rulesx>", "<user_rules>", "<\\/skill>",
+                          "&amp;", '"', "\u2028", "\r\n", "\x00", "\x85", "====", "# H"])
+payload = st.lists(st.one_of(closing_any_spelling, others, st.text(max_size=12)),
+                   max_size=8).map("".join)
+
+# Written independently of the module: how a reader would spot a closing fence tag.
+CLOSES_A_FENCE = re.compile(r"<\s*/\s*(" + "|".join(TAGS) + r")(?![\w-])", re.IGNORECASE)
+
+
+@given(payload)
+def test_a_body_closes_no_fence_and_is_otherwise_verbatim(value: str) -> None:
+    fenced = body(value)
+    assert not CLOSES_A_FENCE.search(fenced)
+    # The one documented change, and nothing else: each closing fence tag starts `<\/`.
+    assert fenced == CLOSES_A_FENCE.sub(lambda m: "<\\/" + m.group(1), value)
+    assert body(fenced) == fenced  # idempotent: fencing fenced text changes nothing
+
+
+@given(st.text().filter(lambda v: not CLOSES_A_FENCE.search(v)))
+def test_a_body_without_closing_tags_is_untouched(value: str) -> None:
+    assert body(value) == value
+
+
+def test_other_markup_survives() -> None:
+    text = "<div>a</div> </skills> </user_rulesx> <user_rules>"
+    assert body(text) == text
+    assert body("x </USER_RULES> y") == "x <\\/USER_RULES> y"
+    assert body("x < / mcp_tool > y") == "x <\\/mcp_tool > y"
+
+
+@given(payload)
+def test_an_attribute_is_one_line_and_stays_in_its_quotes(value: str) -> None:
+    text = attribute(value)
+    assert not re.search("[\x00-\x1f\x7f-\x9f\u2028\u2029\"<>]", text)
+    assert html.unescape(text) == one_line(value)  # nothing but the documented changes
+    assert len(one_line(value)) == len(value)  # one space per removed character
+
+
+# --- outside text in the rendered prompts ---------------------------------------------------------
 
 MARK = "QQ9MARKQQ"
 TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False, images=False)
@@ -114,7 +166,7 @@ def test_any_value_in_any_slot_stays_inside_its_element(
         builtins: Compiler, case: tuple[str, ProviderInfo], slot: str, value: str) -> None:
     variant, provider = case
     kind, put = SLOTS[slot]
-    base = load_context("full")
+    base = make_context("full")
     neutral = builtins.compile(provider, put(base, MARK), variant=variant)
     if MARK not in neutral.text:
         return  # the variant does not show this slot (compact shows no resources)
@@ -137,7 +189,7 @@ def test_every_slot_is_fenced(builtins: Compiler, slot: str) -> None:
     """Each slot's marker is inside a fence element in the generic prompt, text and native."""
     kind, put = SLOTS[slot]
     for provider in (TEXT, NATIVE):
-        prompt = builtins.compile(provider, put(load_context("full"), MARK), variant="generic")
+        prompt = builtins.compile(provider, put(make_context("full"), MARK), variant="generic")
         if slot.startswith("mcp tool") or slot == "mcp server name" or "resource" in slot \
                 or slot.startswith(("skill", "rule", "cwd", "os", "shell", "home", "ide",
                                     "workspace", "attachment", "runtime")):

@@ -27,8 +27,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from promptc import CompiledPrompt, Compiler, ProviderInfo, ToolCall  # noqa: E402
 from promptc.integrations import MissingExtraError  # noqa: E402
 from promptc.integrations._common import require  # noqa: E402
+from promptc.testing import make_context  # noqa: E402
 
-from .conftest import load_context  # noqa: E402
 from .fakeserver import FakeServer, Reply  # noqa: E402
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -114,7 +114,7 @@ class Runner:
 
 def run_snippet(module: str, builtins: Compiler, provider: ProviderInfo
                 ) -> tuple[CompiledPrompt, Runner, str, dict[str, Any]]:
-    context = load_context("full")
+    context = make_context("full")
     prompt = builtins.compile(provider, context)
     runner = Runner()
     scope: dict[str, Any] = {"compiler": builtins, "provider": provider, "context": context,
@@ -149,7 +149,7 @@ def test_litellm_on_an_openai_route_sends_strict_tools_and_a_cache_key(
     import litellm
 
     from promptc.integrations.litellm import answer_calls, completion_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     server.script("chat", LIST_CALL)
     kwargs = completion_kwargs(prompt, [{"role": "user", "content": "Hi"}])
     assert kwargs["model"] == "openai/gpt-4.1"
@@ -232,7 +232,7 @@ def test_langchain_snippet(builtins: Compiler, server: FakeServer) -> None:
 
 def test_langchain_for_anthropic_sends_marked_blocks(builtins: Compiler) -> None:
     from promptc.integrations.langchain import bind_tools_kwargs, system_message
-    prompt = builtins.compile(CLAUDE, load_context("full"))
+    prompt = builtins.compile(CLAUDE, make_context("full"))
     message = system_message(prompt)
     assert message.content == prompt.to_anthropic()["system"]
     tools = bind_tools_kwargs(prompt)["tools"]
@@ -258,7 +258,7 @@ def test_a_bad_call_never_reaches_run_tool(builtins: Compiler, server: FakeServe
     server.script("responses", Reply("", (("list_files", {"recursive": "yes"}),)),
                   Reply("Sorry."))
     runner = Runner()
-    agent = make_agent(builtins, GPT, load_context("full"), runner, model="gpt-4.1")
+    agent = make_agent(builtins, GPT, make_context("full"), runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
@@ -277,7 +277,7 @@ def test_a_call_the_mode_rules_out_never_reaches_run_tool(builtins: Compiler,
     server.script("responses", Reply("", (("write_to_file", {"path": "a", "content": "x"}),)),
                   Reply("Understood."))
     runner = Runner()
-    plan = attrs.evolve(load_context("full"), mode="plan")
+    plan = attrs.evolve(make_context("full"), mode="plan")
     agent = make_agent(builtins, GPT, plan, runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Understood."
     assert runner.calls == []
@@ -290,7 +290,7 @@ def test_text_mode_hands_over_the_prompt_alone(builtins: Compiler) -> None:
     from promptc.integrations.litellm import completion_kwargs
     from promptc.integrations.pydantic_ai import agent_kwargs
     prompt = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                              load_context("full"))
+                              make_context("full"))
     assert prompt.tools.mode == "text"
     assert "tools" not in completion_kwargs(prompt)
     assert bind_tools_kwargs(prompt) == {"tools": [], "prompt_cache_key": prompt.to_openai()[
@@ -326,7 +326,7 @@ def test_agents_check_calls_against_the_runs_mode(builtins: Compiler,
     server.script("responses", Reply("", (("write_to_file", {"path": "a", "content": "x"}),)),
                   Reply("Understood."))
     runner = Runner()
-    act = load_context("full")
+    act = make_context("full")
     agent = make_agent(builtins, GPT, act, runner, model="gpt-4.1")
     plan = attrs.evolve(act, mode="plan")
     assert AgentsRunner.run_sync(agent, "Go.", context=plan).final_output == "Understood."
@@ -345,7 +345,7 @@ def test_an_mcp_call_that_misses_its_schema_never_reaches_run_tool(builtins: Com
     server.script("responses", Reply("", (("mcp__github__create_issue", {"repo": 5}),)),
                   Reply("Sorry."))
     runner = Runner()
-    agent = make_agent(builtins, GPT, load_context("full"), runner, model="gpt-4.1")
+    agent = make_agent(builtins, GPT, make_context("full"), runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
@@ -359,7 +359,7 @@ def test_langchain_answers_the_calls_it_could_not_parse(builtins: Compiler) -> N
     from langchain_core.messages import AIMessage
 
     from promptc.integrations.langchain import answer_calls
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     reply = AIMessage(content="", tool_calls=[
         {"name": "list_files", "args": {"path": "."}, "id": "call_a", "type": "tool_call"}],
         invalid_tool_calls=[{"name": "read_file", "args": '{"path": "a.py"', "id": "call_b",
@@ -377,7 +377,7 @@ def test_a_tool_that_raises_answers_its_own_call_and_the_others_run(
     import litellm
 
     from promptc.integrations.litellm import answer_calls, completion_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     server.script("chat", Reply("", (("read_file", {"path": "gone.py"}),
                                      ("list_files", {"path": "."}))))
     reply = litellm.completion(**completion_kwargs(prompt, [{"role": "user", "content": "Go"}]))
@@ -402,7 +402,7 @@ def test_every_integration_that_can_sends_the_prompt_cache_key(builtins: Compile
 
     from promptc.integrations.langchain import bind_tools_kwargs, system_message
     from promptc.integrations.pydantic_ai import agent_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     key = prompt.to_openai()["prompt_cache_key"]
     model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
     model.invoke([system_message(prompt), ("user", "Hi")])

@@ -23,8 +23,8 @@ import pytest
 from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo
 from promptc._emit.schemas import (drop_unasked_nulls, gemini_schema, object_root,
                                    openai_strict)
+from promptc.testing import make_context
 
-from .conftest import load_context
 from .fakeserver import FakeServer
 
 # The SDKs are imported by the tests that use them, not at collection: importing all three
@@ -43,7 +43,7 @@ NATIVE = {"anthropic": ProviderInfo("anthropic", "claude-sonnet-4-5"),
 
 @pytest.fixture(scope="module")
 def corpus_context() -> PromptContext:
-    return attrs.evolve(load_context("full"), mcp_servers=SERVERS)
+    return attrs.evolve(make_context("full"), mcp_servers=SERVERS)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ def strict_problems(schema: dict[str, Any]) -> list[str]:
 
 def test_openai_strict_mode_accepts_every_builtin_tool(builtins: Compiler) -> None:
     from agents.strict_schema import ensure_strict_json_schema
-    for prompt in prompts(builtins, load_context("full"), NATIVE["openai"]):
+    for prompt in prompts(builtins, make_context("full"), NATIVE["openai"]):
         assert all(prompt.tools.strict_flags().values()), prompt.variant.id
         for tool in prompt.tools.openai("responses"):
             assert tool["strict"] is True
@@ -122,7 +122,7 @@ def test_openai_strict_mode_accepts_every_builtin_tool(builtins: Compiler) -> No
 
 
 def test_optional_parameters_become_nullable_not_required(builtins: Compiler) -> None:
-    prompt = builtins.compile(NATIVE["openai"], load_context("full"))
+    prompt = builtins.compile(NATIVE["openai"], make_context("full"))
     [tool] = [t for t in prompt.tools.openai() if t["function"]["name"] == "list_files"]
     params = tool["function"]["parameters"]
     assert params["required"] == ["path", "recursive"]
