@@ -1,4 +1,6 @@
-"""Cache classes, blocks, fingerprints and the provider adapters."""
+"""Prompt caching at the providers: cache classes, blocks, fingerprints, and the provider
+adapters' cache markers and keys. (That the compiler's own memos never show is another concern:
+test_cache_equivalence.py.)"""
 
 from __future__ import annotations
 
