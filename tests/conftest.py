@@ -1,4 +1,5 @@
-"""Shared fixtures: the built-in compiler, the context fixtures, and a folder builder."""
+"""Shared fixtures (the built-in compiler, the context fixtures, a folder builder), and how
+pytest-xdist shares the suite between its workers."""
 
 from __future__ import annotations
 
