@@ -17,8 +17,9 @@ import pytest
 import promptc
 from promptc import PromptContext
 from promptc._cli import main
-from promptc._cli.commands import TOPICS, TOPICS_DIR, build_parser
+from promptc._cli.commands import build_parser
 from promptc._cli.format import Progress, bound, clean, table
+from promptc._cli.help import TOPICS, TOPICS_DIR
 
 from .conftest import CONTEXTS
 

@@ -27,7 +27,7 @@ from promptc.testing import make_context
 
 
 TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)  # generic, text tools
-TEXT_VARIANTS = ("generic", "next-gen", "glm", "compact", "gpt-5", "gpt-5-codex", "gemini-3")
+TEXT_VARIANTS = ("generic", "next-gen", "glm", "compact", "gpt-5", "gemini-3")
 
 
 @pytest.fixture(scope="module")
@@ -377,9 +377,14 @@ def test_every_usage_example_parses_to_the_call_it_describes(
         found.setdefault(call.name, []).append(call.arguments)
     listed = re.findall(r"^## (\S+)$", catalogue, re.M)
     assert listed == [s.name for s in prompt.tools.specs]
-    assert set(found) == set(listed)  # every tool listed shows a usage example that parses
+    # every tool of the static catalogue shows a usage example that parses; the ones a
+    # session brings are listed after it "written like the calls above", without one (except
+    # in compact, whose examples are its only documentation of the parameters)
+    static = "\n".join(s.text for s in prompt.sections if s.id == "tools")
+    assert set(re.findall(r"^## (\S+)$", static, re.M)) <= set(found) <= set(listed)
     for name, args in described_calls(prompt).items():
-        assert found[name] == [args], (variant, name)
+        if name in found:
+            assert found[name] == [args], (variant, name)
 
 
 def fragments(tool: str, params: list[str]) -> list[str]:

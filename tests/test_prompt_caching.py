@@ -170,6 +170,29 @@ def test_openai_and_gemini_payloads(builtins: Compiler) -> None:
     assert native.variant.id == "generic" and native.to_openai()["tools"]
 
 
+@pytest.mark.parametrize(("provider", "model", "shape"), [
+    ("openai", "gpt-5.1-codex", "instructions"),     # the table: LiteLLM's "mode": "responses"
+    ("azure", "gpt-5.1-codex-max", "instructions"),
+    ("openai", "gpt-5.9-codex", "instructions"),     # not in the table: the family says so
+    ("openai", "gpt-5", "messages"), ("openai", "gpt-4.1", "messages"),
+])
+def test_openai_payloads_default_to_the_api_the_model_speaks(
+        builtins: Compiler, capsys: pytest.CaptureFixture[str], provider: str, model: str,
+        shape: str) -> None:
+    """Issue 23: a Responses-only model (model data, not a name list) gets the Responses shape
+    unless the caller names the API; `render --format openai` follows the same default."""
+    prompt = builtins.compile(ProviderInfo(provider, model), load_context("full"))
+    assert shape in prompt.to_openai()
+    assert "messages" in prompt.to_openai("chat") and "instructions" in \
+        prompt.to_openai("responses")
+    code = main(["render", "--builtins-only", "--provider", provider, "--model", model,
+                 "--date", "2026-01-01", "--format", "openai"])
+    assert code == 0 and shape in json.loads(capsys.readouterr().out)
+    code = main(["render", "--builtins-only", "--provider", provider, "--model", model,
+                 "--date", "2026-01-01", "--format", "openai", "--openai-api", "chat"])
+    assert code == 0 and "messages" in json.loads(capsys.readouterr().out)
+
+
 def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["render", "--builtins-only", "--context", str(CONTEXTS / "full.json")]
     assert main([*base, "--provider", "anthropic", "--model", "claude-sonnet-4-5",

@@ -221,13 +221,14 @@ def test_the_chain_client_then_variant_then_model_then_text(builtins: Compiler) 
         c = builtins.compile(provider, PromptContext(), variant=variant).tools.choice
         assert c is not None and c.reason
         return c.mode, c.decided_by
-    assert choice(ProviderInfo("zai", "glm-4.6")) == ("text", "variant")
-    assert choice(ProviderInfo("zai", "glm-4.6", native_tools=True)) == ("native", "client")
+    assert choice(ProviderInfo("ollama", "qwen3:8b")) == ("text", "variant")  # compact pins
+    assert choice(ProviderInfo("ollama", "qwen3:8b", native_tools=True)) == ("native", "client")
     assert choice(ProviderInfo("openai", "gpt-4.1")) == ("native", "model")
     assert choice(ProviderInfo("x", "never-heard-of-it"), "generic")[1] in ("model", "default")
-    forced = builtins.compile(ProviderInfo("zai", "glm-4.6", native_tools=True), PromptContext())
+    forced = builtins.compile(ProviderInfo("ollama", "qwen3:8b", native_tools=True),
+                              PromptContext())
     [note] = [d for d in forced.diagnostics if d.code == "tool-mode-client"]
-    assert note.level == "info" and "glm" in note.message
+    assert note.level == "info" and "compact" in note.message
     assert forced.tools.choice is not None and forced.tools.choice.overrides_variant
     assert forced.tools.choice.to_dict()["decided_by"] == "client"
 
@@ -244,3 +245,22 @@ def test_cli_render_follows_the_chain(capsys: pytest.CaptureFixture[str]) -> Non
     assert main([*base, "--native-tools", "no"]) == 0
     text = json.loads(capsys.readouterr().out)
     assert "tools" not in text and "<read_file>" in text["messages"][0]["content"]
+
+
+@pytest.mark.parametrize(("provider", "model", "mode"), [
+    ("zai", "glm-4.6", "native"),                        # Z.ai's API: function calling
+    ("openrouter", "z-ai/glm-4.6", "native"),
+    ("fireworks_ai", "accounts/fireworks/models/glm-4p6", "native"),
+    ("hosted_vllm", "zai-org/GLM-4.6", "text"),          # depends on the server's flags
+    ("vllm", "glm-4.5-air", "text"),
+])
+def test_glm_calls_natively_where_it_is_served_with_function_calling(
+        builtins: Compiler, provider: str, model: str, mode: str) -> None:
+    """Issue 23: the glm variant follows the model data (no pinned text mode); a self-hosted
+    server's GLM gets text tools unless the client says otherwise."""
+    out = builtins.compile(ProviderInfo(provider, model), load_context("full"))
+    assert out.variant.id == "glm" and out.tools.mode == mode
+    assert out.tools.choice is not None and out.tools.choice.decided_by == "model"
+    calling = out.section("tool_calling" if mode == "native" else "tool_use")
+    assert calling is not None and "chat template" in calling.text
+    assert "does nothing" not in out.text  # its own format is read, in either mode

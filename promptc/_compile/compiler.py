@@ -266,6 +266,7 @@ class Compiler:
         report = Reporter(strict, route.diagnostics)
         if ctx.features and not ctx.features.keys() <= self.features.names:
             self._unknown_features(ctx, report)
+        _unsupported_features(ctx, plan, self.features.names, report)
         if self._context_hooks:
             ctx = self._contribute(ctx, plan.provider, report)
         request = plan.bind(ctx, date, report)                                  # 2. bind
@@ -401,3 +402,16 @@ class Compiler:
     def variants(self) -> Mapping[str, Variant]:
         variants: Mapping[str, Variant] = self.registry.variants
         return variants
+
+
+def _unsupported_features(ctx: PromptContext, plan: Plan, known: frozenset[str],
+                          report: Reporter) -> None:
+    """A known feature the context turns on but nothing of the chosen variant reads (compact
+    offers no web fetch, for one): the client believes the model has it, so say it does not
+    (info: the prompt is still right, it just leaves the feature out)."""
+    wanted = {n for n, on in ctx.features.items() if on} & known
+    for name in sorted(wanted - plan.features_read):
+        report("info", "feature-unsupported",
+               f"feature {name!r} is on, but variant {plan.variant.id!r} does not support it: "
+               "no tool or section of it uses the feature, so the model is not told of it",
+               f"features.{name}")

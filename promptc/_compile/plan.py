@@ -94,6 +94,9 @@ class Plan:
                 self.steps.append(step)
         self._classify_base(components, diags)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diags)
+        # The feature switches something of this variant reads (a tool's condition, a section's
+        # data): a context that turns on any other one is told so (`feature-unsupported`).
+        self.features_read = features_read(specs, self.steps)
         # A whole result may be reused for an equal request only when every step says what it
         # reads: code that does not may depend on anything, so it runs on every request.
         self.pure = all(step.reads is not None for step in self.steps)
@@ -417,3 +420,11 @@ class Plan:
                                  lambda src, msg: local("warning", "mcp-renamed", msg, src))
             hit = self._bindings.put(key, (found, tuple(local.items)))
         return hit  # type: ignore[no-any-return]
+
+
+def features_read(specs: Sequence[ToolSpec], steps: Sequence[Step]) -> frozenset[str]:
+    """The feature switches something of a variant reads: a tool's condition, or a section's
+    data (`features.<name>` among a step's reads)."""
+    by_tools = {name for spec in specs for name in spec.when.features}
+    reads = [r for step in steps for r in step.reads or ()]
+    return frozenset(by_tools | {r.split(".", 1)[1] for r in reads if r.startswith("features.")})

@@ -156,10 +156,11 @@ class CompiledPrompt:
                             include_request=include_request,
                             conversation_markers=conversation_markers)
 
-    def to_openai(self, api: Literal["chat", "responses"] = "chat", *,
+    def to_openai(self, api: Literal["chat", "responses"] | None = None, *,
                   role: Literal["system", "developer"] = "system", include_request: bool = True,
                   strict: bool = True) -> dict[str, Any]:
-        """Chat Completions or Responses fields with tools and a `prompt_cache_key`."""
+        """Chat Completions or Responses fields with tools and a `prompt_cache_key`; without
+        `api`, the one the model speaks (Responses for a Responses-only model)."""
         from .._emit.payloads import to_openai
         return to_openai(self, api=api, role=role, include_request=include_request,
                          strict=strict)

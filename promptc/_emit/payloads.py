@@ -54,7 +54,7 @@ class CompiledPrompt(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
 __all__ = ["to_anthropic", "to_openai", "to_gemini", "cache_key", "count_cache_markers",
-           "MAX_ANTHROPIC_BREAKPOINTS"]
+           "default_openai_api", "MAX_ANTHROPIC_BREAKPOINTS"]
 
 MAX_ANTHROPIC_BREAKPOINTS = 4
 
@@ -175,11 +175,21 @@ def cache_key(prompt: CompiledPrompt, fmt: str = "openai") -> str:
     return "promptc-" + digest.hexdigest()[:32]
 
 
-def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] = "chat",
+def default_openai_api(provider: ProviderInfo) -> Literal["chat", "responses"]:
+    """The OpenAI API a payload takes when the caller names none: Responses for a model the
+    model data says is served only there (LiteLLM marks its entry `"mode": "responses"`; the
+    GPT-5 Codex family says so too), else Chat Completions."""
+    return "responses" if provider.responses_only else "chat"
+
+
+def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] | None = None,
               role: Literal["system", "developer"] = "system",
               include_request: bool = True, strict: bool = True) -> dict[str, Any]:
     """Chat Completions (`messages[0]` + `tools`) or Responses (`instructions` + `tools`), and
-    a `prompt_cache_key`. `strict`: see `ToolSet.openai`."""
+    a `prompt_cache_key`. `api=None`: the one the model speaks (`default_openai_api`).
+    `strict`: see `ToolSet.openai`."""
+    if api is None:
+        api = default_openai_api(prompt.provider)
     native = prompt.tools.mode == "native"
     text = _system_text(prompt, include_request)
     first = [{"role": "user", "content": prompt.message}] if prompt.message else []

@@ -24,7 +24,7 @@ import attrs
 
 from .._base.frozen import FreshCopies, dumps_json, thaw
 from .._model.context import PromptContext, Skill
-from .._model.provider import ProviderInfo
+from .._model.provider import ProviderInfo, normalize_provider
 from .._model.tools import (EnumSources, McpBinding, ToolSpec, json_schema, options_of,
                             per_session)
 from .._model.variant import ActiveToolMode, ToolModeChoice
@@ -46,7 +46,7 @@ def wire_format(provider: ProviderInfo) -> WireFormat:
     """The tool format a provider's API takes: Anthropic's for Claude on Anthropic's API (and
     Bedrock/Vertex, which use its Messages shape), Gemini's for Google's API, else OpenAI's
     (the shape OpenAI-compatible servers, routers and gateways take)."""
-    name = provider.provider.strip().lower()
+    name = normalize_provider(provider.provider)
     family = (provider.family or "").lower()
     if name == "anthropic" or (name in ("bedrock", "vertex_ai", "vertex")
                                and family.startswith("claude")):

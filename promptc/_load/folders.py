@@ -24,8 +24,7 @@ import attrs
 from .._base.errors import VariantConfigError
 from .._base.files import read_text_file, read_toml
 from .._model.diagnostics import Diagnostic
-from .._model.families import FAMILY_FILE, read_families
-from .._model.provider import FamilyRule
+from .._model.provider import FAMILY_FILE, FamilyRule, read_families
 from .._model.tools import ToolSpec, load_tool_file
 from .._model.variant import ID_PATTERN, check_variant_table
 from .builtin_data import SHARED_TEMPLATES

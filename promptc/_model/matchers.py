@@ -13,7 +13,8 @@ import attrs
 
 from .._base.errors import VariantConfigError
 from .._base.suggest import did_you_mean
-from .provider import ProviderInfo, model_tokens, normalize_model_id, tokens_start_with
+from .provider import (ProviderInfo, model_tokens, normalize_model_id, normalize_provider,
+                       tokens_start_with)
 
 __all__ = ["Matcher", "compile_matcher", "python_matcher", "NEVER", "MATCH_KEYS"]
 
@@ -53,10 +54,10 @@ def _as_list(value: Any, field: str, source: str, kind: type) -> list[Any]:
 
 
 def _provider_in(names: list[str]) -> Matcher:
-    wanted = frozenset(n.strip().lower() for n in names)
+    wanted = frozenset(map(normalize_provider, names))
 
     def test(info: ProviderInfo) -> Result:
-        p = info.provider.strip().lower()
+        p = normalize_provider(info.provider)
         if p in wanted:
             return True, f"provider {p!r} is in {sorted(wanted)}"
         return False, f"provider {p!r} is not in {sorted(wanted)}"

@@ -29,6 +29,7 @@ from typing import Protocol
 
 import attrs
 
+from .._model.provider import normalize_provider
 from .wire import Piece, common_prefix, digest
 
 __all__ = ["Usage", "CacheRules", "AnthropicRules", "OpenAIRules", "GeminiRules", "CacheState",
@@ -247,7 +248,7 @@ _BY_PROVIDER = {"anthropic": "anthropic", "bedrock": "anthropic", "openai": "ope
 
 def rules_for(provider: str, model: str) -> str | None:
     """The rules a provider bills by, or None when promptc does not model that provider."""
-    key = provider.strip().lower()
+    key = normalize_provider(provider)
     found = _BY_PROVIDER.get(key)
     if found == "gemini" and key.startswith("vertex") and "claude" in model.lower():
         return "anthropic"

@@ -22,7 +22,7 @@ from .._compile.compiler import Compiler
 from .._compile.result import CompiledPrompt
 from .._emit.payloads import cache_key
 from .._model.context import PromptContext
-from .._model.provider import ProviderInfo
+from .._model.provider import ProviderInfo, normalize_provider
 from ._common import Mode, ToolRunner, answer_async, require
 
 __all__ = ["make_agent", "tools", "function_tools", "dynamic_instructions"]
@@ -74,7 +74,7 @@ def make_agent(compiler: Compiler, provider: ProviderInfo,
     ctx = compiler.context(context)
     prompt = compiler.compile(provider, ctx)
     made = tools(prompt, run_tool) if prompt.tools.mode == "native" else []
-    if prompt.provider.provider.strip().lower() == "openai":  # route by what is sent first
+    if normalize_provider(prompt.provider.provider) == "openai":  # route by what is sent first
         settings = agent_kwargs.pop("model_settings", None) or agents.ModelSettings()
         extra = dict(settings.extra_args or {})
         extra.setdefault("prompt_cache_key", cache_key(prompt, "openai-responses"))

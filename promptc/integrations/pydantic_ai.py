@@ -24,6 +24,7 @@ from typing import Any
 from .._compile.result import CompiledPrompt
 from .._emit.payloads import cache_key
 from .._emit.toolset import wire_format
+from .._model.provider import normalize_provider
 from ._common import ToolRunner, answer_async, require
 
 __all__ = ["agent_kwargs", "tools", "toolset", "instructions"]
@@ -69,7 +70,7 @@ def agent_kwargs(prompt: CompiledPrompt, run_tool: ToolRunner) -> dict[str, Any]
     if fmt == "anthropic":
         out["model_settings"] = {"anthropic_cache_tool_definitions": True,
                                  "anthropic_cache_instructions": True}
-    elif fmt == "openai" and prompt.provider.provider.strip().lower() == "openai":
+    elif fmt == "openai" and normalize_provider(prompt.provider.provider) == "openai":
         # Pydantic AI's `openai:` models use the Responses API: the key of that payload
         out["model_settings"] = {"openai_prompt_cache_key": cache_key(prompt,
                                                                       "openai-responses")}
