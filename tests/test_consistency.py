@@ -138,7 +138,7 @@ REFERRING = {
 
 
 def _found(compiler: Compiler, native: bool) -> list[str]:
-    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=native), load_context("full"))
+    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=native), make_context("full"))
     return sorted(d.code for d in inconsistencies(prompt, compiler.registry.tools,
                                                   headings=pack_headings(compiler.registry)))
 
@@ -182,7 +182,7 @@ def test_every_builtin_variant_teaches_calling_in_both_modes_it_can_render(
     components = builtins.registry.get(variant).components
     for native in (True, False) if "tools" in components else (True,):
         prompt = builtins.compile(attrs.evolve(PROVIDERS[variant], native_tools=native),
-                                  load_context("full"), variant=variant)
+                                  make_context("full"), variant=variant)
         ids = {s.id for s in prompt.sections}
         assert ("tool_calling" if native else "tool_use") in ids, (variant, native)
 

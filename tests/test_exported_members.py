@@ -161,7 +161,7 @@ def test_public_signatures_spell_out_their_keywords() -> None:
 # `bool | None` where None is a third answer, not a second False: the capabilities a
 # ProviderInfo leaves to the model data, and a matcher that neither matched nor failed to.
 CAPABILITIES = ("native_tools", "parallel_tools", "images", "prompt_caching", "estimated",
-                "reasoning")
+                "reasoning", "responses_only")
 TRI_STATE = {**{f"promptc.ProviderInfo.__init__.{field}": "from the model data"
                 for field in CAPABILITIES},
              "promptc.TraceEntry.__init__.matched": "the matcher raised"}
@@ -177,7 +177,8 @@ def test_no_boolean_has_two_ways_to_say_no() -> None:
 @pytest.mark.parametrize("field", CAPABILITIES)
 def test_an_unknown_capability_is_not_a_no(field: str) -> None:
     """None means "from the model data": for some model that is True, so None is not False."""
-    models = [("anthropic", "claude-sonnet-4-5"), ("acme", "a-model-nobody-knows")]
+    models = [("anthropic", "claude-sonnet-4-5"), ("acme", "a-model-nobody-knows"),
+              ("openai", "gpt-5-codex")]
     assert any(getattr(ProviderInfo(*m).resolved(), field) is True for m in models)
     assert getattr(ProviderInfo(*models[0], **{field: False}).resolved(), field) is False
 

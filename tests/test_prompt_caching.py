@@ -181,7 +181,7 @@ def test_openai_payloads_default_to_the_api_the_model_speaks(
         shape: str) -> None:
     """Issue 23: a Responses-only model (model data, not a name list) gets the Responses shape
     unless the caller names the API; `render --format openai` follows the same default."""
-    prompt = builtins.compile(ProviderInfo(provider, model), load_context("full"))
+    prompt = builtins.compile(ProviderInfo(provider, model), make_context("full"))
     assert shape in prompt.to_openai()
     assert "messages" in prompt.to_openai("chat") and "instructions" in \
         prompt.to_openai("responses")

@@ -167,7 +167,7 @@ def test_gpt_5_codex_is_a_fraction_of_gpt_5(builtins: Compiler) -> None:
     40% of GPT-5's). Here at most 45%, in the whole prompt and in the static prose alike, with
     a terminal tool, apply_patch and at most three more built-in tools."""
     def measure(model: str) -> tuple[int, int, tuple[str, ...]]:
-        out = builtins.compile(ProviderInfo("openai", model), load_context("full"),
+        out = builtins.compile(ProviderInfo("openai", model), make_context("full"),
                                count_tokens=True)
         static = sum(s.tokens or 0 for s in out.sections if s.cache == "static")
         return out.tokens.total, static, out.tools.names

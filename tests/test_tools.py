@@ -258,7 +258,7 @@ def test_glm_calls_natively_where_it_is_served_with_function_calling(
         builtins: Compiler, provider: str, model: str, mode: str) -> None:
     """Issue 23: the glm variant follows the model data (no pinned text mode); a self-hosted
     server's GLM gets text tools unless the client says otherwise."""
-    out = builtins.compile(ProviderInfo(provider, model), load_context("full"))
+    out = builtins.compile(ProviderInfo(provider, model), make_context("full"))
     assert out.variant.id == "glm" and out.tools.mode == mode
     assert out.tools.choice is not None and out.tools.choice.decided_by == "model"
     calling = out.section("tool_calling" if mode == "native" else "tool_use")
