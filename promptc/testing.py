@@ -109,34 +109,50 @@ def _strip_fences(text: str) -> list[str]:
     return lines
 
 
-def _layout_problems(lines: list[str]) -> list[str]:
-    """What the post-processor removes, found in finished text: a header with nothing under it
-    (before the next header of the same or a higher level, a separator or the end), separators
-    at the ends or side by side, runs of blank lines."""
+_Item = tuple[str, int, str]  # a non-blank line: (kind, header level, the line)
+
+
+def _item(line: str) -> _Item:
+    m = _HEADER.match(line)
+    if m:
+        return ("header", len(m.group(1)), line)
+    return ("separator" if is_separator(line) else "content", 0, line)
+
+
+def _items_and_blank_runs(lines: list[str]) -> tuple[list[_Item], list[str]]:
+    """The non-blank lines, each with its kind, and a problem for each run of blank lines."""
+    items: list[_Item] = []
     out: list[str] = []
-    # (kind, level, line) for non-blank lines; blank runs are checked on the way
-    items: list[tuple[str, int, str]] = []
     blank_run = 0
     for line in lines:
-        if not line.strip():
-            blank_run += 1
-            if blank_run == 2:
-                out.append("blank-line run" + (f" after: {items[-1][2][:60]}" if items else ""))
+        if line.strip():
+            blank_run = 0
+            items.append(_item(line))
             continue
-        blank_run = 0
-        m = _HEADER.match(line)
-        if m:
-            items.append(("header", len(m.group(1)), line))
-        elif is_separator(line):
-            items.append(("separator", 0, line))
-        else:
-            items.append(("content", 0, line))
-    for i, (kind, level, line) in enumerate(items):
-        nxt = items[i + 1] if i + 1 < len(items) else None
-        if kind == "header" and (nxt is None or nxt[0] == "separator" or
-                                 (nxt[0] == "header" and nxt[1] <= level)):
-            out.append("empty header: " + line.strip())
-        if kind == "separator" and (i == 0 or nxt is None or nxt[0] == "separator"):
+        blank_run += 1
+        if blank_run == 2:
+            out.append("blank-line run" + (f" after: {items[-1][2][:60]}" if items else ""))
+    return items, out
+
+
+def _is_empty_header(item: _Item, following: _Item | None) -> bool:
+    """A header with nothing under it: the end, a separator, or a header of the same or a
+    higher level comes next."""
+    kind, level, _ = item
+    return kind == "header" and (following is None or following[0] == "separator" or
+                                 (following[0] == "header" and following[1] <= level))
+
+
+def _layout_problems(lines: list[str]) -> list[str]:
+    """What the post-processor removes, found in finished text: a header with nothing under it,
+    separators at the ends or side by side, runs of blank lines."""
+    items, out = _items_and_blank_runs(lines)
+    for i, item in enumerate(items):
+        following = items[i + 1] if i + 1 < len(items) else None
+        if _is_empty_header(item, following):
+            out.append("empty header: " + item[2].strip())
+        if item[0] == "separator" and (i == 0 or following is None or
+                                       following[0] == "separator"):
             out.append("dangling separator" + (f" after: {items[i - 1][2][:60]}" if i else
                                                " at the start"))
     return out

@@ -112,28 +112,31 @@ def test_every_exported_name_is_documented(name: str) -> None:
                                  f"{sorted(listed - exports)}"
 
 
+def own_methods(cls: type) -> Iterator[tuple[str, Callable[..., Any]]]:
+    """(name, function) of the public methods (and `__init__`) a class defines itself.
+    A Protocol's `__init__` is typing's, not the class's."""
+    protocol = getattr(cls, "_is_protocol", False)
+    for name, value in vars(cls).items():
+        if name.startswith("_") and (name != "__init__" or protocol):
+            continue
+        function = value.__func__ if isinstance(value, (classmethod, staticmethod)) else value
+        if inspect.isfunction(function):
+            yield name, function
+
+
 def public_callables() -> Iterator[tuple[str, Callable[..., Any]]]:
-    """(qualified name, callable): every exported function, and every public method (and
-    `__init__`) a public class defines itself. Protocols are left out: their `__init__` is
-    typing's."""
+    """(qualified name, callable): every exported function, and every method an exported
+    class defines itself; each object once, under its first exported name."""
     seen: set[int] = set()
     for name in PUBLIC_MODULES:
         for attr, obj in exported(name):
             if id(obj) in seen:
                 continue
             seen.add(id(obj))
-            if not inspect.isclass(obj):
-                if callable(obj):
-                    yield f"{name}.{attr}", obj
-                continue
-            protocol = getattr(obj, "_is_protocol", False)
-            for method, value in vars(obj).items():
-                if method.startswith("_") and (method != "__init__" or protocol):
-                    continue
-                function = value.__func__ if isinstance(value, (classmethod, staticmethod)) \
-                    else value
-                if inspect.isfunction(function):
-                    yield f"{name}.{attr}.{method}", function
+            if inspect.isclass(obj):
+                yield from ((f"{name}.{attr}.{m}", f) for m, f in own_methods(obj))
+            elif callable(obj):
+                yield f"{name}.{attr}", obj
 
 
 def test_public_callables_are_found() -> None:
