@@ -86,6 +86,53 @@ def test_a_key_given_twice_is_reported_like_a_repeated_tag(native: CompiledPromp
                for p in nested.problems)
 
 
+@pytest.mark.parametrize(("name", "arguments"), [
+    ("read_file", '{"path": "a", "x": NaN}'),
+    ("read_file", '{"path": "a", "x": 1e999}'),
+    ("read_file", '{"path": "a" "x": 1}'),
+    ("read_file", '["a"]'),
+    ("mcp__github__create_issue", '{"repo": "a/b", "title": "t", "n": Infinity}'),
+    ("mcp__github__create_issue", '{"repo": "a/b", "title": "t"'),
+])
+def test_unreadable_arguments_get_no_advice_about_what_they_miss(
+        native: CompiledPrompt, name: str, arguments: str) -> None:
+    """Arguments that cannot be read are not an empty object: the model is told what is wrong
+    with the JSON, not that the parameter it did send is missing."""
+    error = error_of(native.tools.decode(name, arguments))
+    assert [p.code for p in error.problems] == ["bad-json"], error.message
+    assert "missing" not in error.message
+
+
+def test_an_unknown_tool_is_unknown_whatever_its_arguments(native: CompiledPrompt) -> None:
+    error = error_of(native.tools.decode("read_files", '{"path": NaN}'))
+    assert [p.code for p in error.problems] == ["unknown-tool"]
+
+
+def test_a_key_given_twice_has_one_code_on_every_path(native: CompiledPrompt,
+                                                      text: CompiledPrompt) -> None:
+    """An MCP tool's parameter given twice is `duplicate-parameter` whether it comes through
+    `mcp__github__create_issue` or `use_mcp_tool`'s arguments, and so is a key repeated deeper,
+    as for any tool's object value."""
+    def through_use_mcp_tool(arguments: str) -> CallError:
+        parsed = text.tools.parse("<use_mcp_tool>\n<server_name>github</server_name>\n"
+                                  "<tool_name>create_issue</tool_name>\n<arguments>"
+                                  f"{arguments}</arguments>\n</use_mcp_tool>")
+        [error] = parsed.errors
+        return error
+    top = '{"repo": "a/b", "title": "t", "title": "u"}'
+    deep = '{"repo": "a/b", "title": "t", "labels": {"a": 1, "a": 2}}'
+    for arguments, parameter, says in (
+            (top, "title", "was given the parameter 'title' twice"),
+            (deep, "labels", "parameter 'labels' of {} gives the key 'a' twice")):
+        native_error = error_of(native.tools.decode("mcp__github__create_issue", arguments))
+        text_error = through_use_mcp_tool(arguments)
+        for error, label in ((native_error, "mcp__github__create_issue"),
+                             (text_error, "github/create_issue")):
+            assert (error.code, error.problems[0].parameter) == ("duplicate-parameter",
+                                                                 parameter)
+            assert says.format(label) in error.message
+
+
 @pytest.mark.parametrize(("arguments", "says"), [
     ('{"command": "x", "requires_approval": false, "timeout_seconds": ' + "9" * 5000 + "}",
      "holds an integer with more than 4,300 digits"),

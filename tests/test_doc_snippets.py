@@ -87,9 +87,10 @@ def test_the_readme_parse_snippet_runs_and_shows_what_it_says(builtins: Compiler
     exec(block(README, "parsed = prompt.tools.parse"), ns)  # noqa: S102
     assert [(c.name, c.arguments) for c in ran] == [("list_files", {"path": ".",
                                                                     "recursive": False})]
-    assert ns["answers"] == [  # the second call is refused, not run
-        "only one call per message is run, and this call to read_file came after the first: "
-        "it was not run; send it in your next message, once you have the first call's result"]
+    assert ns["answers"] == [  # the second call is refused, not run, with its own problem
+        "only one call per message is run, and this call to read_file came after the first, "
+        "so it was not run; it could not run as written either; tool 'read_file' is missing "
+        "its required parameter 'path'"]
 
 
 def test_the_readme_raw_sdk_snippet_runs_against_the_real_sdk(

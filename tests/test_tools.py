@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 
 from promptc import Compiler, McpServer, McpTool, PromptContext, ProviderInfo
+from promptc._model.conditions import CONDITION_KEYS, compile_condition
 from promptc._model.tools import (NAME_PATTERN, mcp_bindings, mcp_function_name,
                                   sanitize_tool_name)
 from promptc.testing import make_context
@@ -264,3 +265,22 @@ def test_glm_calls_natively_where_it_is_served_with_function_calling(
     calling = out.section("tool_calling" if mode == "native" else "tool_use")
     assert calling is not None and "chat template" in calling.text
     assert "does nothing" not in out.text  # its own format is read, in either mode
+
+
+# Every key a tool's [when] table may hold, with a value and whether it holds for the full
+# context in act mode, on a model with native tools but no images, in text tool mode.
+_EVERY_CONDITION = {"feature": ("browser", True), "mode": (["plan"], False),
+                    "has": (["rules", "attachments"], False), "native_tools": (True, True),
+                    "images": (True, False), "tool_mode": (["text"], True),
+                    "any": ([{"mode": "plan"}, {"tool_mode": "text"}], True),
+                    "all": ([{"mode": "plan"}, {"tool_mode": "text"}], False),
+                    "not": ({"has": "skills"}, False)}
+
+
+def test_every_condition_key_compiles_to_its_own_test() -> None:
+    assert set(_EVERY_CONDITION) == set(CONDITION_KEYS)  # a new key needs a case here
+    context = make_context("full", mode="act")
+    provider = ProviderInfo("openai", "gpt-4.1", native_tools=True, images=False).resolved()
+    for key, (value, expected) in _EVERY_CONDITION.items():
+        condition = compile_condition({key: value}, "look.toml")
+        assert condition(context, provider, "text") is expected, (key, condition.description)

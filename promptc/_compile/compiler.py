@@ -86,7 +86,7 @@ class Compiler:
         diags.extend(_model_table_notes(registry.user_models))
         self.load_diagnostics: tuple[Diagnostic, ...] = tuple(diags)
         self._routes = Memo(1024)  # (provider, pinned variant id) -> Route
-        self._plans: dict[tuple[str, ProviderInfo, bool | None], Plan] = {}
+        self._plans: dict[tuple[str, ProviderInfo, bool | None, bool], Plan] = {}
         self._plans_lock = threading.Lock()
         self._contexts = Memo(memo_size)  # marshal bytes of plain context data -> PromptContext
         self._parts = ContextParts()  # the same for parts: an MCP server's tools, the skills
@@ -187,8 +187,8 @@ class Compiler:
         return self._routes.put(key, route)  # type: ignore[no-any-return]
 
     def _plan(self, variant: Variant, info: ProviderInfo,
-              client_choice: bool | None = None) -> Plan:
-        key = (variant.id, info, client_choice)
+              client_choice: bool | None = None, shared_tools: bool = False) -> Plan:
+        key = (variant.id, info, client_choice, shared_tools)
         plan = self._plans.get(key)
         if plan is None:
             with self._plans_lock:
@@ -196,8 +196,16 @@ class Compiler:
                 if plan is None:
                     plan = self._plans[key] = Plan(variant, info, self.registry.components,
                                                    self.registry.reserved_tools,
-                                                   self._memo_size, client_choice)
+                                                   self._memo_size, client_choice,
+                                                   shared_tools)
         return plan
+
+    def _placed_plan(self, plan: Plan, provider: ProviderInfo, dynamic: str) -> Plan:
+        """dynamic="message" with native tools: the plan that offers the session's tools in
+        their generic form, so that tools are shared like the system prompt (see Request)."""
+        if dynamic != "message" or plan.tool_mode != "native":
+            return plan
+        return self._plan(plan.variant, plan.provider, provider.native_tools, True)
 
     def plan(self, provider: ProviderInfo, variant: str | None = None) -> Plan:
         return self.route(provider, variant).plan
@@ -262,7 +270,7 @@ class Compiler:
                 if strict and (failure := first_failure(done.diagnostics)) is not None:
                     raise failure.error()
                 return done
-        plan = route.plan
+        plan = self._placed_plan(route.plan, provider, dynamic)
         report = Reporter(strict, route.diagnostics)
         if ctx.features and not ctx.features.keys() <= self.features.names:
             self._unknown_features(ctx, report)
@@ -305,7 +313,7 @@ class Compiler:
         if dynamic != "message":
             raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
         note, origin = note_text(variant, self.registry.components)
-        return place_in_message(prompt, note, origin, self.tokens)
+        return place_in_message(prompt, note, origin, self.tokens, self.registry.components)
 
     def _count(self, sections: list[Section], text: str, spans: list[tuple[int, int]],
                provider: ProviderInfo, tools: ToolSet | None = None

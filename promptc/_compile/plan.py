@@ -18,6 +18,7 @@ from .._base.errors import PLUGIN_FAILURES
 from .._base.frozen import EMPTY, FrozenDict
 from .._base.memo import Memo
 from .._base.suggest import did_you_mean
+from .._calls.checker import USE_MCP_TOOL
 from .._emit.toolset import NativeTools, ToolSet, native_key
 from .._load.builtin_data import DataCache
 from .._model.cache import CacheClass
@@ -46,7 +47,8 @@ class Plan:
 
     def __init__(self, variant: Variant, provider: ProviderInfo,
                  components: Mapping[str, Component], reserved: frozenset[str] = frozenset(),
-                 memo_size: int = 512, client_choice: bool | None = None) -> None:
+                 memo_size: int = 512, client_choice: bool | None = None,
+                 shared_tools: bool = False) -> None:
         self.variant = variant
         self.provider = provider
         self.reserved = reserved
@@ -54,6 +56,9 @@ class Plan:
         # model's capability, text (`client_choice`: native_tools as the client gave it).
         self.tool_choice = choose_tool_mode(variant, provider, client_choice)
         self.tool_mode = self.tool_choice.mode
+        # dynamic="message": session tools in their generic form (see Request; text mode
+        # already calls MCP tools through use_mcp_tool, so it changes nothing there)
+        self.shared_tools = shared_tools
         specs: tuple[ToolSpec, ...] = variant.tool_specs
         # Built-in block first, per-session tools after it (both in the variant's order), so the
         # tools every session shares come first on the wire.
@@ -175,7 +180,8 @@ class Plan:
         tools = self._enabled_tools(context, report)
         return Request(context=context, provider=self.provider, variant=self.variant,
                        tool_mode=self.tool_mode, date=date, tools=tools,
-                       enum_sources=enum_sources(tools, context.skills), inputs=inputs)
+                       enum_sources=enum_sources(tools, context.skills), inputs=inputs,
+                       shared_tools=self.shared_tools)
 
     def _runtime_inputs(self, runtime: FrozenDict, report: Reporter) -> Mapping[str, str]:
         key = runtime.flat  # typed: `true`, `1` and `1.0` are three keys
@@ -193,8 +199,10 @@ class Plan:
                        ) -> tuple[ToolSpec, ...]:
         out = []
         for spec in self.tool_order:
+            # shared tools: MCP calls go through use_mcp_tool, as in text mode
+            mode = "text" if self.shared_tools and spec.name == USE_MCP_TOOL else self.tool_mode
             try:
-                ok = spec.when.test(context, self.provider, self.tool_mode)
+                ok = spec.when.test(context, self.provider, mode)
             except PLUGIN_FAILURES as exc:  # a plugin's condition: it must not break the build
                 report("error", "tool-condition-raised",
                        f"condition of tool {spec.name!r} raised {type(exc).__name__}: {exc}; "
@@ -395,17 +403,21 @@ class Plan:
         and the native definitions (memoized by the complete tool set)."""
         servers = request.context.mcp_servers
         bindings: tuple[McpBinding, ...] = ()
-        if self.tool_mode == "native" and servers:
+        if self.tool_mode == "native" and servers and not self.shared_tools:
             bindings, diags = self.mcp_bindings(servers)
             if diags:
                 report.extend(diags)
-        nkey = native_key(request.tools, request.enum_sources, bindings)
+        # shared tools: no option lists from the session in the schemas (the checker still
+        # holds a call to the session's skills)
+        sources = () if self.shared_tools else request.enum_sources
+        nkey = native_key(request.tools, sources, bindings)
         native = self._native.get(nkey)
         if native is None:
-            native = self._native.put(nkey, NativeTools(request.tools, request.enum_sources,
-                                                        bindings, self._shapes))
+            native = self._native.put(nkey, NativeTools(request.tools, sources, bindings,
+                                                        self._shapes))
         return ToolSet(self.tool_mode, request.tools, bindings, request.context.skills, native,
-                       self.tool_choice, request.context, self.provider)
+                       self.tool_choice, request.context, self.provider,
+                       shared=self.shared_tools)
 
     def mcp_bindings(self, servers: Sequence[McpServer]
                      ) -> tuple[tuple[McpBinding, ...], tuple[Diagnostic, ...]]:

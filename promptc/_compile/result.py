@@ -84,6 +84,10 @@ class CompiledPrompt:
     message: str = ""
     message_sections: tuple[Section, ...] = ()
     message_spans: tuple[tuple[int, int], ...] = ()  # each one's (start, end) in `message`
+    # where the sections that describe the session's tools (MCP servers, skills) end in
+    # `message`, when other sections follow them (0: no such cut); Anthropic's adapter sends
+    # the message as two blocks there and may mark the first (see dynamic.py)
+    message_cut: int = 0
     _memo: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False, alias="_memo")
     _counter: TokenCounter | None = attrs.field(default=None, eq=False, repr=False,
                                                 alias="_counter")

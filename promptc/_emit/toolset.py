@@ -366,6 +366,9 @@ class ToolSet:
     context: PromptContext | None = attrs.field(default=None, eq=False, repr=False)
     provider: ProviderInfo | None = attrs.field(default=None, eq=False, repr=False)
     desk: CallDesk | None = attrs.field(default=None, eq=False, repr=False)
+    # dynamic="message" with native tools: the session's tools in their generic form (MCP
+    # through use_mcp_tool, skill names without an enum); calls are still held to the session's
+    shared: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -457,14 +460,20 @@ class ToolSet:
 
     # --- calls coming back --------------------------------------------------------------------
 
+    def _session_options(self) -> tuple[BuiltinTool, ...]:
+        """Shared tools: the built-in tools as the checker reads them, with the options the
+        session's skills give (its schemas have none)."""
+        from .._model.tools import enum_sources
+        return builtin_tools(self.specs, enum_sources(self.specs, self.skills))
+
     def _calls(self, mode: str | None = None) -> CallDesk:
         desk = self.desk
         if desk is None:
             native = self._tools()
             context = self.context if self.context is not None else PromptContext()
-            desk = CallDesk.build(native.builtin_tools(),
-                                  mcp_entries(context.mcp_servers, self.mcp), context.mode,
-                                  native.cache, native=self.mode == "native")
+            tools = native.builtin_tools() if not self.shared else self._session_options()
+            desk = CallDesk.build(tools, mcp_entries(context.mcp_servers, self.mcp),
+                                  context.mode, native.cache, native=self.mode == "native")
             object.__setattr__(self, "desk", desk)
         if mode is not None and mode not in ("plan", "act"):
             raise ValueError(f"mode must be 'plan' or 'act', got {mode!r}")

@@ -73,11 +73,12 @@ def _tool_use(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 
 
 def _tool_calling(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
-    """The native tool-calling rules, with the parallel-call policy the model supports."""
+    """The native tool-calling rules, with the parallel-call policy the model supports, and
+    whether MCP tools are functions of their own (not with shared tools: use_mcp_tool)."""
     if r.tool_mode != "native":
         return None
     parallel = bool(r.provider.parallel_tools)
-    return {"parallel": parallel, "sequential": not parallel}
+    return {"parallel": parallel, "sequential": not parallel, "mcp_functions": r.mcp_functions}
 
 
 def _tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
@@ -102,11 +103,13 @@ def _session_tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 
 def _mcp_servers(r: Request, cache: DataCache) -> Mapping[str, Any] | None:
     """Every name, URI and description is the server's text: fenced (see promptc._text.fence);
-    a native function name is exactly what is sent."""
+    a native function name is exactly what is sent. `text_mode`: the servers' tools are called
+    through use_mcp_tool (text mode, and native mode with shared tools), so each is listed with
+    its input schema and no function name; `native_mode`: each is a function of its own."""
     servers = r.context.mcp_servers
     if not servers:
         return None
-    text_mode = r.tool_mode == "text"
+    text_mode = not r.mcp_functions
     names = iter(() if text_mode else cache.mcp_names(servers))
     return {"servers": [{
         "name": attribute(s.name),
@@ -143,7 +146,7 @@ def _mode(r: Request, cache: DataCache) -> Mapping[str, Any]:
     plan = mode == "plan"
     writable = [(s, t) for s in r.context.mcp_servers for t in s.tools if not t.read_only] \
         if plan else []
-    native = r.tool_mode == "native"
+    native = r.mcp_functions
     refused_mcp: list[dict[str, str]] = []
     if writable and native:
         functions = {(b.server, b.tool): b.native_name
@@ -211,7 +214,7 @@ def _notices(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 BUILTIN_DATA: dict[str, DataDef] = {
     "agent_role": DataDef(priority=100, required=True),
     "tool_use": DataDef(_tool_use, reads=("provider",), priority=95, required=True),
-    "tool_calling": DataDef(_tool_calling, provides=("parallel", "sequential"),
+    "tool_calling": DataDef(_tool_calling, provides=("parallel", "sequential", "mcp_functions"),
                             reads=("provider",), priority=95, required=True),
     "tools": DataDef(_tools, provides=("tools", "session"), reads=("provider", "stable_tools"),
                      priority=90, required=True),

@@ -32,6 +32,16 @@ class Request:
     tools: tuple[ToolSpec, ...]  # the variant's tools whose conditions hold, in its order
     enum_sources: EnumSources
     inputs: Mapping[str, str]  # runtime values as text, validated; defaults filled
+    # Dynamic placement with native tools (fixed per plan): the tools a session's MCP servers
+    # and skills bring are offered in their generic, session-free form (MCP calls through
+    # use_mcp_tool, skill names as plain strings), so the tools are the same for every user.
+    shared_tools: bool = False
+
+    @property
+    def mcp_functions(self) -> bool:
+        """Whether the MCP servers' tools are functions of their own (native tools, not
+        shared); else they are called through use_mcp_tool."""
+        return self.tool_mode == "native" and not self.shared_tools
 
     def plugin_context(self) -> PromptContext:
         """The context as plugin code sees it: `context.provider` is the resolved provider."""
