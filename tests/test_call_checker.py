@@ -15,8 +15,8 @@ import attrs
 import pytest
 
 from promptc import CallError, CompiledPrompt, Compiler, PromptContext, ProviderInfo, ToolCall
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 NATIVE = ProviderInfo("openai", "gpt-4.1")
 TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)
@@ -24,14 +24,14 @@ TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)
 
 @pytest.fixture(scope="module")
 def native(builtins: Compiler) -> CompiledPrompt:
-    prompt = builtins.compile(NATIVE, load_context("full"))
+    prompt = builtins.compile(NATIVE, make_context("full"))
     assert prompt.tools.mode == "native"
     return prompt
 
 
 @pytest.fixture(scope="module")
 def text(builtins: Compiler) -> CompiledPrompt:
-    return builtins.compile(TEXT, load_context("full"))
+    return builtins.compile(TEXT, make_context("full"))
 
 
 def error_of(result: ToolCall | CallError) -> CallError:
@@ -288,7 +288,7 @@ def test_an_invalid_server_schema_checks_what_it_can_and_says_so(builtins: Compi
 # --- modes ---------------------------------------------------------------------------------------
 
 def test_plan_mode_allows_only_read_only_mcp_tools(builtins: Compiler) -> None:
-    plan = attrs.evolve(load_context("full"), mode="plan")
+    plan = attrs.evolve(make_context("full"), mode="plan")
     native = builtins.compile(NATIVE, plan)
     allowed = native.tools.allowed_in("plan")
     assert "mcp__github__list_pull_requests" in allowed and "mcp__postgres__query" in allowed
@@ -332,7 +332,7 @@ def test_annotations_are_typed_and_kept(builtins: Compiler) -> None:
 
 
 def test_plan_mode_with_nobody_to_approve_says_how_to_finish(builtins: Compiler) -> None:
-    plan = attrs.evolve(load_context("full"), mode="plan")
+    plan = attrs.evolve(make_context("full"), mode="plan")
     alone = attrs.evolve(plan, features={**plan.features, "autonomous": True})
     for provider in (NATIVE, TEXT):
         asked = builtins.compile(provider, plan).section("act_vs_plan_mode").text

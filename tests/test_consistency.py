@@ -16,8 +16,8 @@ from promptc._cli import main
 from promptc._review.consistency import (FEATURE_FLAGS, inconsistencies, pack_headings,
                                         variant_matrix)
 from promptc._review.lint import lint
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 PROVIDERS = {
     "generic": ProviderInfo("openai", "gpt-4.1"),
@@ -42,11 +42,11 @@ def test_every_situation_of_every_builtin_variant_is_consistent(builtins: Compil
     """Plan and act × every combination of the feature flags × native and text tools (for
     the variants written for both), with several rules files, MCP servers and skills."""
     assert len(FEATURE_FLAGS) >= 4
-    found = variant_matrix(builtins, variant, PROVIDERS[variant], load_context("full"))
+    found = variant_matrix(builtins, variant, PROVIDERS[variant], make_context("full"))
     # and with fewer session parts (no MCP servers; no rules or skills; nothing at all): text
     # about a tool those parts bring must go with them
     for base in ("no_mcp", "no_rules_skills", "minimal"):
-        found += variant_matrix(builtins, variant, PROVIDERS[variant], load_context(base),
+        found += variant_matrix(builtins, variant, PROVIDERS[variant], make_context(base),
                                 every=False)
     assert found == [], "\n".join(d.message for d in found)
 
@@ -79,7 +79,7 @@ def test_an_offered_tool_the_mode_forbids_must_be_said(mini: Callable[..., Compi
         "components/body.md": "# Body\nWorking.\n",
         "components/tools/write_notes.toml": INCONSISTENT["components/tools/write_notes.toml"],
     })
-    ctx = attrs.evolve(load_context("plan"), mcp_servers=())  # MCP tools: their own test
+    ctx = attrs.evolve(make_context("plan"), mcp_servers=())  # MCP tools: their own test
     prompt = compiler.compile(ProviderInfo("x", "y", native_tools=True), ctx)
     assert "write_notes" in prompt.tools.names  # offered in both modes …
     [d] = inconsistencies(prompt, compiler.registry.tools)
@@ -89,14 +89,14 @@ def test_an_offered_tool_the_mode_forbids_must_be_said(mini: Callable[..., Compi
 def test_an_example_with_two_calls_is_caught(mini: Callable[..., Compiler]) -> None:
     two = "```\n<echo>\n</echo>\n<echo>\n</echo>\n```\n"
     compiler = mini({"components/body.md": "# Body\n" + two})
-    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=False), load_context("full"))
+    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=False), make_context("full"))
     [d] = inconsistencies(prompt, compiler.registry.tools)
     assert d.code == "example-several-calls" and "2 tool calls" in d.message
 
 
 def test_a_rules_file_naming_a_tool_is_not_the_prompts_word(builtins: Compiler) -> None:
     """Fenced outside text may mention any tool: only the pack's own words are checked."""
-    ctx = load_context("full")
+    ctx = make_context("full")
     ctx = attrs.evolve(ctx, rules=[{"name": "x", "text": "Never call browser_action."}],
                        features={})
     prompt = builtins.compile(PROVIDERS["generic"], ctx)
@@ -108,8 +108,8 @@ def test_a_rules_file_naming_a_tool_is_not_the_prompts_word(builtins: Compiler) 
 def test_plan_and_act_differ_only_in_the_request_tail(builtins: Compiler, variant: str) -> None:
     """A mode switch keeps the cached prefix: the same tools (native JSON and text), and the
     static and session text byte for byte; only request-class sections change."""
-    act = builtins.compile(PROVIDERS[variant], load_context("full"), variant=variant)
-    plan = builtins.compile(PROVIDERS[variant], attrs.evolve(load_context("full"), mode="plan"),
+    act = builtins.compile(PROVIDERS[variant], make_context("full"), variant=variant)
+    plan = builtins.compile(PROVIDERS[variant], attrs.evolve(make_context("full"), mode="plan"),
                             variant=variant)
     assert act.tools.names == plan.tools.names
     if act.tools.mode == "native":
@@ -138,7 +138,7 @@ REFERRING = {
 
 
 def _found(compiler: Compiler, native: bool) -> list[str]:
-    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=native), load_context("full"))
+    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=native), make_context("full"))
     return sorted(d.code for d in inconsistencies(prompt, compiler.registry.tools,
                                                   headings=pack_headings(compiler.registry)))
 
@@ -182,7 +182,7 @@ def test_every_builtin_variant_teaches_calling_in_both_modes_it_can_render(
     components = builtins.registry.get(variant).components
     for native in (True, False) if "tools" in components else (True,):
         prompt = builtins.compile(attrs.evolve(PROVIDERS[variant], native_tools=native),
-                                  load_context("full"), variant=variant)
+                                  make_context("full"), variant=variant)
         ids = {s.id for s in prompt.sections}
         assert ("tool_calling" if native else "tool_use") in ids, (variant, native)
 

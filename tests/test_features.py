@@ -123,14 +123,14 @@ def test_help_context_lists_every_feature(capsys: pytest.CaptureFixture[str]) ->
 def test_a_feature_the_variant_does_not_support_is_reported(builtins: Compiler) -> None:
     """Issue 23: compact offers no web fetch, browser or checklist, and gpt-5-codex no
     checklist: a context that turns them on is told so (info), never silently."""
-    from .conftest import load_context
+    from promptc.testing import make_context
     from promptc import ProviderInfo
-    compact = builtins.compile(ProviderInfo("ollama", "qwen2.5-coder:7b"), load_context("full"))
+    compact = builtins.compile(ProviderInfo("ollama", "qwen2.5-coder:7b"), make_context("full"))
     found = {d.source: d for d in compact.diagnostics if d.code == "feature-unsupported"}
     assert set(found) == {"features.web_fetch", "features.task_progress", "features.browser"}
     assert all(d.level == "info" and "'compact'" in d.message for d in found.values())
-    codex = builtins.compile(ProviderInfo("openai", "gpt-5.1-codex"), load_context("full"))
+    codex = builtins.compile(ProviderInfo("openai", "gpt-5.1-codex"), make_context("full"))
     assert "features.task_progress" in {d.source for d in codex.diagnostics
                                         if d.code == "feature-unsupported"}
-    generic = builtins.compile(ProviderInfo("openai", "gpt-4.1"), load_context("full"))
+    generic = builtins.compile(ProviderInfo("openai", "gpt-4.1"), make_context("full"))
     assert not [d for d in generic.diagnostics if d.code == "feature-unsupported"]

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from promptc import CallError, CompiledPrompt, Compiler, ProviderInfo, ToolCall
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 CORPUS = tomllib.loads((Path(__file__).parent / "fixtures" / "replies" / "foreign.toml")
                        .read_text(encoding="utf-8"))["case"]
@@ -28,7 +28,7 @@ TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)
 
 @pytest.fixture(scope="module")
 def prompt(builtins: Compiler) -> CompiledPrompt:
-    return builtins.compile(TEXT, load_context("full"))
+    return builtins.compile(TEXT, make_context("full"))
 
 
 def test_the_corpus_covers_every_family_with_several_cases() -> None:
@@ -151,7 +151,7 @@ def test_a_foreign_call_to_an_mcp_tool_is_checked_against_its_schema(
     """Native mode, but the server put the model's raw markup in the text (a host without a
     tool-call parser): the call is still read, checked against the MCP schema, and warned."""
     native = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"),
-                              load_context("full"))
+                              make_context("full"))
     good = native.tools.parse('<tool_call>\n{"name": "mcp__github__create_issue", "arguments": '
                               '{"repo": "a/b", "title": "Crash"}}\n</tool_call>')
     assert good.call is not None and (good.call.server, good.call.tool) == ("github",

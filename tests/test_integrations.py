@@ -27,8 +27,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo, ToolCall  # noqa: E402
 from promptc.integrations import MissingExtraError  # noqa: E402
 from promptc.integrations._common import require  # noqa: E402
+from promptc.testing import make_context  # noqa: E402
 
-from .conftest import load_context  # noqa: E402
 from .fakeserver import FakeServer, Reply  # noqa: E402
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -114,7 +114,7 @@ class Runner:
 
 def run_snippet(module: str, builtins: Compiler, provider: ProviderInfo
                 ) -> tuple[CompiledPrompt, Runner, str, dict[str, Any]]:
-    context = load_context("full")
+    context = make_context("full")
     prompt = builtins.compile(provider, context)
     runner = Runner()
     scope: dict[str, Any] = {"compiler": builtins, "provider": provider, "context": context,
@@ -149,7 +149,7 @@ def test_litellm_on_an_openai_route_sends_strict_tools_and_a_cache_key(
     import litellm
 
     from promptc.integrations.litellm import answer_calls, completion_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     server.script("chat", LIST_CALL)
     kwargs = completion_kwargs(prompt, [{"role": "user", "content": "Hi"}])
     assert kwargs["model"] == "openai/gpt-4.1"
@@ -253,7 +253,7 @@ def test_langchain_snippet(builtins: Compiler, server: FakeServer) -> None:
 
 def test_langchain_for_anthropic_sends_marked_blocks(builtins: Compiler) -> None:
     from promptc.integrations.langchain import bind_tools_kwargs, system_message
-    prompt = builtins.compile(CLAUDE, load_context("full"))
+    prompt = builtins.compile(CLAUDE, make_context("full"))
     message = system_message(prompt)
     assert message.content == prompt.to_anthropic()["system"]
     tools = bind_tools_kwargs(prompt)["tools"]
@@ -279,7 +279,7 @@ def test_a_bad_call_never_reaches_run_tool(builtins: Compiler, server: FakeServe
     server.script("responses", Reply("", (("list_files", {"recursive": "yes"}),)),
                   Reply("Sorry."))
     runner = Runner()
-    agent = make_agent(builtins, GPT, load_context("full"), runner, model="gpt-4.1")
+    agent = make_agent(builtins, GPT, make_context("full"), runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
@@ -298,7 +298,7 @@ def test_a_call_the_mode_rules_out_never_reaches_run_tool(builtins: Compiler,
     server.script("responses", Reply("", (("write_to_file", {"path": "a", "content": "x"}),)),
                   Reply("Understood."))
     runner = Runner()
-    plan = attrs.evolve(load_context("full"), mode="plan")
+    plan = attrs.evolve(make_context("full"), mode="plan")
     agent = make_agent(builtins, GPT, plan, runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Understood."
     assert runner.calls == []
@@ -311,7 +311,7 @@ def test_text_mode_hands_over_the_prompt_alone(builtins: Compiler) -> None:
     from promptc.integrations.litellm import completion_kwargs
     from promptc.integrations.pydantic_ai import agent_kwargs
     prompt = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                              load_context("full"))
+                              make_context("full"))
     assert prompt.tools.mode == "text"
     assert "tools" not in completion_kwargs(prompt)
     assert bind_tools_kwargs(prompt) == {"tools": [], "prompt_cache_key": prompt.to_openai()[
@@ -347,7 +347,7 @@ def test_agents_check_calls_against_the_runs_mode(builtins: Compiler,
     server.script("responses", Reply("", (("write_to_file", {"path": "a", "content": "x"}),)),
                   Reply("Understood."))
     runner = Runner()
-    act = load_context("full")
+    act = make_context("full")
     agent = make_agent(builtins, GPT, act, runner, model="gpt-4.1")
     plan = attrs.evolve(act, mode="plan")
     assert AgentsRunner.run_sync(agent, "Go.", context=plan).final_output == "Understood."
@@ -366,7 +366,7 @@ def test_an_mcp_call_that_misses_its_schema_never_reaches_run_tool(builtins: Com
     server.script("responses", Reply("", (("mcp__github__create_issue", {"repo": 5}),)),
                   Reply("Sorry."))
     runner = Runner()
-    agent = make_agent(builtins, GPT, load_context("full"), runner, model="gpt-4.1")
+    agent = make_agent(builtins, GPT, make_context("full"), runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
@@ -382,7 +382,7 @@ def test_langchain_answers_the_calls_it_could_not_parse(builtins: Compiler,
     from langchain_openai import ChatOpenAI
 
     from promptc.integrations.langchain import answer_calls, bind_tools_kwargs, system_message
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     server.script("chat", Reply("", (("list_files", {"path": "."}),
                                      ("read_file", '{"path": "a.py"'))))
     model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
@@ -422,7 +422,7 @@ def test_langchain_keeps_every_answer_when_a_tool_raises(builtins: Compiler,
     from langchain_openai import ChatOpenAI
 
     from promptc.integrations.langchain import answer_calls, bind_tools_kwargs, system_message
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     server.script("chat", TWO_CALLS)
     model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
     reply = model.invoke([system_message(prompt), ("user", "Go.")])
@@ -441,7 +441,7 @@ def test_openai_agents_keep_every_answer_when_a_tool_raises(builtins: Compiler,
     from promptc.integrations.openai_agents import make_agent
     server.script("responses", TWO_CALLS, Reply("One is gone."))
     runner = Failing()
-    agent = make_agent(builtins, GPT, load_context("full"), runner, model="gpt-4.1")
+    agent = make_agent(builtins, GPT, make_context("full"), runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "One is gone."
     assert sorted(c.name for c in runner.calls) == ["list_files", "read_file"]
     outputs = {i["call_id"]: i["output"] for i in server.bodies("responses")[1]["input"]
@@ -454,7 +454,7 @@ def test_pydantic_ai_keeps_every_answer_when_a_tool_raises(builtins: Compiler,
     from pydantic_ai import Agent
 
     from promptc.integrations.pydantic_ai import agent_kwargs
-    prompt = builtins.compile(CLAUDE, load_context("full"))
+    prompt = builtins.compile(CLAUDE, make_context("full"))
     server.script("anthropic", TWO_CALLS, Reply("One is gone."))
     runner = Failing()
     agent = Agent("anthropic:claude-sonnet-4-5", **agent_kwargs(prompt, runner))
@@ -479,7 +479,7 @@ def test_llm_keeps_every_answer_when_a_tool_raises(builtins: Compiler,
     import llm
 
     from promptc.integrations.llm import prompt_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     server.script("chat", TWO_CALLS, Reply("One is gone."))
     runner = Failing()
     chain = llm.get_model("gpt-4.1").chain("Go.", **prompt_kwargs(prompt, runner))
@@ -495,7 +495,7 @@ def test_a_tool_that_raises_answers_its_own_call_and_the_others_run(
     import litellm
 
     from promptc.integrations.litellm import answer_calls, completion_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     server.script("chat", Reply("", (("read_file", {"path": "gone.py"}),
                                      ("list_files", {"path": "."}))))
     reply = litellm.completion(**completion_kwargs(prompt, [{"role": "user", "content": "Go"}]))
@@ -520,7 +520,7 @@ def test_every_integration_that_can_sends_the_prompt_cache_key(builtins: Compile
 
     from promptc.integrations.langchain import bind_tools_kwargs, system_message
     from promptc.integrations.pydantic_ai import agent_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     key = prompt.to_openai()["prompt_cache_key"]
     model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
     model.invoke([system_message(prompt), ("user", "Hi")])

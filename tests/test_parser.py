@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from promptc import (CallError, CompiledPrompt, Compiler, ParsedMessage, PromptContext,
                      ProviderInfo, ToolCall)
 from promptc._model.tools import parameters_for, usage_value
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)  # generic, text tools
 TEXT_VARIANTS = ("generic", "next-gen", "glm", "compact", "gpt-5", "gemini-3")
@@ -32,7 +32,7 @@ TEXT_VARIANTS = ("generic", "next-gen", "glm", "compact", "gpt-5", "gemini-3")
 
 @pytest.fixture(scope="module")
 def prompt(builtins: Compiler) -> CompiledPrompt:
-    out = builtins.compile(TEXT, load_context("full"))
+    out = builtins.compile(TEXT, make_context("full"))
     assert out.tools.mode == "text"
     return out
 
@@ -174,7 +174,7 @@ def test_an_unknown_tool_shaped_like_a_call_is_an_error(prompt: CompiledPrompt) 
 
 
 def test_tools_not_offered_in_this_request_are_unknown(builtins: Compiler) -> None:
-    no_browser = builtins.compile(TEXT, load_context("no_browser"))
+    no_browser = builtins.compile(TEXT, make_context("no_browser"))
     assert "browser_action" not in no_browser.tools.names
     error = only_error(no_browser.tools.parse("<browser_action>\n<action>close</action>\n"
                                               "</browser_action>"))
@@ -208,8 +208,8 @@ def test_an_unknown_tool_is_an_error_whatever_the_layout(prompt: CompiledPrompt)
 def test_plan_mode_offers_every_tool_and_refuses_what_it_rules_out(builtins: Compiler) -> None:
     """The tool list is the same in both modes (a mode switch keeps the cached prefix); a call
     the mode rules out is refused as the prompt's mode section says, naming what is allowed."""
-    plan = builtins.compile(TEXT, load_context("plan"))
-    act = builtins.compile(TEXT, load_context("full"))
+    plan = builtins.compile(TEXT, make_context("plan"))
+    act = builtins.compile(TEXT, make_context("full"))
     assert plan.tools.names == act.tools.names
     write = "<write_to_file>\n<path>a</path>\n<content>x</content>\n</write_to_file>"
     error = only_error(plan.tools.parse(write))
@@ -422,7 +422,7 @@ contexts = st.builds(
 @given(variant=st.sampled_from(TEXT_VARIANTS), spec=contexts)
 def test_every_usage_example_parses_to_the_call_it_describes(
         builtins: Compiler, variant: str, spec: dict[str, Any]) -> None:
-    ctx = load_context(spec["base"])
+    ctx = make_context(spec["base"])
     skills = [{"name": n, "description": "d", "references": [f"docs/{n}.md"]}
               for n in spec["skills"]]
     ctx = attrs.evolve(ctx, features={**ctx.features, **spec["features"]}, mode=spec["mode"],

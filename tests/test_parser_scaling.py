@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from promptc import Compiler, ProviderInfo
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 pytestmark = pytest.mark.property  # .ci/run's deep pass runs it again at the larger sizes
 SHAPES = tomllib.loads((Path(__file__).parent / "fixtures" / "replies" / "shapes.toml")
@@ -31,7 +31,7 @@ SHAPES = tomllib.loads((Path(__file__).parent / "fixtures" / "replies" / "shapes
 @pytest.fixture(scope="module")
 def tools(builtins: Compiler) -> Any:
     return builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                            load_context("full")).tools
+                            make_context("full")).tools
 
 
 @pytest.fixture(scope="module")

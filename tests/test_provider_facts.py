@@ -119,11 +119,11 @@ def test_a_knowledge_cutoff_only_where_a_maintained_source_gives_it(model: str,
 
 
 def test_the_date_line_carries_the_cutoff_where_it_is_known(builtins: Compiler) -> None:
-    from .conftest import load_context
+    from promptc.testing import make_context
     gemini = builtins.compile(ProviderInfo("google", "gemini-3-pro-preview"),
-                              load_context("full"))
+                              make_context("full"))
     section = gemini.section("request_info")
     assert section is not None and "January 2025" in section.text
-    gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), load_context("full"))
+    gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), make_context("full"))
     section = gpt.section("request_info")
     assert section is not None and "cutoff" not in section.text  # unknown: no line

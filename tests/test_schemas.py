@@ -28,8 +28,8 @@ from promptc._emit.schemas import (EXPANSION_FLOOR, EXPANSION_GROWTH, checked_ro
                                    drop_unasked_nulls, gemini_form, gemini_schema, object_root,
                                    openai_strict, strict_form)
 from promptc._emit.schemas.gemini import schema_size
+from promptc.testing import make_context
 
-from .conftest import load_context
 from .fakeserver import FakeServer
 
 # The SDKs are imported by the tests that use them, not at collection: importing all three
@@ -48,7 +48,7 @@ NATIVE = {"anthropic": ProviderInfo("anthropic", "claude-sonnet-4-5"),
 
 @pytest.fixture(scope="module")
 def corpus_context() -> PromptContext:
-    return attrs.evolve(load_context("full"), mcp_servers=SERVERS)
+    return attrs.evolve(make_context("full"), mcp_servers=SERVERS)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def strict_problems(schema: dict[str, Any]) -> list[str]:
 
 def test_openai_strict_mode_accepts_every_builtin_tool(builtins: Compiler) -> None:
     from agents.strict_schema import ensure_strict_json_schema
-    for prompt in prompts(builtins, load_context("full"), NATIVE["openai"]):
+    for prompt in prompts(builtins, make_context("full"), NATIVE["openai"]):
         assert all(prompt.tools.strict_flags().values()), prompt.variant.id
         for tool in prompt.tools.openai("responses"):
             assert tool["strict"] is True
@@ -127,7 +127,7 @@ def test_openai_strict_mode_accepts_every_builtin_tool(builtins: Compiler) -> No
 
 
 def test_optional_parameters_become_nullable_not_required(builtins: Compiler) -> None:
-    prompt = builtins.compile(NATIVE["openai"], load_context("full"))
+    prompt = builtins.compile(NATIVE["openai"], make_context("full"))
     [tool] = [t for t in prompt.tools.openai() if t["function"]["name"] == "list_files"]
     params = tool["function"]["parameters"]
     assert params["required"] == ["path", "recursive"]
@@ -366,7 +366,7 @@ SLOPPY_NAMES = [f"mcp__sloppy__{t['name']}" for t in SLOPPY["tools"]]
 
 @pytest.fixture(scope="module")
 def sloppy_context() -> PromptContext:
-    return attrs.evolve(load_context("full"), mcp_servers=[SLOPPY])
+    return attrs.evolve(make_context("full"), mcp_servers=[SLOPPY])
 
 
 def findings(prompt: CompiledPrompt) -> set[tuple[str, str]]:
@@ -521,7 +521,7 @@ def test_sloppy_tools_reach_every_sdk_and_the_rest_are_unharmed(
 def test_strict_definitions_say_to_send_null_for_the_default(builtins: Compiler,
                                                              server: FakeServer) -> None:
     openai = pytest.importorskip("openai")
-    prompt = builtins.compile(NATIVE["openai"], load_context("full"))
+    prompt = builtins.compile(NATIVE["openai"], make_context("full"))
     client = openai.OpenAI(api_key="k", base_url=server.url + "/v1", max_retries=0)
     for strict in (True, False):
         before = len(server.requests)

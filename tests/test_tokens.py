@@ -14,8 +14,7 @@ from promptc import Compiler, ProviderInfo, count_tokens
 from promptc._cli import main
 from promptc._model.provider import encoding_for
 from promptc._text.tokens import TokenCounter, get_encoding
-
-from .conftest import load_context
+from promptc.testing import make_context
 
 
 def test_counting_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,19 +54,19 @@ def test_encoding_per_family(model: str, encoding: str, estimated: bool) -> None
 
 
 def test_prompt_token_report(builtins: Compiler) -> None:
-    out = builtins.compile(ProviderInfo("openai", "gpt-5"), load_context("full"),
+    out = builtins.compile(ProviderInfo("openai", "gpt-5"), make_context("full"),
                            count_tokens=True)
     assert out.tokens.encoding == "o200k_base" and not out.tokens.estimated
     assert out.tokens.total == count_tokens(out.text)  # counted on the final text
     for s in out.sections:
         assert s.tokens == count_tokens(s.text)
-    plain = builtins.compile(ProviderInfo("openai", "gpt-5"), load_context("full"))
+    plain = builtins.compile(ProviderInfo("openai", "gpt-5"), make_context("full"))
     assert plain.tokens is None and all(s.tokens is None for s in plain.sections)
 
 
 def test_unchanged_sections_are_not_retokenized(builtins: Compiler,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    ctx = load_context("full")
+    ctx = make_context("full")
     provider = ProviderInfo("openai", "gpt-5")
     builtins.compile(provider, ctx, count_tokens=True)
     enc = get_encoding("o200k_base")
@@ -99,7 +98,7 @@ def test_counts_add_up_across_safe_cuts(text: str, cuts: list[int], encoding: st
 def test_builtin_prompts_total_equals_a_whole_count(builtins: Compiler) -> None:
     for vid in builtins.registry.variants:
         for name in ("full", "minimal", "plan"):
-            out = builtins.compile(ProviderInfo("openai", "gpt-5"), load_context(name),
+            out = builtins.compile(ProviderInfo("openai", "gpt-5"), make_context(name),
                                    variant=vid, count_tokens=True)
             assert out.tokens.total == len(get_encoding("o200k_base").encode_ordinary(out.text))
 
@@ -168,7 +167,7 @@ def test_gpt_5_codex_is_a_fraction_of_gpt_5(builtins: Compiler) -> None:
     40% of GPT-5's). Here at most 45%, in the whole prompt and in the static prose alike, with
     a terminal tool, apply_patch and at most three more built-in tools."""
     def measure(model: str) -> tuple[int, int, tuple[str, ...]]:
-        out = builtins.compile(ProviderInfo("openai", model), load_context("full"),
+        out = builtins.compile(ProviderInfo("openai", model), make_context("full"),
                                count_tokens=True)
         static = sum(s.tokens or 0 for s in out.sections if s.cache == "static")
         return out.tokens.total, static, out.tools.names

@@ -13,7 +13,6 @@ from promptc._model.tools import (NAME_PATTERN, mcp_bindings, mcp_function_name,
                                   sanitize_tool_name)
 from promptc.testing import make_context
 
-from .conftest import load_context
 
 TEXT = ProviderInfo("x", "y", native_tools=False)
 NATIVE = ProviderInfo("anthropic", "claude-sonnet-4-5")
@@ -135,7 +134,7 @@ def test_mcp_function_names() -> None:
 
 
 def test_builtin_native_schemas_are_valid_json_schema(builtins: Compiler) -> None:
-    ctx = load_context("full")
+    ctx = make_context("full")
     for vid in builtins.registry.variants:
         for provider in (TEXT, NATIVE):
             tools = builtins.compile(provider, ctx, variant=vid).tools
@@ -168,20 +167,20 @@ def test_native_mcp_tools_never_take_a_builtin_name(builtins: Compiler) -> None:
 def test_builtin_tools_come_first_then_session_tools(builtins: Compiler) -> None:
     """The built-in block depends only on the variant, features, mode and model; tools that
     depend on the session (skills, MCP servers) follow it, then the MCP functions."""
-    out = builtins.compile(NATIVE, load_context("full"), variant="native-next-gen")
+    out = builtins.compile(NATIVE, make_context("full"), variant="native-next-gen")
     names = out.tools.names
     stable = out.tools.stable
     assert names[stable:stable + 3] == ("access_mcp_resource", "load_skill",
                                         "load_skill_reference")
     assert all(n.startswith("mcp__") for n in names[stable + 3:])
-    bare = builtins.compile(NATIVE, load_context("no_rules_skills"), variant="native-next-gen")
+    bare = builtins.compile(NATIVE, make_context("no_rules_skills"), variant="native-next-gen")
     assert bare.tools.names[:bare.tools.stable] == names[:stable]
 
 
 @pytest.mark.parametrize("context", ["full", "no_browser", "no_mcp", "no_rules_skills", "plan"])
 def test_text_variants_list_exactly_the_enabled_tools(builtins: Compiler, context: str) -> None:
     import re
-    ctx = load_context(context)
+    ctx = make_context(context)
     for vid in builtins.registry.variants:
         for provider in (TEXT, NATIVE):
             out = builtins.compile(provider, ctx, variant=vid)
@@ -207,12 +206,12 @@ def test_text_variants_list_exactly_the_enabled_tools(builtins: Compiler, contex
 def test_models_routed_to_generic_get_native_tools(builtins: Compiler, model: str) -> None:
     provider = {"claude-3-7-sonnet": "anthropic", "mistral-large-latest": "mistral"}.get(
         model, "openai")
-    out = builtins.compile(ProviderInfo(provider, model), load_context("full"))
+    out = builtins.compile(ProviderInfo(provider, model), make_context("full"))
     assert out.variant.id == "generic"
     assert out.tools.mode == "native" and out.tools.decided_by == "model"
     assert out.section("tools") is None and out.section("tool_calling") is not None
     text = builtins.compile(ProviderInfo(provider, model, native_tools=False),
-                            load_context("full"))
+                            make_context("full"))
     assert text.variant.id == "generic" and text.tools.mode == "text"
     assert text.tools.choice is not None and text.tools.choice.decided_by == "client"
     assert text.section("tools") is not None and text.section("tool_calling") is None
@@ -260,7 +259,7 @@ def test_glm_calls_natively_where_it_is_served_with_function_calling(
         builtins: Compiler, provider: str, model: str, mode: str) -> None:
     """Issue 23: the glm variant follows the model data (no pinned text mode); a self-hosted
     server's GLM gets text tools unless the client says otherwise."""
-    out = builtins.compile(ProviderInfo(provider, model), load_context("full"))
+    out = builtins.compile(ProviderInfo(provider, model), make_context("full"))
     assert out.variant.id == "glm" and out.tools.mode == mode
     assert out.tools.choice is not None and out.tools.choice.decided_by == "model"
     calling = out.section("tool_calling" if mode == "native" else "tool_use")

@@ -206,7 +206,7 @@ def read_input_text(name: str) -> str:
 def compiler_from(args: argparse.Namespace) -> Compiler:
     if getattr(args, "builtins_only", False):
         return Compiler.builtins()
-    project: Any = None
+    project: Any = True
     if getattr(args, "no_project", False):
         project = False
     elif getattr(args, "project", None):

@@ -98,12 +98,13 @@ class Compiler:
     # --- construction ------------------------------------------------------------------------
 
     @classmethod
-    def default(cls, *, project: str | Path | None | bool = None, user: bool = True,
+    def default(cls, *, project: str | Path | bool = True, user: bool = True,
                 plugins: bool = True, start: str | Path | None = None) -> Compiler:
         """Built-ins + installed plugins + user folder + project folder, frozen.
 
-        `project`: a `.promptc` folder, or None to look for one from `start` (default: the
-        process's working directory, read once here), or False for none.
+        `project`: a `.promptc` folder, or True to look for one from `start` (default: the
+        process's working directory, read once here), or False for none. (None, the spelling
+        of True before 0.2, still looks.)
         """
         builtin = read_layer(builtin_root(), "builtin")
         layers = [builtin]
@@ -240,7 +241,7 @@ class Compiler:
     def compile(self, provider: ProviderInfo | None = None,
                 context: PromptContext | Mapping[str, Any] | None = None, *,
                 strict: bool = False, budget: int | None = None,
-                count_tokens: bool | None = None, variant: str | None = None,
+                count_tokens: bool = False, variant: str | None = None,
                 dynamic: Placement = "system") -> CompiledPrompt:
         """Build the prompt for one request.
 
