@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -59,15 +59,27 @@ def _check(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered]
     from .._review.diff import review_snapshots
     cases = review_snapshots(folder, expected)
     changed = [c for c in cases if c.status != "same"]
+    update = _update_command(args, folder, expected)
     if output_format(args) == "json":
-        print_json(_check_report(args, changed))
+        print_json(_check_report(changed, update))
     elif not emit_review(args, cases, f"promptc snapshot review: {folder}"):
-        _write_check(sys.stdout, args, folder, changed, len(expected))
+        _write_check(sys.stdout, args, folder, changed, len(expected), update)
     return 1 if changed else 0
 
 
+def _update_command(args: argparse.Namespace, folder: Path,
+                    expected: Mapping[str, Rendered]) -> str:
+    """The command that accepts this check's differences, as it must be typed: with --force
+    when the folder holds files promptc did not write (an update refuses such a folder without
+    it, and with it leaves those files alone)."""
+    from .._review.snapshot import check_dir
+    command = snapshot_command(args, "--update")
+    return f"{command} --force" if folder.is_dir() and check_dir(folder, expected).foreign \
+        else command
+
+
 def _write_check(out: IO[str], args: argparse.Namespace, folder: Path,
-                 changed: Sequence[CaseReview], n: int) -> None:
+                 changed: Sequence[CaseReview], n: int, update: str) -> None:
     render_snapshot_text(out, changed, args.lines)
     if not changed:
         out.write(paint(f"ok: {n} snapshot(s) match {clean(folder)}", "green", out) + "\n")
@@ -75,17 +87,17 @@ def _write_check(out: IO[str], args: argparse.Namespace, folder: Path,
     _other_matrix_note(out, args, folder)
     counts = {k: sum(c.status == k for c in changed) for k in ("added", "changed", "removed")}
     out.write(f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} "
-              f"removed; run `{clean(snapshot_command(args, '--update'))}` to accept\n")
+              f"removed; run `{clean(update)}` to accept\n")
 
 
-def _check_report(args: argparse.Namespace, changed: Sequence[CaseReview]) -> dict[str, Any]:
+def _check_report(changed: Sequence[CaseReview], update: str) -> dict[str, Any]:
     """`snapshot --check --json`: what differs, and the command that accepts it."""
     return {
         "clean": not changed,
         "added": [_file(c) for c in changed if c.status == "added"],
         "removed": [_file(c) for c in changed if c.status == "removed"],
         "changed": [_changed_entry(c) for c in changed if c.status == "changed"],
-        "update": snapshot_command(args, "--update")}
+        "update": update}
 
 
 def _changed_entry(case: CaseReview) -> dict[str, Any]:
