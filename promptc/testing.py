@@ -5,16 +5,25 @@ Fixtures:
   installed plugins, without the machine's user or project folders (so CI is reproducible).
 - `promptc_context`: a factory for contexts: `promptc_context("full", mode="plan")`.
 - `promptc_snapshot`: the `snapshot` fixture (syrupy) writing plain `.md` files into a top-level
-  `snapshots/` folder (override with the `promptc_snapshot_dir` ini option). It needs syrupy
-  (`pip install syrupy`); without it the fixture fails saying so.
+  `snapshots/` folder (override with the `promptc_snapshot_dir` ini option); `promptc_json_snapshot`
+  the same with `.json` files. They need syrupy (`pip install syrupy`); without it the fixture
+  fails saying so.
 
 Functions:
 - `assert_renders_cleanly(compiler, variant, provider, contexts)`: strict render across a context
   matrix; fails on any diagnostic, leftover `{{`, HTML escape, or empty header/separator.
-- `context_matrix()`: the standard contexts (full, no browser, no MCP, no rules or skills, plan).
+- `problems_in(prompt)`: those problems of one prompt, as a list of strings (empty when clean).
+- `make_context(base="full", **changes)`: a standard context (or a dict) with fields changed;
+  what `promptc_context` returns.
+- `context_matrix()`: the standard contexts (full, no browser, no MCP, no rules or skills, plan,
+  minimal).
 - `sessions_differ(compiler, provider, first, second, variant=None)`: the metamorphic check:
   render two sessions (two cwds, dates, OSes…) and report which sections differ and whether the
   static prefix stayed byte-identical.
+
+Classes (they subclass syrupy's, so syrupy is imported when one is first used):
+- `PromptSnapshotExtension`, `JsonSnapshotExtension`: the extensions behind the two snapshot
+  fixtures, for `snapshot.use_extension(...)` in a fixture of your own.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from typing import Any
 
 import pytest
 
+from ._base.errors import MissingExtraError
 from ._compile.compiler import Compiler
 from ._compile.result import CompiledPrompt
 from ._model.context import PromptContext
@@ -99,34 +109,50 @@ def _strip_fences(text: str) -> list[str]:
     return lines
 
 
-def _layout_problems(lines: list[str]) -> list[str]:
-    """What the post-processor removes, found in finished text: a header with nothing under it
-    (before the next header of the same or a higher level, a separator or the end), separators
-    at the ends or side by side, runs of blank lines."""
+_Item = tuple[str, int, str]  # a non-blank line: (kind, header level, the line)
+
+
+def _item(line: str) -> _Item:
+    m = _HEADER.match(line)
+    if m:
+        return ("header", len(m.group(1)), line)
+    return ("separator" if is_separator(line) else "content", 0, line)
+
+
+def _items_and_blank_runs(lines: list[str]) -> tuple[list[_Item], list[str]]:
+    """The non-blank lines, each with its kind, and a problem for each run of blank lines."""
+    items: list[_Item] = []
     out: list[str] = []
-    # (kind, level, line) for non-blank lines; blank runs are checked on the way
-    items: list[tuple[str, int, str]] = []
     blank_run = 0
     for line in lines:
-        if not line.strip():
-            blank_run += 1
-            if blank_run == 2:
-                out.append("blank-line run" + (f" after: {items[-1][2][:60]}" if items else ""))
+        if line.strip():
+            blank_run = 0
+            items.append(_item(line))
             continue
-        blank_run = 0
-        m = _HEADER.match(line)
-        if m:
-            items.append(("header", len(m.group(1)), line))
-        elif is_separator(line):
-            items.append(("separator", 0, line))
-        else:
-            items.append(("content", 0, line))
-    for i, (kind, level, line) in enumerate(items):
-        nxt = items[i + 1] if i + 1 < len(items) else None
-        if kind == "header" and (nxt is None or nxt[0] == "separator" or
-                                 (nxt[0] == "header" and nxt[1] <= level)):
-            out.append("empty header: " + line.strip())
-        if kind == "separator" and (i == 0 or nxt is None or nxt[0] == "separator"):
+        blank_run += 1
+        if blank_run == 2:
+            out.append("blank-line run" + (f" after: {items[-1][2][:60]}" if items else ""))
+    return items, out
+
+
+def _is_empty_header(item: _Item, following: _Item | None) -> bool:
+    """A header with nothing under it: the end, a separator, or a header of the same or a
+    higher level comes next."""
+    kind, level, _ = item
+    return kind == "header" and (following is None or following[0] == "separator" or
+                                 (following[0] == "header" and following[1] <= level))
+
+
+def _layout_problems(lines: list[str]) -> list[str]:
+    """What the post-processor removes, found in finished text: a header with nothing under it,
+    separators at the ends or side by side, runs of blank lines."""
+    items, out = _items_and_blank_runs(lines)
+    for i, item in enumerate(items):
+        following = items[i + 1] if i + 1 < len(items) else None
+        if _is_empty_header(item, following):
+            out.append("empty header: " + item[2].strip())
+        if item[0] == "separator" and (i == 0 or following is None or
+                                       following[0] == "separator"):
             out.append("dangling separator" + (f" after: {items[i - 1][2][:60]}" if i else
                                                " at the start"))
     return out
@@ -157,17 +183,25 @@ def assert_renders_cleanly(compiler: Compiler, variant: str, provider: ProviderI
 
 # --- syrupy extensions (syrupy is optional: imported only when a snapshot is used) --------------
 
-_EXTENSIONS: dict[str, tuple[type, type]] = {}
+_EXTENSIONS: dict[str, type] = {}
 
 
-def _extensions(folder: str) -> tuple[type, type]:
-    """One pair of extension classes per folder (syrupy tracks files per extension class)."""
-    cached = _EXTENSIONS.get(folder)
-    if cached is not None:
-        return cached
+def _snapshot_folder(test_location: Any) -> str:
+    """The snapshot folder of the run the test belongs to (the `promptc_snapshot_dir` ini
+    option, from the project's root)."""
+    config = test_location.item.config
+    return str(Path(config.rootpath) / config.getini("promptc_snapshot_dir"))
+
+
+def _extension_classes() -> dict[str, type]:
+    """The two extension classes, made on first use (they subclass syrupy's). They read their
+    folder from the test's own run, so one class serves every folder; syrupy's xdist controller
+    finds them again by their public names."""
+    if _EXTENSIONS:
+        return _EXTENSIONS
     from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-    class PromptSnapshot(SingleFileSnapshotExtension):
+    class PromptSnapshotExtension(SingleFileSnapshotExtension):
         """Plain `.md` files named by the test's parameter id, in one top-level folder."""
 
         _write_mode = WriteMode.TEXT
@@ -175,7 +209,7 @@ def _extensions(folder: str) -> tuple[type, type]:
 
         @classmethod
         def dirname(cls, *, test_location: Any) -> str:
-            return folder
+            return _snapshot_folder(test_location)
 
         @classmethod
         def matches_test_location(cls, *, test_location: Any, snapshot_location: str) -> bool:
@@ -189,15 +223,27 @@ def _extensions(folder: str) -> tuple[type, type]:
             m = re.search(r"\[(.*)\]$", name)
             return m.group(1) if m else name
 
-    class JsonSnapshot(PromptSnapshot):
+    class JsonSnapshotExtension(PromptSnapshotExtension):
+        """Plain `.json` files, as `PromptSnapshotExtension` writes `.md` ones."""
+
         file_extension = "json"
 
-    _EXTENSIONS[folder] = (PromptSnapshot, JsonSnapshot)
-    return PromptSnapshot, JsonSnapshot
+    for cls in (PromptSnapshotExtension, JsonSnapshotExtension):
+        cls.__qualname__ = cls.__name__  # importable as promptc.testing.<name>
+        _EXTENSIONS[cls.__name__] = cls
+    return _EXTENSIONS
 
 
-PromptSnapshotExtension: Any = None
-JsonSnapshotExtension: Any = None
+def __getattr__(name: str) -> Any:
+    """`PromptSnapshotExtension` and `JsonSnapshotExtension`: syrupy extensions, for
+    `snapshot.use_extension(...)` in a fixture of your own; importing syrupy only then."""
+    if name in ("PromptSnapshotExtension", "JsonSnapshotExtension"):
+        try:
+            return _extension_classes()[name]
+        except ImportError:
+            raise MissingExtraError(f"promptc.testing.{name} needs syrupy, which is not "
+                                    f"installed: {_INSTALL_HINT}") from None
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -212,11 +258,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   default="snapshots")
 
 
-def _snapshot_dir(config: pytest.Config) -> str:
-    return str(Path(config.rootpath) / config.getini("promptc_snapshot_dir"))
-
-
-INSTALL_HINT = "pip install syrupy"  # just the snapshot library, not promptc's whole test extra
+_INSTALL_HINT = "pip install syrupy"  # just the snapshot library, not promptc's whole test extra
 
 
 def _syrupy_snapshot(request: pytest.FixtureRequest, fixture: str) -> Any:
@@ -225,7 +267,7 @@ def _syrupy_snapshot(request: pytest.FixtureRequest, fixture: str) -> Any:
     try:
         import syrupy  # noqa: F401
     except ImportError:
-        pytest.fail(f"{fixture} needs syrupy, which is not installed: {INSTALL_HINT}",
+        pytest.fail(f"{fixture} needs syrupy, which is not installed: {_INSTALL_HINT}",
                     pytrace=False)
     try:
         return request.getfixturevalue("snapshot")
@@ -239,16 +281,14 @@ def _syrupy_snapshot(request: pytest.FixtureRequest, fixture: str) -> Any:
 def promptc_snapshot(request: pytest.FixtureRequest) -> Any:
     """syrupy's snapshot, writing `<snapshots>/<param id>.md` as plain text."""
     snapshot = _syrupy_snapshot(request, "promptc_snapshot")
-    md, _ = _extensions(_snapshot_dir(request.config))
-    return snapshot.use_extension(md)
+    return snapshot.use_extension(_extension_classes()["PromptSnapshotExtension"])
 
 
 @pytest.fixture
 def promptc_json_snapshot(request: pytest.FixtureRequest) -> Any:
     """syrupy's snapshot, writing `<snapshots>/<param id>.json` as plain text."""
     snapshot = _syrupy_snapshot(request, "promptc_json_snapshot")
-    _, js = _extensions(_snapshot_dir(request.config))
-    return snapshot.use_extension(js)
+    return snapshot.use_extension(_extension_classes()["JsonSnapshotExtension"])
 
 
 @pytest.fixture(scope="session")

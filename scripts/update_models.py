@@ -33,10 +33,12 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
 
 from promptc._base.errors import ConfigError, PromptcError  # noqa: E402
 from promptc._base.files import read_text_file  # noqa: E402
-from promptc._cli.models import (  # noqa: E402
-    CHAT_MODES, compile_overlay, dump_table, installed_litellm, read_source_map, table_from_file)
 from promptc._cli.prices import prices_from_litellm, write_prices  # noqa: E402
-from promptc._model.provider import compiled_overlay_path, overlay_path  # noqa: E402
+from promptc._model.provider.compiled import compile_overlay  # noqa: E402
+from promptc._model.provider.litellm_map import (  # noqa: E402
+    CHAT_MODES, installed_litellm, read_source_map, table_from_file)
+from promptc._model.provider.paths import compiled_overlay_path, overlay_path  # noqa: E402
+from promptc._model.provider.tables import dump_table  # noqa: E402
 
 OUT = ROOT / "promptc" / "_data" / "models.generated.json"
 PRICES = ROOT / "promptc" / "_data" / "prices.generated.json"

@@ -1,15 +1,18 @@
-"""Shared fixtures: the built-in compiler, the context fixtures, and a folder builder."""
+"""Shared fixtures (the built-in compiler, the context fixtures, a folder builder), and how
+pytest-xdist shares the suite between its workers."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
 from promptc import Compiler, PromptContext
+from promptc.testing import make_context
 
 # Property tests draw `quick` numbers of examples in the default run (the README's `pytest`);
 # .ci/run then runs them again with `--hypothesis-profile=deep -m property`.
@@ -28,17 +31,56 @@ def _no_user_model_table(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["LOCALAPPDATA"] = str(folder)
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """Modules that import big frameworks run in a second process (tests/aside.py)."""
-    from .aside import Aside
-    config.pluginmanager.register(Aside(), "promptc-tests-aside")
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every hypothesis test is a `property` test (selected by .ci/run's deep pass)."""
     for item in items:
         if getattr(getattr(item, "function", None), "is_hypothesis_test", False):
             item.add_marker(pytest.mark.property)
+
+
+# pytest-xdist (`-n logical` in pyproject's addopts) runs the tests in one worker process per
+# CPU. A test goes to whichever worker is free, except where tests share a setup that costs
+# seconds in every process that makes it: those modules go to one worker together, so the
+# setup is paid once. The SDK and agent-framework modules import anthropic, openai,
+# google-genai, LiteLLM, the OpenAI Agents SDK, Pydantic AI, LangChain and llm; test_plugins.py
+# pip-installs the example plugins once per process (its session fixture `installed`).
+SHARED_SETUP = {
+    "test_integrations.py": "frameworks", "test_schemas.py": "frameworks",
+    "test_provider_calls.py": "frameworks", "test_dynamic_sdk.py": "frameworks",
+    "test_examples.py": "frameworks", "test_doc_snippets.py": "frameworks",
+    "test_plugins.py": "plugins",
+}
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when xdist is not loaded
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n logical` runs the suite, a folder or a `-k` selection on one worker per CPU, and
+    named test files (`pytest tests/test_x.py -x`) here, in this process: for a file or two,
+    starting and collecting in two more processes costs more than it saves. None: xdist's
+    own count."""
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return None
+    here = config.invocation_params.dir
+    named = [here / arg.split("::", 1)[0] for arg in config.args]
+    return 0 if all(path.is_file() for path in named) else None
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when xdist is not loaded
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's scope scheduling, where a scope is one test or one SHARED_SETUP group (groups
+    are sent first: xdist orders scopes by size). An explicit `--dist` other than the default
+    `load` is left to xdist."""
+    if config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedSetupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+            return SHARED_SETUP.get(module, nodeid)
+
+    return SharedSetupScheduling(config, log)
+
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONTEXTS = Path(__file__).parent.parent / "promptc" / "_data" / "snapshot" / "contexts"
@@ -49,13 +91,9 @@ def builtins() -> Compiler:
     return Compiler.builtins()
 
 
-def load_context(name: str) -> PromptContext:
-    return PromptContext.load(CONTEXTS / f"{name}.json")
-
-
 @pytest.fixture(scope="session")
 def full_context() -> PromptContext:
-    return load_context("full")
+    return make_context("full")
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

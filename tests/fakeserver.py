@@ -3,7 +3,8 @@
 `FakeServer` listens on 127.0.0.1 (a free port), records every request (path and JSON body) and
 answers each API's endpoint with the next scripted reply for it, or a plain "OK" text reply.
 Replies are written in a neutral form — `Reply(text=..., calls=[(name, arguments), ...])` — and
-shaped per API; a request asking for a stream (`"stream": true`, or Gemini's
+shaped per API (arguments given as a string go to the OpenAI APIs as that text, unparsable JSON
+included); a request asking for a stream (`"stream": true`, or Gemini's
 `streamGenerateContent`) is answered as server-sent events. Nothing leaves the machine.
 """
 
@@ -22,7 +23,11 @@ __all__ = ["FakeServer", "Reply", "Recorded"]
 @dataclass(frozen=True)
 class Reply:
     text: str = "OK"
-    calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    calls: tuple[tuple[str, dict[str, Any] | str], ...] = ()
+
+
+def _text(args: dict[str, Any] | str) -> str:
+    return args if isinstance(args, str) else json.dumps(args)
 
 
 @dataclass
@@ -49,7 +54,7 @@ def _chat(reply: Reply, n: int) -> dict[str, Any]:
     if reply.calls:
         message["tool_calls"] = [
             {"id": f"call_{n}_{i}", "type": "function",
-             "function": {"name": name, "arguments": json.dumps(args)}}
+             "function": {"name": name, "arguments": _text(args)}}
             for i, (name, args) in enumerate(reply.calls)]
     return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0,
             "model": "fake", "choices": [{"index": 0, "message": message, "logprobs": None,
@@ -69,7 +74,7 @@ def _chat_stream(reply: Reply, n: int) -> Iterator[dict[str, Any]]:
     for i, (name, args) in enumerate(reply.calls):
         yield {**base, "choices": [{"index": 0, "delta": {"tool_calls": [
             {"index": i, "id": f"call_{n}_{i}", "type": "function",
-             "function": {"name": name, "arguments": json.dumps(args)}}]},
+             "function": {"name": name, "arguments": _text(args)}}]},
             "finish_reason": None}]}
     yield {**base, "choices": [{"index": 0, "delta": {},
                                 "finish_reason": "tool_calls" if reply.calls else "stop"}],
@@ -124,7 +129,7 @@ def _responses(reply: Reply, n: int) -> dict[str, Any]:
                        "content": [{"type": "output_text", "text": reply.text,
                                     "annotations": []}]})
     output.extend({"type": "function_call", "id": f"fc_{n}_{i}", "call_id": f"call_{n}_{i}",
-                   "name": name, "arguments": json.dumps(args), "status": "completed"}
+                   "name": name, "arguments": _text(args), "status": "completed"}
                   for i, (name, args) in enumerate(reply.calls))
     return {"id": f"resp_{n}", "object": "response", "created_at": 0, "model": "fake",
             "status": "completed", "output": output, "parallel_tool_calls": True,

@@ -11,22 +11,23 @@ import pytest
 from promptc import (BudgetExceededError, Compiler, ProviderInfo, StrictModeError,
                      count_tokens)
 from promptc._cli import main
+from promptc.testing import make_context
 
-from .conftest import CONTEXTS, load_context
+from .conftest import CONTEXTS
 
 GPT = ProviderInfo("openai", "gpt-4.1")
 
 
 @pytest.fixture(scope="module")
 def full_tokens(builtins: Compiler) -> int:
-    return builtins.compile(GPT, load_context("full"), count_tokens=True).tokens.with_tools
+    return builtins.compile(GPT, make_context("full"), count_tokens=True).tokens.with_tools
 
 
 @pytest.fixture(scope="module")
 def floor_tokens(builtins: Compiler) -> int:
     """The least the full prompt can be: every shorter form, every optional section dropped."""
     with pytest.raises(BudgetExceededError) as info:
-        builtins.compile(GPT, load_context("full"), budget=1)
+        builtins.compile(GPT, make_context("full"), budget=1)
     total: int = info.value.report["total"]
     return total
 
@@ -39,7 +40,7 @@ def tight(full_tokens: int, floor_tokens: int) -> int:
 
 
 def test_a_budget_that_fits_changes_nothing(builtins: Compiler, full_tokens: int) -> None:
-    out = builtins.compile(GPT, load_context("full"), budget=full_tokens)
+    out = builtins.compile(GPT, make_context("full"), budget=full_tokens)
     assert out.dropped == () and out.tokens.with_tools == full_tokens
     assert out.budget == full_tokens
 
@@ -47,7 +48,7 @@ def test_a_budget_that_fits_changes_nothing(builtins: Compiler, full_tokens: int
 def test_a_tight_budget_drops_optional_sections_with_a_log(builtins: Compiler,
                                                            tight: int) -> None:
     budget = tight
-    out = builtins.compile(GPT, load_context("full"), budget=budget)
+    out = builtins.compile(GPT, make_context("full"), budget=budget)
     assert out.tokens.with_tools <= budget
     assert out.dropped
     kept = {s.id for s in out.sections}
@@ -56,13 +57,13 @@ def test_a_tight_budget_drops_optional_sections_with_a_log(builtins: Compiler,
         if d.action == "dropped":
             assert d.id not in kept
     # required sections are all still there
-    full = builtins.compile(GPT, load_context("full"))
+    full = builtins.compile(GPT, make_context("full"))
     assert {s.id for s in full.sections if s.required} <= kept
     # every drop is also a diagnostic (info level: a report, not a failure in strict mode)
     assert {d.source for d in out.diagnostics if d.code.startswith("budget-")} == \
         {d.id for d in out.dropped}
     assert "user_instructions" in kept
-    strict = builtins.compile(GPT, load_context("full"), budget=budget, strict=True)
+    strict = builtins.compile(GPT, make_context("full"), budget=budget, strict=True)
     assert strict.text == out.text
 
 
@@ -70,13 +71,13 @@ def test_the_users_rules_are_dropped_last_and_never_quietly(builtins: Compiler,
                                                            floor_tokens: int) -> None:
     """At the floor every optional section is gone, the user's rules last of all; that drop
     is a warning (strict mode refuses it), the others are infos."""
-    out = builtins.compile(GPT, load_context("full"), budget=floor_tokens)
+    out = builtins.compile(GPT, make_context("full"), budget=floor_tokens)
     dropped = [d.id for d in out.dropped if d.action == "dropped"]
     assert dropped[-1] == "user_instructions"
     [warning] = [d for d in out.diagnostics if d.level == "warning"]
     assert warning.code == "budget-dropped-user-rules" and warning.source == "user_instructions"
     with pytest.raises(StrictModeError) as info:
-        builtins.compile(GPT, load_context("full"), budget=floor_tokens, strict=True)
+        builtins.compile(GPT, make_context("full"), budget=floor_tokens, strict=True)
     assert "the user's rules files" in str(info.value)
 
 
@@ -85,9 +86,9 @@ def test_what_documents_a_tool_or_guards_the_model_is_never_dropped(
     """The required core (role, safety, the mode rule, the tool-call format) and every section
     that documents offered tools survive any budget that can be met."""
     out = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                           load_context("full"), budget=10**6)
+                           make_context("full"), budget=10**6)
     floor = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                             load_context("full"), budget=_floor(builtins, False))
+                             make_context("full"), budget=_floor(builtins, False))
     kept = {s.id for s in floor.sections}
     assert {"agent_role", "safety", "act_vs_plan_mode", "tool_use", "tools", "session_tools",
             "editing_files", "mcp_servers", "skills", "task_progress"} <= kept
@@ -97,13 +98,13 @@ def test_what_documents_a_tool_or_guards_the_model_is_never_dropped(
 def _floor(builtins: Compiler, native: bool) -> int:
     with pytest.raises(BudgetExceededError) as info:
         builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=native),
-                         load_context("full"), budget=1)
+                         make_context("full"), budget=1)
     total: int = info.value.report["total"]
     return total
 
 
 def test_lowest_priority_goes_first(builtins: Compiler, tight: int) -> None:
-    out = builtins.compile(GPT, load_context("full"), budget=tight)
+    out = builtins.compile(GPT, make_context("full"), budget=tight)
     dropped = [d for d in out.dropped if d.action == "dropped"]
     assert [d.priority for d in dropped] == sorted(d.priority for d in dropped)
     shortened = [d for d in out.dropped if d.action == "shortened"]
@@ -112,7 +113,7 @@ def test_lowest_priority_goes_first(builtins: Compiler, tight: int) -> None:
 
 def test_required_sections_alone_over_budget_raise(builtins: Compiler) -> None:
     with pytest.raises(BudgetExceededError) as info:
-        builtins.compile(GPT, load_context("full"), budget=500)
+        builtins.compile(GPT, make_context("full"), budget=500)
     report = info.value.report
     assert report["budget"] == 500 and report["total"] > 500
     assert all(row["required"] for row in report["sections"])
@@ -134,7 +135,7 @@ def test_cli_budget_exit_codes(capsys: pytest.CaptureFixture[str], tight: int) -
 def test_native_tool_json_counts_against_the_budget(builtins: Compiler) -> None:
     """The same budget means the same for a native and a text request: the native one's tool
     definitions are counted (in the model's encoding), the text one's catalogue is its text."""
-    ctx = load_context("full")
+    ctx = make_context("full")
     native = builtins.compile(GPT, ctx, count_tokens=True)
     text = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False), ctx,
                             count_tokens=True)
@@ -153,7 +154,7 @@ def test_native_tool_json_counts_against_the_budget(builtins: Compiler) -> None:
 
 
 def test_anthropic_tools_are_counted_in_anthropic_shape(builtins: Compiler) -> None:
-    out = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), load_context("full"),
+    out = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), make_context("full"),
                            count_tokens=True)
     assert out.tokens.tools_format == "anthropic"
     assert out.tokens.tools == count_tokens(out.tools.json_text("anthropic"))

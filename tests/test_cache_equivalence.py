@@ -1,10 +1,11 @@
-"""Caches are invisible (DESIGN.md §4, rules 9 and 10).
+"""Caches are invisible (README, "Performance"), and one compiler serves many threads (README,
+"Use it from Python": it is frozen after load and thread-safe).
 
 A `Compiler` memoizes a lot per request (resolution, plans, component outputs, runtime values,
-tool sets, whole results). Rule 10 says none of that may ever show: a cache key is the complete,
+tool sets, whole results). None of that may ever show: a cache key is the complete,
 *typed* input of what it caches (`""`, `" "` and absent differ; `True`, `1` and `1.0` differ), it
 is owned by one compiler, and a shared compiler gives byte-identical results to a fresh one per
-request, in any order, on any thread (rule 9).
+request, in any order, on any thread.
 
 So the property test draws a sequence of requests and compiles it four ways:
 
@@ -16,7 +17,7 @@ So the property test draws a sequence of requests and compiles it four ways:
 and requires every request's result in (a), (c) and (d) to be identical to (b). Results are
 compared through a plain-data fingerprint: text, sections, blocks, tools in every format, skills,
 trace, diagnostics, variant, fingerprints and token report; the JSON-like parts by `repr`, so that
-`True`, `1` and `1.0` count as different values, as the rule says.
+`True`, `1` and `1.0` count as different values, as the README says.
 
 The request generator aims at what breaks cache keys: a later request is often a small edit of an
 earlier one (a runtime value or feature flag swapped for a look-alike: `True`/`1`/`1.0`,
@@ -33,7 +34,7 @@ Speed: `Compiler.builtins()` reads and parses every built-in file (~20 ms, sever
 worth), so apart from test 6 (two real instances) and the guard test, the compilers here, fresh
 ones included, are `new_compiler()`: a new `Compiler` over the registry of one
 `Compiler.builtins()` that never compiles anything itself. Such a compiler has no request history,
-since rule 9 keeps the registry immutable and every cache belongs to one compiler; the guard test
+since the registry is immutable after load and every cache belongs to one compiler; the guard test
 `test_a_new_compiler_over_a_used_registry_is_fresh` checks exactly that against real
 `Compiler.builtins()`, so a cache living in the registry would be reported there. Reference
 results are remembered per complete typed request (see `fresh`).

@@ -15,8 +15,8 @@ import attrs
 import pytest
 
 from promptc import CallError, CompiledPrompt, Compiler, PromptContext, ProviderInfo, ToolCall
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 NATIVE = ProviderInfo("openai", "gpt-4.1")
 TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)
@@ -24,14 +24,14 @@ TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)
 
 @pytest.fixture(scope="module")
 def native(builtins: Compiler) -> CompiledPrompt:
-    prompt = builtins.compile(NATIVE, load_context("full"))
+    prompt = builtins.compile(NATIVE, make_context("full"))
     assert prompt.tools.mode == "native"
     return prompt
 
 
 @pytest.fixture(scope="module")
 def text(builtins: Compiler) -> CompiledPrompt:
-    return builtins.compile(TEXT, load_context("full"))
+    return builtins.compile(TEXT, make_context("full"))
 
 
 def error_of(result: ToolCall | CallError) -> CallError:
@@ -84,6 +84,53 @@ def test_a_key_given_twice_is_reported_like_a_repeated_tag(native: CompiledPromp
         '"labels": {"a": 1, "a": 2}}'))
     assert any(p.code == "duplicate-parameter" and p.parameter == "labels"
                for p in nested.problems)
+
+
+@pytest.mark.parametrize(("name", "arguments"), [
+    ("read_file", '{"path": "a", "x": NaN}'),
+    ("read_file", '{"path": "a", "x": 1e999}'),
+    ("read_file", '{"path": "a" "x": 1}'),
+    ("read_file", '["a"]'),
+    ("mcp__github__create_issue", '{"repo": "a/b", "title": "t", "n": Infinity}'),
+    ("mcp__github__create_issue", '{"repo": "a/b", "title": "t"'),
+])
+def test_unreadable_arguments_get_no_advice_about_what_they_miss(
+        native: CompiledPrompt, name: str, arguments: str) -> None:
+    """Arguments that cannot be read are not an empty object: the model is told what is wrong
+    with the JSON, not that the parameter it did send is missing."""
+    error = error_of(native.tools.decode(name, arguments))
+    assert [p.code for p in error.problems] == ["bad-json"], error.message
+    assert "missing" not in error.message
+
+
+def test_an_unknown_tool_is_unknown_whatever_its_arguments(native: CompiledPrompt) -> None:
+    error = error_of(native.tools.decode("read_files", '{"path": NaN}'))
+    assert [p.code for p in error.problems] == ["unknown-tool"]
+
+
+def test_a_key_given_twice_has_one_code_on_every_path(native: CompiledPrompt,
+                                                      text: CompiledPrompt) -> None:
+    """An MCP tool's parameter given twice is `duplicate-parameter` whether it comes through
+    `mcp__github__create_issue` or `use_mcp_tool`'s arguments, and so is a key repeated deeper,
+    as for any tool's object value."""
+    def through_use_mcp_tool(arguments: str) -> CallError:
+        parsed = text.tools.parse("<use_mcp_tool>\n<server_name>github</server_name>\n"
+                                  "<tool_name>create_issue</tool_name>\n<arguments>"
+                                  f"{arguments}</arguments>\n</use_mcp_tool>")
+        [error] = parsed.errors
+        return error
+    top = '{"repo": "a/b", "title": "t", "title": "u"}'
+    deep = '{"repo": "a/b", "title": "t", "labels": {"a": 1, "a": 2}}'
+    for arguments, parameter, says in (
+            (top, "title", "was given the parameter 'title' twice"),
+            (deep, "labels", "parameter 'labels' of {} gives the key 'a' twice")):
+        native_error = error_of(native.tools.decode("mcp__github__create_issue", arguments))
+        text_error = through_use_mcp_tool(arguments)
+        for error, label in ((native_error, "mcp__github__create_issue"),
+                             (text_error, "github/create_issue")):
+            assert (error.code, error.problems[0].parameter) == ("duplicate-parameter",
+                                                                 parameter)
+            assert says.format(label) in error.message
 
 
 @pytest.mark.parametrize(("arguments", "says"), [
@@ -241,7 +288,7 @@ def test_an_invalid_server_schema_checks_what_it_can_and_says_so(builtins: Compi
 # --- modes ---------------------------------------------------------------------------------------
 
 def test_plan_mode_allows_only_read_only_mcp_tools(builtins: Compiler) -> None:
-    plan = attrs.evolve(load_context("full"), mode="plan")
+    plan = attrs.evolve(make_context("full"), mode="plan")
     native = builtins.compile(NATIVE, plan)
     allowed = native.tools.allowed_in("plan")
     assert "mcp__github__list_pull_requests" in allowed and "mcp__postgres__query" in allowed
@@ -285,7 +332,7 @@ def test_annotations_are_typed_and_kept(builtins: Compiler) -> None:
 
 
 def test_plan_mode_with_nobody_to_approve_says_how_to_finish(builtins: Compiler) -> None:
-    plan = attrs.evolve(load_context("full"), mode="plan")
+    plan = attrs.evolve(make_context("full"), mode="plan")
     alone = attrs.evolve(plan, features={**plan.features, "autonomous": True})
     for provider in (NATIVE, TEXT):
         asked = builtins.compile(provider, plan).section("act_vs_plan_mode").text

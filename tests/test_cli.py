@@ -1,4 +1,5 @@
-"""The command line: the DESIGN §7 contracts, exit codes, and one-line errors."""
+"""The command line: the commands, options and `--format json` fields the README's "The command
+line" and docs/cli.md promise, exit codes, and one-line errors."""
 
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from promptc._cli import main
-from promptc._cli.commands import PARSERS, build_parser
+from promptc._cli.args import PARSERS
+from promptc._cli.commands import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_MD = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
@@ -88,6 +89,16 @@ def test_global_options_after_the_command(capsys: pytest.CaptureFixture[str]) ->
     assert main(["render", "--builtins-only", "--provider", "openai", "--model", "gpt-4.1",
                  "--date", "2026-01-01", "--debug"]) == 0
     assert capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+@pytest.mark.parametrize("command", ["render", "lint", "session", "serve"])
+def test_version_after_the_command(command: str, flag: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([command, flag])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.startswith("promptc ")
 
 
 @pytest.mark.parametrize("argv", [["render", "--format", "jsn"], ["tokens", "--budget", "x"],

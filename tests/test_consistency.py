@@ -1,6 +1,7 @@
 """The prompt agrees with the tools it is sent with: it names only tools it offers, it says
-which offered tools the current mode rules out, a text example shows one call, and plan and act
-differ only in their request-class tail."""
+which offered tools the current mode rules out, a text example shows one call, it refers only
+to sections and tool examples the render has, it teaches calling in whichever tool mode it
+renders in, and plan and act differ only in their request-class tail."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import pytest
 
 from promptc import Compiler, ProviderInfo
 from promptc._cli import main
-from promptc._review.consistency import FEATURE_FLAGS, inconsistencies, variant_matrix
+from promptc._review.consistency import (FEATURE_FLAGS, inconsistencies, pack_headings,
+                                        variant_matrix)
 from promptc._review.lint import lint
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 PROVIDERS = {
     "generic": ProviderInfo("openai", "gpt-4.1"),
@@ -40,11 +42,11 @@ def test_every_situation_of_every_builtin_variant_is_consistent(builtins: Compil
     """Plan and act × every combination of the feature flags × native and text tools (for
     the variants written for both), with several rules files, MCP servers and skills."""
     assert len(FEATURE_FLAGS) >= 4
-    found = variant_matrix(builtins, variant, PROVIDERS[variant], load_context("full"))
+    found = variant_matrix(builtins, variant, PROVIDERS[variant], make_context("full"))
     # and with fewer session parts (no MCP servers; no rules or skills; nothing at all): text
     # about a tool those parts bring must go with them
     for base in ("no_mcp", "no_rules_skills", "minimal"):
-        found += variant_matrix(builtins, variant, PROVIDERS[variant], load_context(base),
+        found += variant_matrix(builtins, variant, PROVIDERS[variant], make_context(base),
                                 every=False)
     assert found == [], "\n".join(d.message for d in found)
 
@@ -77,7 +79,7 @@ def test_an_offered_tool_the_mode_forbids_must_be_said(mini: Callable[..., Compi
         "components/body.md": "# Body\nWorking.\n",
         "components/tools/write_notes.toml": INCONSISTENT["components/tools/write_notes.toml"],
     })
-    ctx = attrs.evolve(load_context("plan"), mcp_servers=())  # MCP tools: their own test
+    ctx = attrs.evolve(make_context("plan"), mcp_servers=())  # MCP tools: their own test
     prompt = compiler.compile(ProviderInfo("x", "y", native_tools=True), ctx)
     assert "write_notes" in prompt.tools.names  # offered in both modes …
     [d] = inconsistencies(prompt, compiler.registry.tools)
@@ -87,14 +89,14 @@ def test_an_offered_tool_the_mode_forbids_must_be_said(mini: Callable[..., Compi
 def test_an_example_with_two_calls_is_caught(mini: Callable[..., Compiler]) -> None:
     two = "```\n<echo>\n</echo>\n<echo>\n</echo>\n```\n"
     compiler = mini({"components/body.md": "# Body\n" + two})
-    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=False), load_context("full"))
+    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=False), make_context("full"))
     [d] = inconsistencies(prompt, compiler.registry.tools)
     assert d.code == "example-several-calls" and "2 tool calls" in d.message
 
 
 def test_a_rules_file_naming_a_tool_is_not_the_prompts_word(builtins: Compiler) -> None:
     """Fenced outside text may mention any tool: only the pack's own words are checked."""
-    ctx = load_context("full")
+    ctx = make_context("full")
     ctx = attrs.evolve(ctx, rules=[{"name": "x", "text": "Never call browser_action."}],
                        features={})
     prompt = builtins.compile(PROVIDERS["generic"], ctx)
@@ -106,8 +108,8 @@ def test_a_rules_file_naming_a_tool_is_not_the_prompts_word(builtins: Compiler) 
 def test_plan_and_act_differ_only_in_the_request_tail(builtins: Compiler, variant: str) -> None:
     """A mode switch keeps the cached prefix: the same tools (native JSON and text), and the
     static and session text byte for byte; only request-class sections change."""
-    act = builtins.compile(PROVIDERS[variant], load_context("full"), variant=variant)
-    plan = builtins.compile(PROVIDERS[variant], attrs.evolve(load_context("full"), mode="plan"),
+    act = builtins.compile(PROVIDERS[variant], make_context("full"), variant=variant)
+    plan = builtins.compile(PROVIDERS[variant], attrs.evolve(make_context("full"), mode="plan"),
                             variant=variant)
     assert act.tools.names == plan.tools.names
     if act.tools.mode == "native":
@@ -120,3 +122,72 @@ def test_plan_and_act_differ_only_in_the_request_tail(builtins: Compiler, varian
         s.id for s in plan.sections if (act.section(s.id) or s).text != s.text}
     assert changed and all((plan.section(c) or act.section(c)).cache == "request"
                            for c in changed)
+
+
+# --- references to sections, examples and the catalogue; the calling section (issue 23) -------
+
+REFERRING = {
+    "variants/base/variant.toml": 'fallback = true\ncomponents = ["intro", "body", "tools"]\n'
+                                  'tools = ["echo"]\n',
+    "variants/base/template.md": "{{intro}}\n\n====\n\n{{body}}\n\n====\n\n{{tools}}\n",
+    "components/body.md": "# Body\nCall the tools listed below as the echo example under Tools "
+                          "shows (see Intro).\n",
+    "components/tools.md": "# Tools\n{{#tools}}\n## {{name}}\n<{{name}}></{{name}}>\n"
+                           "{{/tools}}\n",
+}
+
+
+def _found(compiler: Compiler, native: bool) -> list[str]:
+    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=native), make_context("full"))
+    return sorted(d.code for d in inconsistencies(prompt, compiler.registry.tools,
+                                                  headings=pack_headings(compiler.registry)))
+
+
+def test_references_to_a_catalogue_native_tools_lack_are_caught(
+        mini: Callable[..., Compiler]) -> None:
+    """With text tools the Tools section and its examples exist; with native tools the same
+    words point at nothing: the section, the example and the listed tools are each caught."""
+    compiler = mini(REFERRING)
+    assert _found(compiler, native=False) == []
+    assert _found(compiler, native=True) == ["names-missing-example", "names-missing-example",
+                                             "names-missing-section"]
+
+
+def test_a_reference_to_a_title_the_pack_never_writes_is_not_a_section(
+        mini: Callable[..., Compiler]) -> None:
+    compiler = mini({**REFERRING, "components/body.md": "# Body\nSee Elsewhere.\n"})
+    assert _found(compiler, native=True) == []  # no template writes `# Elsewhere`
+
+
+def test_a_variant_teaching_one_call_mode_must_teach_the_other(
+        mini: Callable[..., Compiler]) -> None:
+    """compact and next-gen once taught the text format only: a client that forced native
+    tools got no function-calling section."""
+    teaching = {
+                "variants/base/variant.toml": 'fallback = true\ncomponents = ["intro", '
+                                              '"tool_use", "body"]\ntools = ["echo"]\n',
+                "variants/base/template.md": "{{intro}}\n\n{{tool_use}}\n\n{{body}}\n",
+                "components/tool_use.md": "# Tool use\nWrite calls as tags.\n"}
+    compiler = mini(teaching)
+    assert _found(compiler, native=True) == ["calling-section-missing"]
+    assert _found(compiler, native=False) == []
+    assert _found(mini(), native=True) == []  # a variant that teaches no calling is left alone
+
+
+@pytest.mark.parametrize("variant", sorted(PROVIDERS))
+def test_every_builtin_variant_teaches_calling_in_both_modes_it_can_render(
+        builtins: Compiler, variant: str) -> None:
+    """Native tools always come with a function-calling section, text tools with the call
+    format, whichever mode the variant pins (a client may force the other)."""
+    components = builtins.registry.get(variant).components
+    for native in (True, False) if "tools" in components else (True,):
+        prompt = builtins.compile(attrs.evolve(PROVIDERS[variant], native_tools=native),
+                                  make_context("full"), variant=variant)
+        ids = {s.id for s in prompt.sections}
+        assert ("tool_calling" if native else "tool_use") in ids, (variant, native)
+
+
+def test_pack_headings_are_the_titles_the_templates_write(builtins: Compiler) -> None:
+    titles = pack_headings(builtins.registry)
+    assert {"Tools", "Editing files", "Safety and outside text", "Skills"} <= titles
+    assert not any("{" in t for t in titles)  # `## {{name}}` is a tool's title, not a section

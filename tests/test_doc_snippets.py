@@ -18,8 +18,8 @@ import pytest
 
 from promptc import Compiler, ProviderInfo
 from promptc._cli import main
+from promptc.testing import make_context
 
-from .conftest import load_context
 from .standin import compiler_with
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def test_the_readme_python_snippet_runs_and_shows_what_it_says(
 
 def test_the_readme_parse_snippet_runs_and_shows_what_it_says(builtins: Compiler) -> None:
     prompt = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                              load_context("full"))
+                              make_context("full"))
     ran: list[Any] = []
     ns = {"prompt": prompt, "run_tool": ran.append,
           "reply_text": "<list_files>\n<path>.</path>\n<recursive>false</recursive>\n"
@@ -87,9 +87,10 @@ def test_the_readme_parse_snippet_runs_and_shows_what_it_says(builtins: Compiler
     exec(block(README, "parsed = prompt.tools.parse"), ns)  # noqa: S102
     assert [(c.name, c.arguments) for c in ran] == [("list_files", {"path": ".",
                                                                     "recursive": False})]
-    assert ns["answers"] == [  # the second call is refused, not run
-        "only one call per message is run, and this call to read_file came after the first: "
-        "it was not run; send it in your next message, once you have the first call's result"]
+    assert ns["answers"] == [  # the second call is refused, not run, with its own problem
+        "only one call per message is run, and this call to read_file came after the first, "
+        "so it was not run; it could not run as written either; tool 'read_file' is missing "
+        "its required parameter 'path'"]
 
 
 def test_the_readme_raw_sdk_snippet_runs_against_the_real_sdk(
@@ -101,7 +102,7 @@ def test_the_readme_raw_sdk_snippet_runs_against_the_real_sdk(
 
     from .fakeserver import FakeServer, Reply
     prompt = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"),
-                              load_context("full"))
+                              make_context("full"))
     ran: list[Any] = []
     with FakeServer() as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
@@ -180,12 +181,8 @@ def test_the_plugin_guide_test_snippet_passes_against_the_plugin() -> None:
     exec(block(GUIDE, "import pytest"), ns)  # noqa: S102
     ns["test_acme_models_route_to_acme"](compiler)
     ns["test_renders_cleanly"](compiler)
-    prompt = compiler.compile(ns["ACME"], load_context("full"), strict=True)
-    ns["test_prompt_snapshot"]("acme-full", compiler, load_context_factory(), prompt.text)
-
-
-def load_context_factory() -> Any:
-    return lambda name, **changes: load_context(name)
+    prompt = compiler.compile(ns["ACME"], make_context("full"), strict=True)
+    ns["test_prompt_snapshot"]("acme-full", compiler, make_context, prompt.text)
 
 
 def toml_block(text: str, first_line: str) -> str:

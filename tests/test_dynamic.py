@@ -29,8 +29,17 @@ def test_the_system_prompt_keeps_the_static_block_and_the_note(
     moved = builtins.compile(provider, full_context, dynamic="message")
     static = whole.blocks[0]
     assert static.cache == "static" and moved.dynamic == "message"
-    assert moved.text.startswith(static.text) and moved.text.endswith(NOTE)
+    assert moved.text.endswith(NOTE)
     assert [s.id for s in moved.sections] == [*static.sections, "environment_note"]
+    kept = {s.id: s.text for s in whole.sections}
+    for section in moved.sections[:-1]:  # the static text, but MCP tools are no functions
+        if section.id != "tool_calling":
+            assert section.text == kept[section.id]
+        else:
+            assert "`function` attribute" in kept["tool_calling"]
+            assert "`function` attribute" not in section.text
+    if "tool_calling" not in static.sections:
+        assert moved.text.startswith(static.text)
     assert {s.cache for s in moved.sections} == {"static"}
     assert [b.cache for b in moved.blocks] == ["static"] and moved.request_text == ""
     # every other section is in the message, verbatim, at its span
@@ -85,9 +94,10 @@ def test_message_update_sends_only_what_changed(builtins: Compiler,
 def test_the_payloads_carry_the_first_message(builtins: Compiler,
                                               full_context: PromptContext) -> None:
     prompt = builtins.compile(SONNET, full_context, dynamic="message")
-    first = {"role": "user", "content": [{"type": "text", "text": prompt.message}]}
     anthropic = prompt.to_anthropic()
-    assert anthropic["messages"] == [first]
+    [first] = anthropic["messages"]
+    assert first["role"] == "user" and "".join(b["text"] for b in first["content"]) == \
+        prompt.message
     assert [b["text"] for b in anthropic["system"]] == [prompt.text]
     assert "cache_control" in anthropic["system"][0]
     gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), full_context, dynamic="message")
@@ -124,8 +134,124 @@ def test_render_dynamic_message(capsys: pytest.CaptureFixture[str]) -> None:
     assert message.startswith("<environment_details>")
     code, out = run(capsys, *args, "--format", "anthropic")
     payload: dict[str, Any] = json.loads(out)
-    assert code == 0 and payload["messages"][0]["content"][0]["text"] == message.rstrip("\n")
+    assert code == 0 and "".join(b["text"] for b in payload["messages"][0]["content"]) == \
+        message.rstrip("\n")
     code, out = run(capsys, *args, "--format", "json")
     data = json.loads(out)
     assert data["dynamic"] == "message" and data["message"]["sections"]
     assert data["sections"][-1]["id"] == "environment_note"
+
+
+# --- the tools a session brings, with dynamic placement ------------------------------------------
+
+OTHER_TEAM = {
+    "mcp_servers": [{"name": "sentry", "command": "sentry-mcp", "tools": [
+        {"name": "list_issues", "description": "Unresolved errors of one project.",
+         "annotations": {"readOnlyHint": True},
+         "input_schema": {"type": "object", "properties": {"project": {"type": "string"}},
+                          "required": ["project"]}},
+        {"name": "resolve_issue", "description": "Mark an error resolved.",
+         "input_schema": {"type": "object", "properties": {"id": {"type": "string"}},
+                          "required": ["id"]}}],
+        "resources": [{"uri": "sentry://projects", "name": "Projects"}]}],
+    "skills": [{"name": "storybook", "description": "Writing a component story.",
+                "references": ["docs/stories.md"]}],
+}
+NATIVE = [SONNET, ProviderInfo("openai", "gpt-5"), ProviderInfo("gemini", "gemini-2.5-pro")]
+
+
+def other_team(context: PromptContext) -> PromptContext:
+    data = context.to_dict()
+    data.update(OTHER_TEAM, cwd="/srv/web", rules=[{"name": "web", "text": "Use pnpm."}])
+    return PromptContext.from_dict(data)
+
+
+def payloads(prompt: Any) -> dict[str, Any]:
+    openai = prompt.to_openai()
+    return {"anthropic": {k: prompt.to_anthropic()[k] for k in ("tools", "system")},
+            "openai": [openai["tools"], openai["messages"][0], openai["prompt_cache_key"]],
+            "gemini": [prompt.to_gemini()[k] for k in ("tools", "system_instruction")]}
+
+
+@pytest.mark.parametrize("provider", NATIVE, ids=lambda p: p.model)
+def test_users_with_other_mcp_servers_and_skills_share_tools_and_system_prompt(
+        builtins: Compiler, full_context: PromptContext, provider: ProviderInfo) -> None:
+    """With dynamic placement everything before the first message (tools → system) is the
+    same for two users whose MCP servers and skills differ: the session's tools are offered in
+    their generic form, and the servers and skills are listed in the first message."""
+    ours, theirs = full_context, other_team(full_context)
+    a = builtins.compile(provider, ours, dynamic="message")
+    b = builtins.compile(provider, theirs, dynamic="message")
+    assert payloads(a) == payloads(b)
+    assert a.tools.names == b.tools.names and "use_mcp_tool" in a.tools.names
+    assert not any(n.startswith("mcp__") for n in a.tools.names)
+    assert "sentry" in b.message and "storybook" in b.message and "sentry" not in a.message
+    # the default placement offers each server's tools as functions: the tools differ
+    default_a, default_b = builtins.compile(provider, ours), builtins.compile(provider, theirs)
+    assert default_a.tools.names != default_b.tools.names
+    assert "mcp__sentry__list_issues" in default_b.tools.names
+
+
+def test_shared_tools_read_right(builtins: Compiler, full_context: PromptContext) -> None:
+    """The prompt names no tool it does not offer: the MCP section (first message) says to
+    call through use_mcp_tool and gives each tool's input schema, no function names; the
+    system prompt no longer says MCP tools are functions; the skill loader takes any name,
+    which the Skills section lists."""
+    prompt = builtins.compile(SONNET, full_context, dynamic="message")
+    mcp = next(s.text for s in prompt.message_sections if s.id == "mcp_servers")
+    assert "use_mcp_tool" in mcp and "<input_schema>" in mcp and "function=" not in mcp
+    assert "`function` attribute" not in prompt.text and "mcp__" not in prompt.message
+    skill = next(t for t in prompt.to_anthropic()["tools"] if t["name"] == "load_skill")
+    assert "enum" not in json.dumps(skill) and 'name="release"' in prompt.message
+    plan = builtins.compile(SONNET, attrs.evolve(full_context, mode="plan"), dynamic="message")
+    mode = next(s.text for s in plan.message_sections if s.id == "act_vs_plan_mode")
+    assert "read_only" in mode and "mcp__" not in mode  # the MCP rule said once
+
+
+def test_the_checker_takes_exactly_the_shared_tools(builtins: Compiler,
+                                                    full_context: PromptContext) -> None:
+    from promptc import CallError, ToolCall
+    tools = builtins.compile(SONNET, full_context, dynamic="message").tools
+    call = tools.decode("use_mcp_tool", {"server_name": "github", "tool_name": "create_issue",
+                                         "arguments": {"repo": "a/b", "title": "t"}})
+    assert isinstance(call, ToolCall) and (call.server, call.tool) == ("github", "create_issue")
+    wrong = tools.decode("use_mcp_tool", {"server_name": "sentry", "tool_name": "list_issues",
+                                          "arguments": {}})
+    assert isinstance(wrong, CallError) and "no MCP server 'sentry'" in wrong.problems[0].message
+    direct = tools.decode("mcp__github__create_issue", {"repo": "a/b", "title": "t"})
+    assert isinstance(direct, CallError) and "is not offered" in direct.problems[0].message
+    assert isinstance(tools.decode("load_skill", {"name": "release"}), ToolCall)
+    unknown = tools.decode("load_skill", {"name": "storybook"})
+    assert isinstance(unknown, CallError) and "release" in unknown.problems[0].message
+    assert isinstance(tools.decode("load_skill_reference",
+                                   {"skill": "release", "path": "docs/release.md"}), ToolCall)
+    refused = tools.decode("use_mcp_tool", {"server_name": "github", "tool_name": "create_issue",
+                                            "arguments": {"repo": "a/b", "title": "t"}},
+                           mode="plan")
+    assert isinstance(refused, CallError)  # not read-only: plan mode refuses it
+
+
+def test_the_tool_catalogue_opens_the_message_and_may_be_marked(
+        builtins: Compiler, full_context: PromptContext) -> None:
+    """The MCP servers and skills sections (what the session's tools reach) open the first
+    message; Anthropic's payload sends them as a block of their own, which the third marker
+    ends, so a second user with the same servers and skills reads them from the cache."""
+    prompt = builtins.compile(SONNET, full_context, dynamic="message")
+    ids = [s.id for s in prompt.message_sections]
+    assert ids[:2] == ["mcp_servers", "skills"] and len(ids) > 2
+    assert prompt.message_cut == prompt.message_spans[1][1]
+    two = prompt.to_anthropic()["messages"][0]["content"]
+    assert [b["text"] for b in two] == [prompt.message[:prompt.message_cut],
+                                        prompt.message[prompt.message_cut:]]
+    assert not any("cache_control" in b for b in two)  # two markers: tools and system
+    three = prompt.to_anthropic(breakpoints=3)
+    assert three["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in three["messages"][0]["content"][1]
+    no_skills = builtins.compile(SONNET, attrs.evolve(full_context, skills=()),
+                                 dynamic="message")
+    assert no_skills.message_cut == no_skills.message_spans[0][1]  # the MCP section alone
+    bare = builtins.compile(SONNET, attrs.evolve(full_context, skills=(), mcp_servers=()),
+                            dynamic="message")
+    assert bare.message_cut == 0 and len(bare.to_anthropic(breakpoints=3)["messages"][0][
+        "content"]) == 1
+    assert builtins.compile(SONNET, full_context).message_cut == 0

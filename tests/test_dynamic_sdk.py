@@ -35,8 +35,9 @@ def test_anthropic(builtins: Compiler, full_context: PromptContext,
     body = server.requests[before].body
     assert body["system"] == payload["system"] and body["system"][0]["text"] == prompt.text
     [sent] = body["messages"]
-    assert sent["role"] == "user" and sent["content"][0]["text"] == prompt.message
-    assert sent["content"][1]["text"] == "Add a health check endpoint."
+    details, ask = sent["content"][:-1], sent["content"][-1]
+    assert sent["role"] == "user" and "".join(b["text"] for b in details) == prompt.message
+    assert ask["text"] == "Add a health check endpoint."
     markers = sum("cache_control" in x for x in
                   [*body["tools"], *body["system"], *sent["content"]])
     assert markers <= 4

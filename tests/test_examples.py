@@ -27,8 +27,8 @@ from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo, ToolC
 
 
 def sdk(name: str) -> ModuleType:
-    """The SDK, imported by the test that uses it: collecting this module stays cheap (it runs
-    in the second process with the other SDK tests, tests/aside.py)."""
+    """The SDK, imported by the test that uses it: collecting this module stays cheap (its
+    tests run on the worker that has the other SDK tests, SHARED_SETUP in conftest.py)."""
     module: ModuleType = pytest.importorskip(name)
     return module
 

@@ -216,10 +216,16 @@ def names(message: str, source: str) -> bool:
     return repr(culprit) in message or "{{" + culprit + "}}" in message
 
 
+def use_compiler(monkeypatch: pytest.MonkeyPatch, compiler: Any) -> None:
+    """The commands run below use `compiler` instead of building one from the options."""
+    for module in ("render", "explain", "tokens"):
+        monkeypatch.setattr(f"promptc._cli.{module}.compiler_from", lambda args: compiler)
+
+
 def cli(fault: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
         *extra: str) -> tuple[int, str, str]:
     c = fault["build"]()
-    monkeypatch.setattr("promptc._cli.commands.compiler_from", lambda args: c)
+    use_compiler(monkeypatch, c)
     p = fault["provider"]
     rc = main(["render", "--provider", p.provider, "--model", p.model, "--date", "2026-01-01",
                "--cwd", "/w", *extra])
@@ -410,7 +416,7 @@ def test_other_commands_survive_every_fault(command: list[str], monkeypatch: pyt
     for name in sorted(FAULTS):
         fault = FAULTS[name]
         c = fault["build"]()
-        monkeypatch.setattr("promptc._cli.commands.compiler_from", lambda args, c=c: c)
+        use_compiler(monkeypatch, c)
         p = fault["provider"]
         rc = main([*command, "--provider", p.provider, "--model", p.model, "--cwd", "/w",
                    "--date", "2026-01-01"])

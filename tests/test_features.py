@@ -118,3 +118,19 @@ def test_help_context_lists_every_feature(capsys: pytest.CaptureFixture[str]) ->
     for feature in builtin_features().features.values():
         line = next(line for line in out.splitlines() if line.strip().startswith(feature.name))
         assert feature.description[:30] in line or feature.description[:30] in out, feature
+
+
+def test_a_feature_the_variant_does_not_support_is_reported(builtins: Compiler) -> None:
+    """Issue 23: compact offers no web fetch, browser or checklist, and gpt-5-codex no
+    checklist: a context that turns them on is told so (info), never silently."""
+    from promptc.testing import make_context
+    from promptc import ProviderInfo
+    compact = builtins.compile(ProviderInfo("ollama", "qwen2.5-coder:7b"), make_context("full"))
+    found = {d.source: d for d in compact.diagnostics if d.code == "feature-unsupported"}
+    assert set(found) == {"features.web_fetch", "features.task_progress", "features.browser"}
+    assert all(d.level == "info" and "'compact'" in d.message for d in found.values())
+    codex = builtins.compile(ProviderInfo("openai", "gpt-5.1-codex"), make_context("full"))
+    assert "features.task_progress" in {d.source for d in codex.diagnostics
+                                        if d.code == "feature-unsupported"}
+    generic = builtins.compile(ProviderInfo("openai", "gpt-4.1"), make_context("full"))
+    assert not [d for d in generic.diagnostics if d.code == "feature-unsupported"]

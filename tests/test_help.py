@@ -17,8 +17,9 @@ import pytest
 import promptc
 from promptc import PromptContext
 from promptc._cli import main
-from promptc._cli.commands import TOPICS, TOPICS_DIR, build_parser
+from promptc._cli.commands import build_parser
 from promptc._cli.format import Progress, bound, clean, table
+from promptc._cli.help import TOPICS, TOPICS_DIR
 
 from .conftest import CONTEXTS
 
@@ -175,7 +176,7 @@ def test_budget_output_is_a_sentence_and_a_table(capsys: pytest.CaptureFixture[s
     data = json.loads(out)
     assert data["budget_report"]["budget"] == int(budget)
     assert {r["status"] for r in data["budget_report"]["sections"]} >= {"kept", "dropped"}
-    assert data["dropped"]  # the DESIGN §7 field stays
+    assert data["dropped"]  # the documented field stays (docs/cli.md: next to budget_report)
 
 
 def test_a_budget_that_cannot_be_met(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from promptc import Compiler, InputError, PromptContext, ProviderInfo
 from promptc._cli import main
+from promptc._model.inputs import INPUT_TYPES, check_value
 
 P = ProviderInfo("x", "y")
 DECLARED = {
@@ -170,3 +171,17 @@ def test_a_runtime_value_that_is_no_text_is_refused(builtins: Compiler) -> None:
     out = builtins.compile(SONNET_TEXT, {**DAY, "runtime": {"objective": {"a": 1}}})
     assert any(d.code == "input-invalid" and d.source == "objective" for d in out.diagnostics)
     assert "{'a': 1}" not in out.text and "FrozenDict" not in out.text
+
+
+# Per input type: a value it takes and one it refuses (a bool is no number, a date must exist).
+_GOOD_AND_BAD = {"string": ("x", 1), "number": (1.5, True), "boolean": (False, "false"),
+                 "select": ("b", "c"), "date": ("2024-02-29", "2025-02-29")}
+
+
+def test_every_input_type_checks_its_values() -> None:
+    assert set(_GOOD_AND_BAD) == set(INPUT_TYPES)  # a new type needs a case here
+    for tp, (good, bad) in _GOOD_AND_BAD.items():
+        assert check_value(tp, ("a", "b"), good) is None
+        problem = check_value(tp, ("a", "b"), bad)
+        assert problem is not None and problem.startswith("must be"), (tp, problem)
+    assert check_value("colour", (), "red") == "has unknown type 'colour'"

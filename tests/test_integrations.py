@@ -24,11 +24,11 @@ import pytest
 # LiteLLM fetches its model cost map over the network when imported unless told not to.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from promptc import CompiledPrompt, Compiler, ProviderInfo, ToolCall  # noqa: E402
+from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo, ToolCall  # noqa: E402
 from promptc.integrations import MissingExtraError  # noqa: E402
 from promptc.integrations._common import require  # noqa: E402
+from promptc.testing import make_context  # noqa: E402
 
-from .conftest import load_context  # noqa: E402
 from .fakeserver import FakeServer, Reply  # noqa: E402
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -114,7 +114,7 @@ class Runner:
 
 def run_snippet(module: str, builtins: Compiler, provider: ProviderInfo
                 ) -> tuple[CompiledPrompt, Runner, str, dict[str, Any]]:
-    context = load_context("full")
+    context = make_context("full")
     prompt = builtins.compile(provider, context)
     runner = Runner()
     scope: dict[str, Any] = {"compiler": builtins, "provider": provider, "context": context,
@@ -149,7 +149,7 @@ def test_litellm_on_an_openai_route_sends_strict_tools_and_a_cache_key(
     import litellm
 
     from promptc.integrations.litellm import answer_calls, completion_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     server.script("chat", LIST_CALL)
     kwargs = completion_kwargs(prompt, [{"role": "user", "content": "Hi"}])
     assert kwargs["model"] == "openai/gpt-4.1"
@@ -210,11 +210,32 @@ def test_pydantic_ai_snippet_places_cache_markers_once(builtins: Compiler,
     assert [b["text"] for b in first["system"]] == [b.text.strip() for b in prompt.blocks]
     assert [b.cache for b in prompt.blocks] == ["static", "session", "request"]
     assert marks(first["system"]) == [0]  # the static block: shared by every session
+    assert first["system"][0]["text"] == prompt.blocks[0].text.strip()
     assert "2026" not in first["system"][0]["text"] and "2026" in first["system"][2]["text"]
-    assert len(marks(first["tools"])) == 1
+    # session tools (skill loaders, MCP) follow the built-in block, and Pydantic AI can mark
+    # only the last tool: no tool marker (the static block's marker covers that prefix)
+    assert prompt.tools.stable < len(first["tools"]) and marks(first["tools"]) == []
     ours = {t["name"]: t["input_schema"] for t in prompt.tools.anthropic()}
     assert {t["name"] for t in first["tools"]} == set(ours)
     assert all(t["input_schema"] == ours[t["name"]] for t in first["tools"])
+
+
+def test_pydantic_ai_marks_the_end_of_the_built_in_tool_block(builtins: Compiler,
+                                                               server: FakeServer) -> None:
+    """Without session tools the last tool ends the built-in block, the one place Pydantic AI
+    can mark: its tool marker goes there, and its instruction marker on the static block."""
+    from pydantic_ai import Agent
+
+    from promptc.integrations.pydantic_ai import agent_kwargs
+    prompt = builtins.compile(CLAUDE, PromptContext(cwd="/w", date="2026-01-02"))
+    assert prompt.tools.stable == len(prompt.tools.names)
+    Agent("anthropic:claude-sonnet-4-5", **agent_kwargs(prompt, Runner())).run_sync("Hi")
+    [body] = server.bodies("anthropic")
+    assert [t["name"] for t in body["tools"]] == list(prompt.tools.names)
+    assert marks(body["tools"]) == [prompt.tools.stable - 1]
+    assert marks(body["system"]) == [0]
+    assert body["system"][0]["text"] == prompt.blocks[0].text.strip()
+    assert prompt.blocks[0].cache == "static"
 
 
 def test_langchain_snippet(builtins: Compiler, server: FakeServer) -> None:
@@ -232,7 +253,7 @@ def test_langchain_snippet(builtins: Compiler, server: FakeServer) -> None:
 
 def test_langchain_for_anthropic_sends_marked_blocks(builtins: Compiler) -> None:
     from promptc.integrations.langchain import bind_tools_kwargs, system_message
-    prompt = builtins.compile(CLAUDE, load_context("full"))
+    prompt = builtins.compile(CLAUDE, make_context("full"))
     message = system_message(prompt)
     assert message.content == prompt.to_anthropic()["system"]
     tools = bind_tools_kwargs(prompt)["tools"]
@@ -258,7 +279,7 @@ def test_a_bad_call_never_reaches_run_tool(builtins: Compiler, server: FakeServe
     server.script("responses", Reply("", (("list_files", {"recursive": "yes"}),)),
                   Reply("Sorry."))
     runner = Runner()
-    agent = make_agent(builtins, GPT, load_context("full"), runner, model="gpt-4.1")
+    agent = make_agent(builtins, GPT, make_context("full"), runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
@@ -277,7 +298,7 @@ def test_a_call_the_mode_rules_out_never_reaches_run_tool(builtins: Compiler,
     server.script("responses", Reply("", (("write_to_file", {"path": "a", "content": "x"}),)),
                   Reply("Understood."))
     runner = Runner()
-    plan = attrs.evolve(load_context("full"), mode="plan")
+    plan = attrs.evolve(make_context("full"), mode="plan")
     agent = make_agent(builtins, GPT, plan, runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Understood."
     assert runner.calls == []
@@ -290,7 +311,7 @@ def test_text_mode_hands_over_the_prompt_alone(builtins: Compiler) -> None:
     from promptc.integrations.litellm import completion_kwargs
     from promptc.integrations.pydantic_ai import agent_kwargs
     prompt = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                              load_context("full"))
+                              make_context("full"))
     assert prompt.tools.mode == "text"
     assert "tools" not in completion_kwargs(prompt)
     assert bind_tools_kwargs(prompt) == {"tools": [], "prompt_cache_key": prompt.to_openai()[
@@ -326,7 +347,7 @@ def test_agents_check_calls_against_the_runs_mode(builtins: Compiler,
     server.script("responses", Reply("", (("write_to_file", {"path": "a", "content": "x"}),)),
                   Reply("Understood."))
     runner = Runner()
-    act = load_context("full")
+    act = make_context("full")
     agent = make_agent(builtins, GPT, act, runner, model="gpt-4.1")
     plan = attrs.evolve(act, mode="plan")
     assert AgentsRunner.run_sync(agent, "Go.", context=plan).final_output == "Understood."
@@ -345,7 +366,7 @@ def test_an_mcp_call_that_misses_its_schema_never_reaches_run_tool(builtins: Com
     server.script("responses", Reply("", (("mcp__github__create_issue", {"repo": 5}),)),
                   Reply("Sorry."))
     runner = Runner()
-    agent = make_agent(builtins, GPT, load_context("full"), runner, model="gpt-4.1")
+    agent = make_agent(builtins, GPT, make_context("full"), runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
@@ -353,23 +374,120 @@ def test_an_mcp_call_that_misses_its_schema_never_reaches_run_tool(builtins: Com
     assert "missing its required parameter 'title'" in output
 
 
-def test_langchain_answers_the_calls_it_could_not_parse(builtins: Compiler) -> None:
-    """A call whose arguments are not JSON lands in `invalid_tool_calls`; it gets an answer
-    (status error, the checker's words), so the next request has no unanswered call id."""
-    from langchain_core.messages import AIMessage
+def test_langchain_answers_the_calls_it_could_not_parse(builtins: Compiler,
+                                                        server: FakeServer) -> None:
+    """A reply whose call has arguments that are not JSON: LangChain's ChatOpenAI puts it in
+    `invalid_tool_calls`; it gets an answer (status error, the checker's words), so the next
+    request answers every call id the model sent (OpenAI rejects one left unanswered)."""
+    from langchain_openai import ChatOpenAI
 
-    from promptc.integrations.langchain import answer_calls
-    prompt = builtins.compile(GPT, load_context("full"))
-    reply = AIMessage(content="", tool_calls=[
-        {"name": "list_files", "args": {"path": "."}, "id": "call_a", "type": "tool_call"}],
-        invalid_tool_calls=[{"name": "read_file", "args": '{"path": "a.py"', "id": "call_b",
-                             "error": "Expecting ',' delimiter", "type": "invalid_tool_call"}])
+    from promptc.integrations.langchain import answer_calls, bind_tools_kwargs, system_message
+    prompt = builtins.compile(GPT, make_context("full"))
+    server.script("chat", Reply("", (("list_files", {"path": "."}),
+                                     ("read_file", '{"path": "a.py"'))))
+    model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
+    history = [system_message(prompt), ("user", "Go.")]
+    reply = model.invoke(history)
+    assert [c["id"] for c in reply.invalid_tool_calls] == ["call_1_1"]
     runner = Runner()
     ok, bad = answer_calls(prompt, reply, runner)
-    assert (ok.tool_call_id, ok.status, ok.content) == ("call_a", "success", "a.py b.py c.py")
-    assert (bad.tool_call_id, bad.status) == ("call_b", "error")
+    assert (ok.tool_call_id, ok.status, ok.content) == ("call_1_0", "success", "a.py b.py c.py")
+    assert (bad.tool_call_id, bad.status) == ("call_1_1", "error")
     assert bad.content.startswith("error: the arguments text is not valid JSON")
+    assert "missing" not in bad.content
     assert [c.name for c in runner.calls] == ["list_files"]
+    model.invoke([*history, reply, ok, bad])
+    sent = server.bodies("chat")[1]["messages"]
+    [asked] = [m for m in sent if m.get("tool_calls")]
+    answered = [m["tool_call_id"] for m in sent if m["role"] == "tool"]
+    assert [c["id"] for c in asked["tool_calls"]] == answered == ["call_1_0", "call_1_1"]
+
+
+class Failing(Runner):
+    """A `run_tool` whose read_file raises (the file is gone) while the other tools answer."""
+
+    def __call__(self, call: ToolCall) -> str:
+        self.calls.append(call)
+        if call.name == "read_file":
+            raise FileNotFoundError("gone.py")
+        return "a.py"
+
+
+FAILED = "error: the tool read_file failed: FileNotFoundError: gone.py"
+TWO_CALLS = Reply("", (("read_file", {"path": "gone.py"}), ("list_files", {"path": "."})))
+
+
+def test_langchain_keeps_every_answer_when_a_tool_raises(builtins: Compiler,
+                                                         server: FakeServer) -> None:
+    from langchain_openai import ChatOpenAI
+
+    from promptc.integrations.langchain import answer_calls, bind_tools_kwargs, system_message
+    prompt = builtins.compile(GPT, make_context("full"))
+    server.script("chat", TWO_CALLS)
+    model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
+    reply = model.invoke([system_message(prompt), ("user", "Go.")])
+    runner = Failing()
+    first, second = answer_calls(prompt, reply, runner)
+    assert [c.name for c in runner.calls] == ["read_file", "list_files"]
+    assert (first.tool_call_id, first.status, first.content) == ("call_1_0", "error", FAILED)
+    assert (second.tool_call_id, second.status, second.content) == ("call_1_1", "success",
+                                                                    "a.py")
+
+
+def test_openai_agents_keep_every_answer_when_a_tool_raises(builtins: Compiler,
+                                                            server: FakeServer) -> None:
+    from agents import Runner as AgentsRunner
+
+    from promptc.integrations.openai_agents import make_agent
+    server.script("responses", TWO_CALLS, Reply("One is gone."))
+    runner = Failing()
+    agent = make_agent(builtins, GPT, make_context("full"), runner, model="gpt-4.1")
+    assert AgentsRunner.run_sync(agent, "Go.").final_output == "One is gone."
+    assert sorted(c.name for c in runner.calls) == ["list_files", "read_file"]
+    outputs = {i["call_id"]: i["output"] for i in server.bodies("responses")[1]["input"]
+               if i.get("type") == "function_call_output"}
+    assert outputs == {"call_1_0": FAILED, "call_1_1": "a.py"}
+
+
+def test_pydantic_ai_keeps_every_answer_when_a_tool_raises(builtins: Compiler,
+                                                           server: FakeServer) -> None:
+    from pydantic_ai import Agent
+
+    from promptc.integrations.pydantic_ai import agent_kwargs
+    prompt = builtins.compile(CLAUDE, make_context("full"))
+    server.script("anthropic", TWO_CALLS, Reply("One is gone."))
+    runner = Failing()
+    agent = Agent("anthropic:claude-sonnet-4-5", **agent_kwargs(prompt, runner))
+    assert agent.run_sync("Go.").output == "One is gone."
+    assert sorted(c.name for c in runner.calls) == ["list_files", "read_file"]
+    results = {b["tool_use_id"]: b["content"] for m in server.bodies("anthropic")[1]["messages"]
+               if isinstance(m["content"], list) for b in m["content"]
+               if b.get("type") == "tool_result"}
+    assert {k: _text_of(v) for k, v in results.items()} == {"toolu_1_0": FAILED,
+                                                             "toolu_1_1": "a.py"}
+
+
+def _text_of(content: Any) -> str:
+    """A tool_result's content: a string, or its text blocks."""
+    if isinstance(content, str):
+        return content
+    return "".join(b["text"] for b in content if b.get("type") == "text")
+
+
+def test_llm_keeps_every_answer_when_a_tool_raises(builtins: Compiler,
+                                                   server: FakeServer) -> None:
+    import llm
+
+    from promptc.integrations.llm import prompt_kwargs
+    prompt = builtins.compile(GPT, make_context("full"))
+    server.script("chat", TWO_CALLS, Reply("One is gone."))
+    runner = Failing()
+    chain = llm.get_model("gpt-4.1").chain("Go.", **prompt_kwargs(prompt, runner))
+    assert chain.text() == "One is gone."
+    assert [c.name for c in runner.calls] == ["read_file", "list_files"]
+    answers = {m["tool_call_id"]: m["content"] for m in server.bodies("chat")[1]["messages"]
+               if m["role"] == "tool"}
+    assert answers == {"call_1_0": FAILED, "call_1_1": "a.py"}
 
 
 def test_a_tool_that_raises_answers_its_own_call_and_the_others_run(
@@ -377,7 +495,7 @@ def test_a_tool_that_raises_answers_its_own_call_and_the_others_run(
     import litellm
 
     from promptc.integrations.litellm import answer_calls, completion_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     server.script("chat", Reply("", (("read_file", {"path": "gone.py"}),
                                      ("list_files", {"path": "."}))))
     reply = litellm.completion(**completion_kwargs(prompt, [{"role": "user", "content": "Go"}]))
@@ -402,7 +520,7 @@ def test_every_integration_that_can_sends_the_prompt_cache_key(builtins: Compile
 
     from promptc.integrations.langchain import bind_tools_kwargs, system_message
     from promptc.integrations.pydantic_ai import agent_kwargs
-    prompt = builtins.compile(GPT, load_context("full"))
+    prompt = builtins.compile(GPT, make_context("full"))
     key = prompt.to_openai()["prompt_cache_key"]
     model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
     model.invoke([system_message(prompt), ("user", "Hi")])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from promptc import ProviderInfo, VariantConfigError
-from promptc._model.matchers import compile_matcher
+from promptc._model.matchers import MATCH_KEYS, compile_matcher
 
 
 def match(spec: dict, provider: str, model: str, **caps: object) -> tuple[bool, str]:
@@ -92,3 +92,22 @@ def test_family_matchers_follow_the_family_rules(family: str, model: str,
     ok, why = match({"family": [family]}, "x", model)
     assert ok is expected
     assert f"is {'' if expected else 'not '}in ['{family}']" in why
+
+
+# Every key a [match] table may hold, with a value and whether it takes the model below.
+_EVERY_KEY = {"provider": (["openai"], True), "model": (["gpt-4.1"], True),
+              "family": (["gpt-4-1"], True), "native_tools": (True, True),
+              "images": (True, False), "parallel_tools": (False, False),
+              "prompt_caching": (True, True), "local": (True, False),
+              "min_context": (200_000, False), "max_context": (128_000, True),
+              "any": ([{"local": True}, {"provider": "openai"}], True),
+              "all": ([{"local": True}, {"provider": "openai"}], False),
+              "not": ({"provider": "openai"}, False), "always": (True, True)}
+
+
+def test_every_matcher_key_compiles_to_its_own_test() -> None:
+    assert set(_EVERY_KEY) == set(MATCH_KEYS)  # a new key needs a case here
+    for key, (value, expected) in _EVERY_KEY.items():
+        ok, why = match({key: value}, "openai", "gpt-4.1", native_tools=True, images=False,
+                        parallel_tools=True, prompt_caching=True, context_window=100_000)
+        assert ok is expected, (key, why)

@@ -69,7 +69,7 @@ def test_a_bad_user_row_is_skipped_with_a_warning(user_dir: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """A row holding '²' (a digit to str.isdigit, not to int) once made every render exit 70."""
     path = user_table(user_dir, {"claude-sonnet-4-5": "claude-sonnet-4-5|²||||||||",
-                                 "gpt-5": "gpt-5|272000|128000|t|t|t|t||t"})
+                                 "gpt-5": "gpt-5|272000|128000|t|t|t|t||t|"})
     assert ProviderInfo("openai", "gpt-5").resolved().context_window == 272000
     assert ProviderInfo("anthropic", "claude-sonnet-4-5").resolved().context_window == 200000
     code, out, err = run(capsys, "render", "--no-project", "--no-plugins", "--provider",
@@ -86,7 +86,7 @@ def test_a_bad_user_row_is_skipped_with_a_warning(user_dir: Path,
 def test_builtins_only_and_no_user_leave_the_users_table_out(user_dir: Path) -> None:
     """`snapshot --update --builtins-only` once baked a developer's private table into the
     snapshots."""
-    user_table(user_dir, {"gpt-4-1": "gpt-4.1|16000|4096|t|t|t|t||"})
+    user_table(user_dir, {"gpt-4-1": "gpt-4.1|16000|4096|t|t|t|t|||"})
     tiny = ProviderInfo("openai", "gpt-4.1")
     assert Compiler.default(project=False, plugins=False).resolve(tiny).variant.id == "compact"
     for compiler in (Compiler.builtins(), Compiler.default(project=False, plugins=False,
@@ -100,8 +100,8 @@ def test_archive_members_are_size_limited(tmp_path: Path, user_dir: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A 1.8 MB wheel holding a 400 MB member once hit MemoryError: the limit now applies to
     what is read from an archive too (a small limit stands in for the real one here)."""
-    from promptc._cli import models
-    monkeypatch.setattr(models, "MAX_TABLE_FILE", 4096)
+    from promptc._model.provider import litellm_map
+    monkeypatch.setattr(litellm_map, "MAX_TABLE_FILE", 4096)
     wheel = tmp_path / "litellm-9.9.9-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("litellm/model_prices_and_context_window_backup.json",

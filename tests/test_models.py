@@ -21,10 +21,11 @@ import pytest
 from promptc import Compiler, ConfigError, PromptcError, ProviderInfo
 from promptc._base.files import read_text_file
 from promptc._cli.args import UsageError
-from promptc._cli.models import add_models_command, compile_overlay
-from promptc._model.provider import (TABLE_FIELDS, TABLE_FORMAT, compiled_overlay_path,
-                                     model_data, model_facts, overlay_path, parse_table,
-                                     shipped_table_path, user_table_path)
+from promptc._cli.models import add_models_command
+from promptc._model.provider import (TABLE_FIELDS, TABLE_FORMAT, model_data, model_facts,
+                                     parse_table, shipped_table_path, user_table_path)
+from promptc._model.provider.compiled import compile_overlay
+from promptc._model.provider.paths import compiled_overlay_path, overlay_path
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "scripts" / "update_models.py"
@@ -89,28 +90,51 @@ def test_the_compiled_overlay_is_current() -> None:
     text = read_text_file(overlay_path(), ConfigError)
     assert compiled_overlay_path().read_bytes() == compile_overlay(text, str(overlay_path())), \
         "models.overlay.toml changed: run `python scripts/update_models.py --overlay-only`"
-    from promptc._model import provider
-    compiled = provider._load_compiled(compiled_overlay_path().read_bytes(), text, "x")
-    parsed = provider.parse_overlay(provider.parse_toml(text, "x", ConfigError), "x")
+    from promptc._base.files import parse_toml
+    from promptc._model.provider.compiled import load_compiled
+    from promptc._model.provider.overlay import parse_overlay
+    compiled = load_compiled(compiled_overlay_path().read_bytes(), text, "x")
+    parsed = parse_overlay(parse_toml(text, "x", ConfigError), "x")
     assert compiled is not None and compiled == parsed
-    assert provider._load_compiled(b"garbage", text, "x") is None
+    assert load_compiled(b"garbage", text, "x") is None
 
 
 def test_an_edited_overlay_is_read_even_before_it_is_compiled(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
-    from promptc._model import provider
+    from promptc._model.provider import compiled
     toml = tmp_path / "models.overlay.toml"
     toml.write_text(overlay_path().read_text(encoding="utf-8").replace(
         'title = "GPT-5 and later"', 'title = "GPT-5 and everything after"'), encoding="utf-8")
-    monkeypatch.setattr(provider, "overlay_path", lambda: toml)
-    provider.shipped_overlay.cache_clear()
+    monkeypatch.setattr(compiled, "overlay_path", lambda: toml)
+    compiled.shipped_overlay.cache_clear()
     try:
-        titles = {f.id: f.title for f in provider.shipped_overlay().families}
+        titles = {f.id: f.title for f in compiled.shipped_overlay().families}
         assert titles["gpt-5"] == "GPT-5 and everything after"
     finally:
         monkeypatch.undo()
-        provider.shipped_overlay.cache_clear()
+        compiled.shipped_overlay.cache_clear()
+
+
+def test_the_vendor_table_is_data_checked_when_read() -> None:
+    """`diff --to-model`'s vendors come from _data/vendors.toml; a bad row names its field."""
+    from promptc._model.provider.vendors import parse_vendors, shipped_vendors
+    vendors = shipped_vendors()
+    assert vendors.vendor_of("us.anthropic.claude-opus-4-1-20250805-v1:0") == "anthropic"
+    assert vendors.vendor_of("o3-mini") == "openai" and vendors.vendor_of("my-finetune") is None
+    assert vendors.is_vendor(" Google ") and not vendors.is_vendor("openrouter")
+    for table, message in [
+        ({"anthropic": ["claude"], "acme": ["claude"]}, r"vendors\.acme.*already 'anthropic'"),
+        ({"openai": ["GPT"]}, r"vendors\.openai.*normalized model id"),
+        ({"openai": ["gpt-5"]}, r"vendors\.openai.*normalized model id"),
+        ({"OpenAI": ["gpt"]}, r"vendors\.OpenAI.*lowercase"),
+        ({"openai": "gpt"}, r"vendors\.openai.*list of non-empty strings"),
+    ]:
+        with pytest.raises(ConfigError, match=message) as info:
+            parse_vendors({"vendors": table}, "vendors.toml")
+        assert "vendors.toml" in str(info.value)
+    with pytest.raises(ConfigError, match=r"vendrs.*did you mean 'vendors'"):
+        parse_vendors({"vendrs": {}}, "vendors.toml")
 
 
 # Where the overlay's model rows and LiteLLM's map disagree (the map wins unless the row says
@@ -199,13 +223,14 @@ def test_the_script_regenerates_the_same_shape_from_a_fixture_map(tmp_path: Path
     assert "sample-spec" not in models and "broken-numbers" not in models
     assert not any("|" in k for k in models)
     assert models["claude-sonnet-4-5-20250929"] == \
-        "claude-sonnet-4-5-20250929|200000|64000|t|t||t|1024|t"
+        "claude-sonnet-4-5-20250929|200000|64000|t|t||t|1024|t|f"
     assert models["claude-opus-9"].split("|")[7] == "4096"  # 4096.0 in the map
     assert models["gpt-5-1-codex"].startswith("gpt-5.1-codex|400000|")  # a responses model
+    assert models["gpt-5-1-codex"].split(";")[0].endswith("|t")  # … served only there
     assert models["deepseek-v3"].startswith("deepseek/deepseek-v3|65536|")  # v3 kept
     # A provider that differs gets a row of just the differences.
     assert models["gpt-5-1"] == \
-        "gpt-5.1|272000|128000|t|t|t|t||t;azure=azure/gpt-5.1|128000|||||||"
+        "gpt-5.1|272000|128000|t|t|t|t||t|f;azure=azure/gpt-5.1|128000||||||||"
     # Bedrock's entries agree with Anthropic's: no provider part.
     assert ";" not in models["claude-sonnet-4-5-20250929"]
     # The model's row is a reseller's (Fireworks): every provider listing it has a part, an
@@ -213,7 +238,7 @@ def test_the_script_regenerates_the_same_shape_from_a_fixture_map(tmp_path: Path
     parts = models["deepseek-v3-1"].split(";")
     assert parts[0].startswith("fireworks_ai/") and len(parts) == 4
     assert parts[2] == "fireworks=fireworks_ai/accounts/fireworks/models/deepseek-v3p1" + \
-        "|" * 8  # agrees: empty
+        "|" * 9  # agrees: empty
     assert parts[1].startswith("deepinfra=") and parts[3].startswith("together=")  # differ
     # The same input gives the same bytes.
     again = tmp_path / "again.json"
@@ -298,13 +323,16 @@ def test_a_malformed_user_table_is_a_config_error_naming_the_file(
         assert code == 2 and out == "" and str(target) in err and len(err.splitlines()) == 1
     # A bad row is left out (lookups go on without it, and compilers warn: see
     # tests/test_model_tables.py); `promptc models` names it and fails.
+    # (written by an older promptc, before the `responses_only` column: its rows read as
+    # unknown there)
     good: dict[str, Any] = {
-        "format": TABLE_FORMAT, "fields": list(TABLE_FIELDS), "source": {"name": "x"},
+        "format": TABLE_FORMAT, "fields": list(TABLE_FIELDS[:-1]), "source": {"name": "x"},
         "models": {"claude-sonnet-4-5": "claude-sonnet-4-5|lots|||||||",
                    "gpt-5": "gpt-5|272000|128000|t|t|t|t||t"}}
     target.write_text(json.dumps(good), encoding="utf-8")
     model_data.cache_clear()
     assert ProviderInfo("openai", "gpt-5").resolved().context_window == 272000
+    assert model_facts(ProviderInfo("openai", "gpt-5")).facts[-2].source != "table"
     sonnet = model_facts(ProviderInfo("anthropic", "claude-sonnet-4-5"))
     assert sonnet.entry is None and sonnet.family == "claude-4"  # the row is skipped
     assert "whole number" in model_data().problems[0]

@@ -23,16 +23,16 @@ from hypothesis import strategies as st
 from promptc import (CallError, CompiledPrompt, Compiler, ParsedMessage, PromptContext,
                      ProviderInfo, ToolCall)
 from promptc._model.tools import parameters_for, usage_value
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)  # generic, text tools
-TEXT_VARIANTS = ("generic", "next-gen", "glm", "compact", "gpt-5", "gpt-5-codex", "gemini-3")
+TEXT_VARIANTS = ("generic", "next-gen", "glm", "compact", "gpt-5", "gemini-3")
 
 
 @pytest.fixture(scope="module")
 def prompt(builtins: Compiler) -> CompiledPrompt:
-    out = builtins.compile(TEXT, load_context("full"))
+    out = builtins.compile(TEXT, make_context("full"))
     assert out.tools.mode == "text"
     return out
 
@@ -174,7 +174,7 @@ def test_an_unknown_tool_shaped_like_a_call_is_an_error(prompt: CompiledPrompt) 
 
 
 def test_tools_not_offered_in_this_request_are_unknown(builtins: Compiler) -> None:
-    no_browser = builtins.compile(TEXT, load_context("no_browser"))
+    no_browser = builtins.compile(TEXT, make_context("no_browser"))
     assert "browser_action" not in no_browser.tools.names
     error = only_error(no_browser.tools.parse("<browser_action>\n<action>close</action>\n"
                                               "</browser_action>"))
@@ -208,8 +208,8 @@ def test_an_unknown_tool_is_an_error_whatever_the_layout(prompt: CompiledPrompt)
 def test_plan_mode_offers_every_tool_and_refuses_what_it_rules_out(builtins: Compiler) -> None:
     """The tool list is the same in both modes (a mode switch keeps the cached prefix); a call
     the mode rules out is refused as the prompt's mode section says, naming what is allowed."""
-    plan = builtins.compile(TEXT, load_context("plan"))
-    act = builtins.compile(TEXT, load_context("full"))
+    plan = builtins.compile(TEXT, make_context("plan"))
+    act = builtins.compile(TEXT, make_context("full"))
     assert plan.tools.names == act.tools.names
     write = "<write_to_file>\n<path>a</path>\n<content>x</content>\n</write_to_file>"
     error = only_error(plan.tools.parse(write))
@@ -226,6 +226,46 @@ def test_plan_mode_offers_every_tool_and_refuses_what_it_rules_out(builtins: Com
         act.tools.parse(write, mode="build")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("reply", "hint"), [
+    ("<bash>\n<command>ls</command>\n</bash>", " (the tool for that here is 'execute_command')"),
+    ("<Grep><pattern>foo</pattern></Grep>", " (the tool for that here is 'search_files')"),
+    ("<edit><path>a.py</path><diff>x</diff></edit>", " (the tool for that here is "
+                                                    "'replace_in_file')"),
+    ("<frobnicate><path>a.py</path></frobnicate>", ""),
+    ("<Bash>ls -la</Bash>", " (the tool for that here is 'execute_command')"),
+    ("Reading it: <Read><file_path>a.py</file_path></Read>", " (the tool for that here is "
+                                                             "'read_file')"),
+    ("I'll search.\n<search>\n<query>todo</query>\n<limit>5</limit>\n</search>\n",
+     " (did you mean 'search_files'?)"),
+    ("<MultiEdit>\n<file_path>a.py</file_path>\n<edits>[]</edits>\n</MultiEdit>",
+     " (the tool for that here is 'replace_in_file')"),
+    ("<webfetch>\n<url>https://example.com</url>\n</webfetch>", " (did you mean 'web_fetch'?)"),
+])
+def test_other_agents_tools_and_call_shaped_blocks_are_unknown_tools(
+        prompt: CompiledPrompt, reply: str, hint: str) -> None:
+    """Models trained on other agents write their tools; a tag of any name whose body is
+    nothing but parameter tags, on lines of its own, is a call too: never silence."""
+    error = only_error(prompt.tools.parse(reply))
+    assert error.code == "unknown-tool", reply
+    assert error.raw == reply[error.start:error.end] and error.raw.startswith(f"<{error.name}>")
+    assert f"tool {error.name!r} is not offered{hint}; the tools offered: " in error.message
+
+
+def test_an_unknown_tool_after_the_call_is_not_sent_back_as_it_is(prompt: CompiledPrompt
+                                                                  ) -> None:
+    parsed = prompt.tools.parse("<read_file><path>a</path></read_file>\n<Bash>ls</Bash>")
+    assert parsed.call is not None and parsed.call.name == "read_file"
+    [second] = parsed.errors
+    assert [p.code for p in second.problems] == ["second-call", "unknown-tool"]
+    assert "send it in your next message" not in second.message
+    assert "could not run as written" in second.message and "is not offered" in second.message
+
+
+def test_a_wrapper_around_a_call_is_not_itself_an_unknown_tool(prompt: CompiledPrompt) -> None:
+    parsed = prompt.tools.parse("<actions>\n<read_file><path>a</path></read_file>\n</actions>")
+    assert only_call(parsed).arguments == {"path": "a"}
+
+
 @pytest.mark.parametrize("reply", [
     "<thinking>\nI should read the file.\n</thinking>",
     "Use <read_file> to read a file.",
@@ -233,6 +273,17 @@ def test_plan_mode_offers_every_tool_and_refuses_what_it_rules_out(builtins: Com
     "```html\n<section>\n<p>1</p>\n</section>\n```",
     "a < b and c > d; <br> <read_file> alone",
     "Config looks like <config><name>x</name></config> in XML.",
+    "<ul>\n<li>one</li>\n<li>two</li>\n</ul>",
+    "<table>\n<tr><td>1</td></tr>\n</table>",
+    "<details>\n<summary>More</summary>\n</details>",
+    "Generics: `List<T>`, <T> and Map<K, V>; <T>x</T> is a type parameter.",
+    "Use `<edit><path>a.py</path></edit>` in that agent.",
+    'The other agent wrote "<frobnicate><path>a</path></frobnicate>" there.',
+    "Add the dependency:\n```xml\n<dependency>\n<groupId>org.x</groupId>\n"
+    "<artifactId>y</artifactId>\n</dependency>\n```",
+    "```xml\n<note>\n<to>Tove</to>\n</note>\n```\nThat is the shape.",
+    "<thinking>\nThe pom has\n<dependency>\n<groupId>x</groupId>\n</dependency>\n"
+    "</thinking>\nIt is fine.",
 ])
 def test_prose_and_markup_are_not_calls(prompt: CompiledPrompt, reply: str) -> None:
     parsed = prompt.tools.parse(reply)
@@ -304,8 +355,26 @@ def test_a_streamed_call_is_open_until_it_closes(prompt: CompiledPrompt) -> None
     assert held.pending == "<rea" and held.text == "Reading.\n" and held.open is None
     done = tools.parse("<read_file>\n<path>a</path>\n</read_file>", partial=True)
     assert done.complete and only_call(done).arguments == {"path": "a"}
+    assert done.partial and done.call is None  # shown as read so far; nothing runs yet
     plain = tools.parse("Just prose with a < sign", partial=True)
     assert plain.complete and plain.text == "Just prose with a < sign"
+
+
+def test_a_streamed_prefix_runs_nothing_since_a_later_think_can_make_it_reasoning(
+        prompt: CompiledPrompt) -> None:
+    """The contract of `partial=True`: calls are shown as read so far, and only the complete
+    reply has a call to run. Here the text after the prefix makes the call reasoning."""
+    reply = f"I should run:\n{DANGER}\n</think>\nNothing to do."
+    prefix = reply[:reply.index("</think>")]
+    streamed = prompt.tools.parse(prefix, partial=True)
+    assert streamed.partial and streamed.call is None
+    assert [c.name for c in streamed.calls] == ["execute_command"]
+    assert streamed.to_dict()["partial"] is True
+    whole = prompt.tools.parse(reply)
+    assert whole.call is None and only_error(whole).code == "call-in-reasoning"
+    ended = prompt.tools.parse(prefix)  # the stream ended there: no </think> came
+    assert not ended.partial and ended.call is not None and ended.call.name == "execute_command"
+    assert "partial" not in ended.to_dict()
 
 
 # --- properties ----------------------------------------------------------------------------------
@@ -353,7 +422,7 @@ contexts = st.builds(
 @given(variant=st.sampled_from(TEXT_VARIANTS), spec=contexts)
 def test_every_usage_example_parses_to_the_call_it_describes(
         builtins: Compiler, variant: str, spec: dict[str, Any]) -> None:
-    ctx = load_context(spec["base"])
+    ctx = make_context(spec["base"])
     skills = [{"name": n, "description": "d", "references": [f"docs/{n}.md"]}
               for n in spec["skills"]]
     ctx = attrs.evolve(ctx, features={**ctx.features, **spec["features"]}, mode=spec["mode"],
@@ -377,9 +446,14 @@ def test_every_usage_example_parses_to_the_call_it_describes(
         found.setdefault(call.name, []).append(call.arguments)
     listed = re.findall(r"^## (\S+)$", catalogue, re.M)
     assert listed == [s.name for s in prompt.tools.specs]
-    assert set(found) == set(listed)  # every tool listed shows a usage example that parses
+    # every tool of the static catalogue shows a usage example that parses; the ones a
+    # session brings are listed after it "written like the calls above", without one (except
+    # in compact, whose examples are its only documentation of the parameters)
+    static = "\n".join(s.text for s in prompt.sections if s.id == "tools")
+    assert set(re.findall(r"^## (\S+)$", static, re.M)) <= set(found) <= set(listed)
     for name, args in described_calls(prompt).items():
-        assert found[name] == [args], (variant, name)
+        if name in found:
+            assert found[name] == [args], (variant, name)
 
 
 def fragments(tool: str, params: list[str]) -> list[str]:
@@ -456,12 +530,38 @@ def test_every_prefix_of_a_reply_parses_without_error(prompt: CompiledPrompt,
                        len(reply)}):
         parsed = prompt.tools.parse(reply[:cut], partial=True)
         assert not parsed.errors, (reply[:cut], [e.message for e in parsed.errors])
+        assert parsed.call is None  # a prefix has nothing to run yet
         if cut >= closed_at:
             assert [c.arguments for c in parsed.calls] == [args]
         else:
             assert not parsed.calls
         shown = "".join(p for p in parsed.parts if isinstance(p, str))
         assert reply[:cut].startswith(shown[:len(before)])
+
+
+PIECES = ("<Bash>", "</Bash>", "<x>", "</x>", "<p>", "</p>", "<read_file>", "</read_file>",
+          "<path>", "</path>", "\n", " ", "```", "```xml\n", "`", '"', "<think>", "</think>",
+          "<tool_call>", "</tool_call>", '{"name": "read_file", "arguments": {"path": ', "NaN",
+          "1e999", "}", "[TOOL_CALLS]", "a", "<div>", "</div>", "<Read>", "</Read>",
+          "<![CDATA[", "]]>", '"a"', ", ", "<function=read_file>", "<parameter=path>",
+          "</parameter>", "</function>")
+
+
+@settings(deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=30), st.booleans())
+def test_any_mix_of_the_formats_tags_reads_as_data(prompt: CompiledPrompt, pieces: list[str],
+                                                  partial: bool) -> None:
+    """Whatever a reply mixes (calls, other agents' tags, foreign formats, fences, reasoning,
+    broken JSON), reading it raises nothing, gives JSON-writable data, every call or error's
+    `raw` is the text at its span, and a streamed prefix has no call to run."""
+    reply = "".join(pieces)
+    parsed = prompt.tools.parse(reply, partial=partial)
+    json.dumps(parsed.to_dict(), allow_nan=False)
+    for part in parsed.parts:
+        if not isinstance(part, str):
+            assert part.raw == reply[part.start:part.end], part
+    if partial:
+        assert parsed.call is None
 
 
 def test_parse_on_an_empty_context_prompt(builtins: Compiler) -> None:

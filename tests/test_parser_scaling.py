@@ -4,9 +4,10 @@ makes naive parsers quadratic (tests/fixtures/replies/shapes.toml).
 Counted, not timed (these machines are shared and noisy): the Python calls a parse makes, per
 byte, at one size and at ten times it. A reader that re-scans the text from earlier positions
 makes more calls per byte as the reply grows. The default run compares 5 KB with 50 KB; the
-deep run (`--hypothesis-profile=deep`, .ci/run) compares 0.1 MB with 1 MB. Time per MB,
-from 0.1 to 10 MB, is benchmarks/parser_scaling.py's table: work done inside C (a slice, a
-search) is not a Python call, so only the timings show a scan that C repeats.
+deep run (`--hypothesis-profile=deep`, .ci/run) compares 0.1 MB with 1 MB and 10 MB (several
+minutes: a 10 MB reply is parsed under the profiler for every shape, complete and streamed).
+Time per MB, from 0.1 to 10 MB, is benchmarks/parser_scaling.py's table: work done inside C (a
+slice, a search) is not a Python call, so only the timings show a scan that C repeats.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from typing import Any
 import pytest
 
 from promptc import Compiler, ProviderInfo
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 pytestmark = pytest.mark.property  # .ci/run's deep pass runs it again at the larger sizes
 SHAPES = tomllib.loads((Path(__file__).parent / "fixtures" / "replies" / "shapes.toml")
@@ -30,13 +31,13 @@ SHAPES = tomllib.loads((Path(__file__).parent / "fixtures" / "replies" / "shapes
 @pytest.fixture(scope="module")
 def tools(builtins: Compiler) -> Any:
     return builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                            load_context("full")).tools
+                            make_context("full")).tools
 
 
 @pytest.fixture(scope="module")
 def sizes(request: pytest.FixtureRequest) -> tuple[int, ...]:
     deep = request.config.getoption("hypothesis_profile", None) == "deep"
-    return (100_000, 1_000_000) if deep else (5_000, 50_000)
+    return (100_000, 1_000_000, 10_000_000) if deep else (5_000, 50_000)
 
 
 def reply(shape: dict[str, Any], size: int) -> str:

@@ -16,9 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc import ConfigError, ContextError, ProviderInfo, normalize_model_id
-from promptc._model.provider import (CAPABILITIES, capability_sources, compile_pattern,
-                                     model_data, model_facts, parse_overlay, pattern_matches,
+from promptc._model.provider import (CAPABILITIES, capability_sources, model_data, model_facts,
                                      undated, user_data_dir)
+from promptc._model.provider.overlay import parse_overlay
+from promptc._model.provider.patterns import (TokenKind, compile_pattern, pattern_matches,
+                                              tokenize)
 
 MAP = json.loads((Path(__file__).parent / "fixtures" / "litellm_chat_models.json")
                  .read_text(encoding="utf-8"))
@@ -148,6 +150,19 @@ def test_ids_of_one_model_share_a_family() -> None:
     assert not split
 
 
+def test_one_provider_spelling_everywhere() -> None:
+    """Routing, local-server defaults and the tool format fold a provider id the same way."""
+    from promptc._emit.toolset import wire_format
+    from promptc._model.matchers import compile_matcher
+    from promptc._model.provider import normalize_provider
+    assert normalize_provider("  OLLAMA\t") == "ollama"
+    local = ProviderInfo(" Ollama ", "qwen3-coder:30b")
+    assert local.is_local and local.resolved().context_window == 32768
+    assert wire_format(ProviderInfo(" Anthropic", "claude-sonnet-4-5")) == "anthropic"
+    matcher = compile_matcher({"provider": [" OpenAI "]}, "test", "match")
+    assert matcher.test(ProviderInfo("openai ", "gpt-5"))[0] is True
+
+
 # --- family rules ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("model", "family"), [
@@ -232,6 +247,19 @@ def test_bad_patterns_name_the_overlay_field(pattern: str, message: str) -> None
     with pytest.raises(ConfigError, match=message) as info:
         compile_pattern(pattern, "overlay.toml", "family[x].patterns")
     assert "overlay.toml" in str(info.value) and "family[x].patterns" in str(info.value)
+
+
+def test_a_pattern_parses_into_typed_tokens() -> None:
+    """The tokenizer classifies each piece by its shape; the parser reads the version range."""
+    assert [(lx.kind, lx.text) for lx in tokenize(" glm-*-k{2..}-{4.5..5}v ")] == [
+        (TokenKind.LITERAL, "glm"), (TokenKind.WORD, "*"), (TokenKind.VERSION, "k{2..}"),
+        (TokenKind.VERSION, "{4.5..5}v")]
+    literal, word, glued, ranged = compile_pattern("glm-*-k{2..}-{4.5..5}v", "t", "f")
+    assert (literal.kind, literal.text) == (TokenKind.LITERAL, "glm")
+    assert word.kind is TokenKind.WORD
+    assert (glued.prefix, glued.suffix, glued.low, glued.high) == ("k", "", (2, 0), None)
+    assert (ranged.prefix, ranged.suffix, ranged.low, ranged.high) == ("", "v", (4, 5), (5, 0))
+    assert ranged.in_range((4, 9)) and not ranged.in_range((5, 0))
 
 
 def _overlay(**changes: object) -> dict[str, object]:
@@ -324,13 +352,13 @@ def test_overlay_rows_fill_what_the_map_lacks_and_say_so() -> None:
 
 def test_overlay_rows_that_win_override_the_map_for_their_providers(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from promptc._model import provider
+    from promptc._model.provider import ModelData, facts
     data = model_data()
     raw = _overlay(model=[{"id": "bedrock-sonnet-window", "patterns": ["claude-sonnet-{4.5..}"],
                            "providers": ["bedrock_converse"], "wins": True,
                            "context_window": 150000, "source": "a test's correction"}])
     overlay = parse_overlay(raw, "test-overlay.toml")
-    monkeypatch.setattr(provider, "model_data", lambda user=True: provider.ModelData(
+    monkeypatch.setattr(facts, "model_data", lambda user=True: ModelData(
         overlay, data.table, data.shipped))
     fixed = model_facts(ProviderInfo("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"))
     window = next(f for f in fixed.facts if f.name == "context_window")

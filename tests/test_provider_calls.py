@@ -15,8 +15,8 @@ import attrs
 import pytest
 
 from promptc import CallError, CallShapeError, Compiler, ProviderInfo, ToolCall
+from promptc.testing import make_context
 
-from .conftest import load_context
 from .fakeserver import FakeServer, Reply
 
 NATIVE = ProviderInfo("openai", "gpt-4.1")
@@ -25,7 +25,7 @@ ARGS = {"path": ".", "recursive": True}
 
 @pytest.fixture(scope="module")
 def tools(builtins: Compiler) -> Any:
-    return builtins.compile(NATIVE, load_context("full")).tools
+    return builtins.compile(NATIVE, make_context("full")).tools
 
 
 def sdk_calls() -> dict[str, Any]:
@@ -91,7 +91,7 @@ def test_the_ready_error_result_is_in_the_same_shape(tools: Any) -> None:
 
 
 def test_the_mode_refusal_comes_back_ready_to_send(builtins: Compiler) -> None:
-    plan = builtins.compile(NATIVE, attrs.evolve(load_context("full"), mode="plan"))
+    plan = builtins.compile(NATIVE, attrs.evolve(make_context("full"), mode="plan"))
     refused = plan.tools.check({"type": "function_call", "call_id": "c1", "name":
                                 "write_to_file", "arguments": '{"path": "a", "content": "x"}'})
     assert isinstance(refused, CallError) and refused.code == "not-allowed-in-mode"
@@ -123,7 +123,7 @@ def test_what_is_not_a_call_object_is_a_clear_error(tools: Any) -> None:
 def test_google_genai_round_trip_through_check(builtins: Compiler) -> None:
     genai = pytest.importorskip("google.genai")
     from google.genai import types
-    prompt = builtins.compile(ProviderInfo("google", "gemini-2.5-pro"), load_context("full"))
+    prompt = builtins.compile(ProviderInfo("google", "gemini-2.5-pro"), make_context("full"))
     assert prompt.tools.mode == "native"
     with FakeServer() as server:
         server.script("gemini", Reply("", (("list_files", {"path": "."}),)), Reply("Done."))

@@ -87,3 +87,43 @@ def test_no_other_providers_row_decides_where_the_family_knows() -> None:
                     own = owner in ("", key) or owner in overlay.first_party
                     assert own or fact.name not in family.facts, (provider, model, fact)
     assert checked > 100
+
+
+@pytest.mark.parametrize(("provider", "model", "value", "source"), [
+    ("openai", "gpt-5.1-codex", True, "table"),       # LiteLLM: "mode": "responses"
+    ("openai", "gpt-5-codex", True, "table"),
+    ("openai", "gpt-5.9-codex", True, "family"),      # a later release: the family's fact
+    ("openai", "gpt-5", False, "table"),
+    ("anthropic", "claude-sonnet-4-5", False, "table"),
+    ("perplexity", "anthropic/claude-sonnet-4-5", True, "table"),  # its agent API only
+])
+def test_responses_only_comes_from_the_model_data(provider: str, model: str, value: bool,
+                                                  source: str) -> None:
+    fact = {f.name: f for f in model_facts(ProviderInfo(provider, model)).facts}
+    assert (fact["responses_only"].value, fact["responses_only"].source) == (value, source)
+    assert ProviderInfo(provider, model).resolved().responses_only is value
+
+
+@pytest.mark.parametrize(("model", "cutoff"), [
+    ("gemini-3-pro-preview", "January 2025"), ("gemini-3-flash-preview", "January 2025"),
+    ("gemini-3.1-pro-preview", ""),  # another model: its cutoff is not known here
+    ("gpt-5", ""), ("claude-sonnet-4-5", ""),
+])
+def test_a_knowledge_cutoff_only_where_a_maintained_source_gives_it(model: str,
+                                                                    cutoff: str) -> None:
+    fact = {f.name: f for f in model_facts(ProviderInfo("google", model)).facts}
+    assert fact["knowledge_cutoff"].value == cutoff
+    if cutoff:
+        assert fact["knowledge_cutoff"].source == "overlay"
+        assert "ai.google.dev" in fact["knowledge_cutoff"].note  # the source is recorded
+
+
+def test_the_date_line_carries_the_cutoff_where_it_is_known(builtins: Compiler) -> None:
+    from promptc.testing import make_context
+    gemini = builtins.compile(ProviderInfo("google", "gemini-3-pro-preview"),
+                              make_context("full"))
+    section = gemini.section("request_info")
+    assert section is not None and "January 2025" in section.text
+    gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), make_context("full"))
+    section = gpt.section("request_info")
+    assert section is not None and "cutoff" not in section.text  # unknown: no line

@@ -16,8 +16,8 @@ import pytest
 from promptc import Compiler, ProviderInfo
 from promptc._cli.html import render_html
 from promptc._review.diff import review_prompts
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 def _script() -> ModuleType:
     """docs/review_screenshot.py, the tool the README's picture comes from: the test finds the
@@ -35,7 +35,7 @@ SCRIPT = _script()
 
 
 def _page(builtins: Compiler) -> str:
-    ctx = load_context("full")
+    ctx = make_context("full")
     provider = ProviderInfo("openai", "gpt-4.1")
     review = review_prompts(
         builtins.compile(provider, ctx, variant="compact", count_tokens=True),

@@ -10,10 +10,8 @@ import pytest
 
 from promptc import Compiler, ProviderInfo
 from promptc._cli import main
-from promptc.testing import sessions_differ
 from promptc._load.sources import builtin_root
-
-from .conftest import load_context
+from promptc.testing import make_context, sessions_differ
 
 REPO = Path(__file__).parent.parent
 SONNET = ProviderInfo("anthropic", "claude-sonnet-4-5")
@@ -160,7 +158,7 @@ def test_tokens_command(capsys: pytest.CaptureFixture[str]) -> None:
                                  "glm", "compact"])
 def test_static_part_depends_on_neither_cwd_nor_date(builtins: Compiler, vid: str) -> None:
     import attrs
-    full = load_context("full")
+    full = make_context("full")
     other = attrs.evolve(full, cwd="/somewhere/else", date="2031-12-31", os="Darwin 24")
     report = sessions_differ(builtins, SONNET, full, other, variant=vid)
     assert report["differ"], "the two sessions should differ somewhere"
@@ -251,7 +249,7 @@ def test_word_level_highlighting_only_on_a_terminal_without_no_color(
 
     project, _ = sentence_project
     compiler = Compiler.default(project=str(project), user=False, plugins=False)
-    ctx = load_context("full")
+    ctx = make_context("full")
     provider = ProviderInfo("openai", "gpt-4.1")
     review = review_prompts(
         compiler.compile(provider, ctx, variant="generic", count_tokens=True),

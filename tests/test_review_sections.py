@@ -18,8 +18,8 @@ from promptc import Compiler, ProviderInfo
 from promptc._cli import main
 from promptc._load.sources import builtin_root
 from promptc._review.diff import review_prompts
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 CONTEXTS = Path(__file__).resolve().parent.parent / "promptc" / "_data" / "snapshot" / "contexts"
 ADDED = " Check twice."
@@ -110,7 +110,7 @@ def test_html_files_each_line_under_its_section_and_colours_by_cache(
 
 
 def test_two_renders_add_up_and_show_a_removed_sections_lines(builtins: Compiler) -> None:
-    ctx = load_context("minimal")
+    ctx = make_context("minimal")
     sonnet = ProviderInfo("anthropic", "claude-sonnet-4-5")
     a = builtins.compile(sonnet, ctx, variant="native-next-gen", count_tokens=True)
     b = builtins.compile(sonnet, ctx, variant="compact", count_tokens=True)

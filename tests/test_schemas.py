@@ -19,12 +19,17 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import promptc
 from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo
-from promptc._emit.schemas import (drop_unasked_nulls, gemini_schema, object_root,
-                                   openai_strict)
+from promptc._emit.schemas import (EXPANSION_FLOOR, EXPANSION_GROWTH, checked_root,
+                                   drop_unasked_nulls, gemini_form, gemini_schema, object_root,
+                                   openai_strict, strict_form)
+from promptc._emit.schemas.gemini import schema_size
+from promptc.testing import make_context
 
-from .conftest import load_context
 from .fakeserver import FakeServer
 
 # The SDKs are imported by the tests that use them, not at collection: importing all three
@@ -43,7 +48,7 @@ NATIVE = {"anthropic": ProviderInfo("anthropic", "claude-sonnet-4-5"),
 
 @pytest.fixture(scope="module")
 def corpus_context() -> PromptContext:
-    return attrs.evolve(load_context("full"), mcp_servers=SERVERS)
+    return attrs.evolve(make_context("full"), mcp_servers=SERVERS)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +117,7 @@ def strict_problems(schema: dict[str, Any]) -> list[str]:
 
 def test_openai_strict_mode_accepts_every_builtin_tool(builtins: Compiler) -> None:
     from agents.strict_schema import ensure_strict_json_schema
-    for prompt in prompts(builtins, load_context("full"), NATIVE["openai"]):
+    for prompt in prompts(builtins, make_context("full"), NATIVE["openai"]):
         assert all(prompt.tools.strict_flags().values()), prompt.variant.id
         for tool in prompt.tools.openai("responses"):
             assert tool["strict"] is True
@@ -122,7 +127,7 @@ def test_openai_strict_mode_accepts_every_builtin_tool(builtins: Compiler) -> No
 
 
 def test_optional_parameters_become_nullable_not_required(builtins: Compiler) -> None:
-    prompt = builtins.compile(NATIVE["openai"], load_context("full"))
+    prompt = builtins.compile(NATIVE["openai"], make_context("full"))
     [tool] = [t for t in prompt.tools.openai() if t["function"]["name"] == "list_files"]
     params = tool["function"]["parameters"]
     assert params["required"] == ["path", "recursive"]
@@ -245,7 +250,7 @@ def test_anthropic_sdk_sends_every_tool_as_given(builtins: Compiler, server: Fak
         assert all(t["input_schema"]["type"] == "object" and "anyOf" not in t["input_schema"]
                    for t in body["tools"])
         verbatim = next(t for t in body["tools"] if t["name"] == "mcp__github__create_issue")
-        assert verbatim["description"] == SERVERS[3]["tools"][0]["description"]
+        assert verbatim["description"] == "[MCP github] " + SERVERS[3]["tools"][0]["description"]
         assert 1 <= sum("cache_control" in x for x in [*body["tools"], *body["system"]]) <= 4
 
 
@@ -327,3 +332,212 @@ def as_sent(schema: Any, in_properties: bool = False) -> Any:
             value = value.upper()
         out[name] = as_sent(value, in_properties=key == "properties")
     return out
+
+
+# --- hostile and sloppy servers: nothing blows up, nothing poisons the request ------------------
+
+def bomb(levels: int) -> dict[str, Any]:
+    """Each definition uses the next one twice: copied in naively, 2**levels nodes."""
+    defs: dict[str, Any] = {f"D{i}": {"type": "object", "properties": {
+        "a": {"$ref": f"#/$defs/D{i + 1}"}, "b": {"$ref": f"#/$defs/D{i + 1}"}}}
+        for i in range(levels)}
+    defs[f"D{levels}"] = {"type": "string", "description": "leaf"}
+    return {"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": defs}
+
+
+SLOPPY = {"name": "sloppy", "command": "sloppy-mcp", "tools": [
+    {"name": "count", "description": "Count things.", "input_schema": {
+        "type": "object", "required": ["n"], "properties": {
+            "n": {"type": "integer", "minimum": "zero"}, "p": {"type": "string", "pattern": 5},
+            "k": {"type": "string", "maxLength": -1}}}},
+    {"name": "ghost", "description": "Name a ghost.", "input_schema": {
+        "type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}},
+    {"name": "address", "description": "Store an address.", "input_schema": {
+        "type": "object", "properties": {"home": {"$ref": "#/$defs/Address",
+                                                  "required": ["zip"]}},
+        "$defs": {"Address": {"type": "object", "required": ["street"], "properties": {
+            "street": {"type": "string"}, "zip": {"type": "string"}}}}}},
+    {"name": "bomb", "description": "Explode.", "input_schema": bomb(24)},
+    {"name": "fine", "description": "Work fine.", "input_schema": {
+        "type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
+]}
+SLOPPY_NAMES = [f"mcp__sloppy__{t['name']}" for t in SLOPPY["tools"]]
+
+
+@pytest.fixture(scope="module")
+def sloppy_context() -> PromptContext:
+    return attrs.evolve(make_context("full"), mcp_servers=[SLOPPY])
+
+
+def findings(prompt: CompiledPrompt) -> set[tuple[str, str]]:
+    return {(d.code, d.source) for d in prompt.diagnostics if d.code.startswith("schema-")}
+
+
+def test_sloppy_schemas_are_reported_per_format_naming_tool_and_keyword(
+        builtins: Compiler, sloppy_context: PromptContext) -> None:
+    dropped = {("schema-keyword-dropped", "sloppy/count")}
+    expected = {"anthropic": dropped,
+                "openai": dropped | {("schema-required-unknown", "sloppy/ghost")},
+                "gemini": dropped | {("schema-required-unknown", "sloppy/ghost"),
+                                     ("schema-too-large", "sloppy/bomb")}}
+    for wire, provider in NATIVE.items():
+        prompt = builtins.compile(provider, sloppy_context)
+        assert findings(prompt) == expected[wire], wire
+        messages = [d.message for d in prompt.diagnostics if d.source == "sloppy/count"]
+        for keyword in ("'minimum'", "'pattern'", "'maxLength'"):
+            assert any(keyword in m and "'count'" in m and "'sloppy'" in m
+                       for m in messages), (wire, keyword, messages)
+    with pytest.raises(promptc.PromptcError, match="minimum"):
+        builtins.compile(NATIVE["gemini"], sloppy_context, strict=True)
+
+
+def test_required_without_a_property_is_sent_without_strict_mode(
+        builtins: Compiler, sloppy_context: PromptContext) -> None:
+    prompt = builtins.compile(NATIVE["openai"], sloppy_context)
+    flags = prompt.tools.strict_flags()
+    assert flags["mcp__sloppy__ghost"] is False and flags["mcp__sloppy__fine"] is True
+    [ghost] = [t for t in prompt.tools.openai("responses") if t["name"] == "mcp__sloppy__ghost"]
+    assert ghost["parameters"]["required"] == ["a", "b"]  # as the server wrote it, not strict
+    gemini = gemini_form(SLOPPY["tools"][1]["input_schema"])
+    assert gemini.schema is not None and gemini.schema["required"] == ["a"]
+    assert [p.code for p in gemini.problems] == ["schema-required-unknown"]
+
+
+def test_required_beside_a_ref_is_kept_for_gemini() -> None:
+    from google.genai import types
+    out = gemini_schema(SLOPPY["tools"][2]["input_schema"])
+    assert out is not None
+    home = out["properties"]["home"]
+    assert home["required"] == ["street", "zip"] and set(home["properties"]) == {"street", "zip"}
+    types.Schema.model_validate(out)
+
+
+def test_reference_copies_grow_linearly_with_the_schema() -> None:
+    sizes = []
+    for levels in (4, 24, 48):
+        schema = bomb(levels)
+        converted = gemini_form(schema)
+        assert converted.schema is not None
+        sizes.append(len(json.dumps(converted.schema)))
+        limit = max(EXPANSION_FLOOR, EXPANSION_GROWTH * schema_size(schema))
+        assert sizes[-1] <= 2 * limit, (levels, sizes[-1], limit)
+        assert [p.code for p in converted.problems] == (
+            ["schema-too-large"] if levels > 4 else [])
+    assert sizes[2] < 4 * sizes[1]  # twice the schema, not 2**24 times the copy
+
+
+def test_no_depth_of_nesting_reaches_the_recursion_limit() -> None:
+    deep: dict[str, Any] = {"type": "object", "properties": {}}
+    node = deep
+    for _ in range(50_000):
+        child: dict[str, Any] = {"type": "object", "properties": {}, "minimum": "x"}
+        node["properties"]["x"] = child
+        node = child
+    checked = checked_root(deep)
+    assert len(checked.problems) == 50_000  # every level cleaned, no RecursionError
+    assert strict_form(deep).schema is None
+    assert gemini_form(deep).schema is not None
+
+
+keywords = st.sampled_from([
+    "type", "properties", "required", "items", "enum", "const", "anyOf", "oneOf", "allOf",
+    "$ref", "$defs", "minimum", "maximum", "pattern", "format", "minItems", "maxLength",
+    "description", "nullable", "additionalProperties", "default", "not", "title"])
+junk = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False),
+              st.sampled_from(["string", "object", "array", "null", "integer", "zero", "",
+                               "#/$defs/A", "#/$defs/missing", "date-time", "enum"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.one_of(keywords, st.sampled_from(["A", "x"])),
+                                            inner, max_size=4)),
+    max_leaves=25)
+
+
+@pytest.mark.property
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(junk)
+def test_any_schema_converts_to_what_the_sdks_accept(schema: Any) -> None:
+    from google.genai import types
+    gemini = gemini_form(schema)
+    if gemini.schema is not None:
+        types.FunctionDeclaration(name="t", description="d", parameters=gemini.schema)
+    strict = strict_form(schema)
+    if strict.schema is not None:
+        assert strict_problems(strict.schema) == [], strict.schema
+    root = checked_root(schema)
+    assert root.schema is not None and root.schema["type"] == "object"
+    for problem in (*gemini.problems, *strict.problems, *root.problems):
+        assert problem.keyword in problem.message() and problem.code.startswith("schema-")
+
+
+def test_sloppy_tools_reach_every_sdk_and_the_rest_are_unharmed(
+        builtins: Compiler, server: FakeServer, sloppy_context: PromptContext) -> None:
+    """All three SDKs send every tool of the request: the malformed keyword values are gone,
+    the healthy tools are as they would be without the sloppy ones."""
+    anthropic = pytest.importorskip("anthropic")
+    openai = pytest.importorskip("openai")
+    genai = pytest.importorskip("google.genai")
+    from google.genai import types
+    bad = ('"minimum": "zero"', '"pattern": 5', '"maxLength": -1')
+
+    prompt = builtins.compile(NATIVE["anthropic"], sloppy_context)
+    before = len(server.requests)
+    anthropic.Anthropic(api_key="k", base_url=server.url, max_retries=0).messages.create(
+        model="claude-sonnet-4-5", max_tokens=8, tools=prompt.tools.anthropic(),
+        messages=[{"role": "user", "content": "hi"}])
+    sent = server.requests[before].body["tools"]
+    assert [t["name"] for t in sent if t["name"].startswith("mcp__sloppy")] == SLOPPY_NAMES
+    assert not any(b in json.dumps(sent) for b in bad)
+
+    prompt = builtins.compile(NATIVE["openai"], sloppy_context)
+    before = len(server.requests)
+    openai.OpenAI(api_key="k", base_url=server.url + "/v1", max_retries=0).responses.create(
+        model="gpt-4.1", input="hi", tools=prompt.tools.openai("responses"))
+    sent = server.requests[before].body["tools"]
+    assert [t["name"] for t in sent if t["name"].startswith("mcp__sloppy")] == SLOPPY_NAMES
+    assert not any(b in json.dumps(sent) for b in bad)
+    for tool in sent:
+        if tool["strict"]:
+            assert strict_problems(tool["parameters"]) == [], tool["name"]
+
+    prompt = builtins.compile(NATIVE["gemini"], sloppy_context)
+    payload = prompt.tools.gemini()
+    before = len(server.requests)
+    client = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=server.url))
+    reply = client.models.generate_content(model="gemini-2.5-pro", contents="hi",
+                                           config=types.GenerateContentConfig(tools=payload))
+    assert reply.text == "OK"
+    [wire] = server.requests[before].body["tools"]
+    names = [d["name"] for d in wire["functionDeclarations"]]
+    assert [n for n in names if n.startswith("mcp__sloppy")] == SLOPPY_NAMES
+    assert len(json.dumps(wire)) < 2_000_000 and "minimum" not in json.dumps(
+        next(d for d in wire["functionDeclarations"] if d["name"] == "mcp__sloppy__count"))
+    alone = builtins.compile(NATIVE["gemini"], attrs.evolve(sloppy_context, mcp_servers=[
+        {**SLOPPY, "tools": [SLOPPY["tools"][-1]]}])).tools.gemini()
+    [fine] = [d for d in payload[0]["function_declarations"] if d["name"] == "mcp__sloppy__fine"]
+    assert fine == alone[0]["function_declarations"][-1]
+
+
+def test_strict_definitions_say_to_send_null_for_the_default(builtins: Compiler,
+                                                             server: FakeServer) -> None:
+    openai = pytest.importorskip("openai")
+    prompt = builtins.compile(NATIVE["openai"], make_context("full"))
+    client = openai.OpenAI(api_key="k", base_url=server.url + "/v1", max_retries=0)
+    for strict in (True, False):
+        before = len(server.requests)
+        client.chat.completions.create(model="gpt-4.1", tools=prompt.tools.openai(strict=strict),
+                                       messages=[{"role": "user", "content": "hi"}])
+        [run] = [t["function"] for t in server.requests[before].body["tools"]
+                 if t["function"]["name"] == "execute_command"]
+        timeout = run["parameters"]["properties"]["timeout_seconds"]["description"]
+        if strict:
+            assert "send null for the default" in timeout and "leave out" not in timeout
+            assert timeout.startswith("Seconds to wait")
+        else:
+            assert "leave out for the default" in timeout
+    for tool in prompt.tools.openai():  # no optional parameter of the pack says "leave out"
+        params = tool["function"]["parameters"]
+        for name, prop in params["properties"].items():
+            if tool["function"]["strict"] and "null" in json.dumps(prop.get("type")):
+                assert not re.search(r"\b(leave (it )?out|omit)\b", prop.get("description", ""),
+                                     re.I), (tool["function"]["name"], name)

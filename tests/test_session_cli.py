@@ -122,18 +122,73 @@ def test_help_session_has_the_command_and_the_topic(capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert code == 0 and "--max-breaks" in out and "# Session scripts" in out
     for fact in ("at most 4", "1,024 tokens", "steps of 128", "prompt_cache_key",
-                 "implicit caching", "LiteLLM", "--dynamic message"):
+                 "implicit caching", "LiteLLM", "--dynamic message", "use_mcp_tool"):
         assert fact in out, fact
+    for source in ("https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching",
+                   "https://platform.openai.com/docs/guides/prompt-caching",
+                   "https://ai.google.dev/gemini-api/docs/caching"):
+        assert source in out, source  # the rules' sources, as in the README
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
-def test_the_day_scripts_never_break_the_static_class(builtins: Compiler,
-                                                      provider: str) -> None:
-    report = replay(ROOT / "benchmarks" / "sessions" / f"day-{provider}.toml",
-                    compiler=builtins)
+DAYS = sorted((ROOT / "benchmarks" / "sessions").glob("day-*.toml"))
+
+
+@pytest.mark.parametrize("dynamic", ["system", "message"])
+@pytest.mark.parametrize("day", DAYS, ids=lambda p: p.stem)
+def test_the_day_scripts_never_break_the_static_class(builtins: Compiler, day: Path,
+                                                      dynamic: str) -> None:
+    report = replay(day, compiler=builtins, dynamic=dynamic)
     assert report.totals.requests == 20 and report.totals.sessions == 2
     assert report.totals.static_breaks == 0 and report.totals.rejected == 0
     kinds = [r.brk.kind for r in report.requests if r.brk and r.brk.cache == "static"]
     assert kinds == ["model"]
     assert all(r.brk.cache in ("session", "request") for r in report.requests
                if r.brk and r.brk.kind != "model")
+
+
+def test_session_tools_that_go_are_the_break_not_the_static_text(builtins: Compiler,
+                                                                 tmp_path: Path) -> None:
+    """A second user without MCP servers: the session tools piece disappears and the static
+    system text after it is written again, but the static text itself is unchanged, so the
+    break is the session tools (session class), and the gate passes."""
+    path = tmp_path / "no-mcp.toml"
+    path.write_text(SCRIPT.split("[[request]]")[0] + "[[request]]\nskills = []\n"
+                    "[[request]]\nnew_session = true\nmcp_servers = []\n", encoding="utf-8")
+    report = replay(path, compiler=builtins)
+    second = report.requests[1]
+    assert second.brk is not None
+    assert (second.brk.where, second.brk.cache, second.brk.static) == \
+        ("session tools", "session", False)
+    assert "mcp_servers" in second.brk.cause and "went" in second.brk.cause
+    assert report.totals.static_breaks == 0 and all(g.ok for g in report.gates())
+    # the static system text after the tools is written again: the report says so
+    assert any("of the static class after session tools are not read" in n
+               for n in second.notes)
+
+
+def test_a_second_team_shares_tools_and_system_prompt_only_with_dynamic_placement(
+        builtins: Compiler) -> None:
+    """day-anthropic-two-teams.toml: the second developer brings other MCP servers and
+    skills. By default their tools are functions sent before the system prompt, so the break
+    is the session tools and the static text after them is not read; with dynamic="message"
+    the tools are generic, the break falls in the first message and the tools and the whole
+    system prompt are read from the cache."""
+    script = ROOT / "benchmarks" / "sessions" / "day-anthropic-two-teams.toml"
+    default, moved = replay(script, compiler=builtins), \
+        replay(script, compiler=builtins, dynamic="message")
+    second = default.requests[15]
+    assert second.label == "a second developer" and second.brk is not None
+    assert (second.brk.where, second.brk.cache) == ("session tools", "session")
+    assert any("of the static class after session tools" in n for n in second.notes)
+    shared = moved.requests[15]
+    # the break is the first message's first section: tools and system prompt were read
+    assert shared.brk is not None and (shared.brk.where, shared.brk.cache) == \
+        ("mcp_servers", "session")
+    assert shared.cache_read > second.cache_read
+    for report in (default, moved):
+        assert report.totals.static_breaks == 0
+        assert [r.brk.kind for r in report.requests if r.brk and r.brk.cache == "static"] == \
+            ["model"]
+    assert not [r for r in moved.requests if r.brk and "tools" in r.brk.where]
+    assert moved.totals.cost is not None and default.totals.cost is not None
+    assert moved.totals.cost < default.totals.cost

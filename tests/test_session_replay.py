@@ -155,6 +155,12 @@ def test_a_fifth_marker_is_a_rejected_request_and_fails_the_gates(builtins: Any)
     assert report.totals.rejected == 7 and report.totals.input == 0
     gates = {g.name: g.ok for g in report.gates()}
     assert gates == {"static-class breaks": True, "rejected requests": False}
+    # a what-if without Anthropic's limit (the benchmark's bound): billed, and said so
+    what_if = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
+                     compiler=builtins, source=RoundNumbers(), breakpoints=4,
+                     marker_limit=None)
+    assert what_if.totals.rejected == 0 and what_if.requests[0].cache_write == 5670
+    assert "no limit" in what_if.rules[0]
 
 
 def test_a_pause_longer_than_the_lifetime_expires_the_cache(builtins: Any) -> None:
@@ -245,3 +251,27 @@ def test_a_new_conversation_with_the_same_prompt_is_no_break(builtins: Any) -> N
     assert bills(report) == [(0, 5670, 0), (5500, 170, 0)]
     assert breaks(report) == [None, None] and report.totals.sessions == 2
     assert [r.session for r in report.requests] == [1, 2]
+
+
+def test_the_bill_splits_into_prompt_and_conversation(builtins: Any) -> None:
+    """The cache read covers the input's first tokens and the write the ones after it, so each
+    request's bill splits between the prompt's pieces (5,570 tokens here) and the turns."""
+    report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
+                    compiler=builtins, source=RoundNumbers())
+    first, _repeat, mode = report.requests[:3]
+    assert (first.prompt.tokens, first.prompt.cache_write, first.conversation.cache_write) == \
+        (5570, 5570, 100)
+    # the mode switch: read up to the rules (5,500), the mode and date (70) and the three turns
+    # (300) written again
+    assert (mode.prompt.cache_read, mode.prompt.cache_write, mode.prompt.uncached) == \
+        (5500, 70, 0)
+    assert (mode.conversation.tokens, mode.conversation.cache_read,
+            mode.conversation.cache_write) == (300, 0, 300)
+    assert mode.prompt.cost == pytest.approx((5500 * 0.3 + 70 * 3.75) / 1e6)
+    t = report.totals
+    assert t.prompt_cost is not None and t.conversation_cost is not None and t.cost is not None
+    assert t.prompt_cost + t.conversation_cost == pytest.approx(t.cost)  # no output tokens
+    gpt = replay(story("openai", "gpt-5", "gpt-5.1"), compiler=builtins, source=RoundNumbers())
+    second = gpt.requests[1]  # 5,632 of 5,670 read: the prompt whole, 62 of the first turn
+    assert (second.prompt.cache_read, second.conversation.cache_read,
+            second.conversation.uncached) == (5570, 62, 138)

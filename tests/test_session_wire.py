@@ -48,6 +48,11 @@ def test_dynamic_placement_pieces(builtins: Compiler, full_context: PromptContex
     assert "".join(p.text for p in wire.message) == prompt.message
     assert [p.where for p in wire.message] == [s.id for s in prompt.message_sections]
     assert {p.cache for p in wire.head} == {"static", "session"}  # session tools only
+    # the tool catalogue (MCP servers, skills) ends a block of its own, marked by the third
+    # of promptc's markers
+    assert [(p.where, p.block_end, p.marker) for p in wire.message[:3]] == \
+        [("mcp_servers", False, False), ("skills", True, True), ("system_info", False, False)]
+    assert not any(p.marker for p in prompt_wire(prompt, "anthropic", 2).message)
     text_mode = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
                                  full_context)
     assert not [p for p in prompt_wire(text_mode, "openai").head if p.kind == "tools"]

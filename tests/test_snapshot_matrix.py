@@ -72,11 +72,15 @@ def test_the_check_hint_keeps_the_project_and_user_sources(
 
 
 def test_an_update_from_another_matrix_is_refused_naming_both(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Run as the old hint said (without --matrix), an update rewrote a folder written from the
     user's matrix with the built-in one and deleted the user's snapshot."""
-    mine, other = matrix(tmp_path, "mine.toml"), matrix(tmp_path, "other.toml", "gpt-4o")
-    snaps = tmp_path / "snaps"
+    # Relative paths: the one-line error is cut at 400 characters, and four absolute paths
+    # under a deep temporary folder (an xdist worker's is 10 characters deeper) reach that.
+    monkeypatch.chdir(tmp_path)
+    mine, other = matrix(Path(), "mine.toml"), matrix(Path(), "other.toml", "gpt-4o")
+    snaps = Path("snaps")
     assert run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine),
                "--dir", str(snaps))[0] == 0
     before = folder_state(snaps)

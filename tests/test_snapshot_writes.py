@@ -4,6 +4,7 @@ naming the file, never a crash."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -57,6 +58,26 @@ def test_update_refuses_a_folder_with_foreign_files(tmp_path: Path,
     assert not list(root.glob("tools__*.json"))
     for name, text in foreign.items():
         assert (root / name).read_text(encoding="utf-8") == text
+    capsys.readouterr()
+
+
+def test_the_check_hint_runs_as_printed_beside_foreign_files(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--check` ends with the command that accepts its differences; typed as printed, it
+    works (with --force where the folder holds a file of the user's, which stays as it was)."""
+    folder = tmp_path / "snaps"
+    matrix = small_matrix(tmp_path)
+    assert main(snapshot("--update", "--dir", str(folder), "--matrix", str(matrix))) == 0
+    (folder / "NOTES.txt").write_text("mine\n", encoding="utf-8")
+    [md] = sorted(folder.glob("*.md"))
+    md.write_text(md.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(snapshot("--check", "--dir", str(folder), "--matrix", str(matrix))) == 1
+    hint = capsys.readouterr().out.rsplit("run `", 1)[1].split("`", 1)[0]
+    assert "--force" in hint and hint.startswith("promptc snapshot --update")
+    assert main(shlex.split(hint)[1:]) == 0
+    assert (folder / "NOTES.txt").read_text(encoding="utf-8") == "mine\n"
+    assert main(snapshot("--check", "--dir", str(folder), "--matrix", str(matrix))) == 0
     capsys.readouterr()
 
 

@@ -7,8 +7,8 @@ import threading
 import attrs
 
 from promptc import Compiler, PromptContext, ProviderInfo
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 PROVIDERS = [ProviderInfo("openai", "gpt-4.1"), ProviderInfo("anthropic", "claude-sonnet-4-5"),
              ProviderInfo("anthropic", "claude-sonnet-4-5", native_tools=False),
@@ -19,7 +19,7 @@ PROVIDERS = [ProviderInfo("openai", "gpt-4.1"), ProviderInfo("anthropic", "claud
 def contexts() -> list[PromptContext]:
     out = []
     for name in ("full", "no_browser", "no_mcp", "no_rules_skills", "plan", "minimal"):
-        base = load_context(name)
+        base = make_context(name)
         out += [base, attrs.evolve(base, cwd="/elsewhere", date="2027-07-07")]
     return out
 

@@ -8,10 +8,11 @@ import jsonschema
 import pytest
 
 from promptc import Compiler, McpServer, McpTool, PromptContext, ProviderInfo
+from promptc._model.conditions import CONDITION_KEYS, compile_condition
 from promptc._model.tools import (NAME_PATTERN, mcp_bindings, mcp_function_name,
                                   sanitize_tool_name)
+from promptc.testing import make_context
 
-from .conftest import load_context
 
 TEXT = ProviderInfo("x", "y", native_tools=False)
 NATIVE = ProviderInfo("anthropic", "claude-sonnet-4-5")
@@ -133,7 +134,7 @@ def test_mcp_function_names() -> None:
 
 
 def test_builtin_native_schemas_are_valid_json_schema(builtins: Compiler) -> None:
-    ctx = load_context("full")
+    ctx = make_context("full")
     for vid in builtins.registry.variants:
         for provider in (TEXT, NATIVE):
             tools = builtins.compile(provider, ctx, variant=vid).tools
@@ -160,26 +161,26 @@ def test_native_mcp_tools_never_take_a_builtin_name(builtins: Compiler) -> None:
     assert '<mcp_tool name="read_file" function="mcp__files__read_file">' in section
     assert '<mcp_server name="files">' in section  # the server's own words, fenced
     [fn] = [f for f in out.tools.anthropic() if f["name"] == "mcp__files__read_file"]
-    assert fn["description"] == "Shadow the built-in."  # verbatim
+    assert fn["description"] == "[MCP files] Shadow the built-in."  # its server, then its words
 
 
 def test_builtin_tools_come_first_then_session_tools(builtins: Compiler) -> None:
     """The built-in block depends only on the variant, features, mode and model; tools that
     depend on the session (skills, MCP servers) follow it, then the MCP functions."""
-    out = builtins.compile(NATIVE, load_context("full"), variant="native-next-gen")
+    out = builtins.compile(NATIVE, make_context("full"), variant="native-next-gen")
     names = out.tools.names
     stable = out.tools.stable
     assert names[stable:stable + 3] == ("access_mcp_resource", "load_skill",
                                         "load_skill_reference")
     assert all(n.startswith("mcp__") for n in names[stable + 3:])
-    bare = builtins.compile(NATIVE, load_context("no_rules_skills"), variant="native-next-gen")
+    bare = builtins.compile(NATIVE, make_context("no_rules_skills"), variant="native-next-gen")
     assert bare.tools.names[:bare.tools.stable] == names[:stable]
 
 
 @pytest.mark.parametrize("context", ["full", "no_browser", "no_mcp", "no_rules_skills", "plan"])
 def test_text_variants_list_exactly_the_enabled_tools(builtins: Compiler, context: str) -> None:
     import re
-    ctx = load_context(context)
+    ctx = make_context(context)
     for vid in builtins.registry.variants:
         for provider in (TEXT, NATIVE):
             out = builtins.compile(provider, ctx, variant=vid)
@@ -205,12 +206,12 @@ def test_text_variants_list_exactly_the_enabled_tools(builtins: Compiler, contex
 def test_models_routed_to_generic_get_native_tools(builtins: Compiler, model: str) -> None:
     provider = {"claude-3-7-sonnet": "anthropic", "mistral-large-latest": "mistral"}.get(
         model, "openai")
-    out = builtins.compile(ProviderInfo(provider, model), load_context("full"))
+    out = builtins.compile(ProviderInfo(provider, model), make_context("full"))
     assert out.variant.id == "generic"
     assert out.tools.mode == "native" and out.tools.decided_by == "model"
     assert out.section("tools") is None and out.section("tool_calling") is not None
     text = builtins.compile(ProviderInfo(provider, model, native_tools=False),
-                            load_context("full"))
+                            make_context("full"))
     assert text.variant.id == "generic" and text.tools.mode == "text"
     assert text.tools.choice is not None and text.tools.choice.decided_by == "client"
     assert text.section("tools") is not None and text.section("tool_calling") is None
@@ -221,13 +222,14 @@ def test_the_chain_client_then_variant_then_model_then_text(builtins: Compiler) 
         c = builtins.compile(provider, PromptContext(), variant=variant).tools.choice
         assert c is not None and c.reason
         return c.mode, c.decided_by
-    assert choice(ProviderInfo("zai", "glm-4.6")) == ("text", "variant")
-    assert choice(ProviderInfo("zai", "glm-4.6", native_tools=True)) == ("native", "client")
+    assert choice(ProviderInfo("ollama", "qwen3:8b")) == ("text", "variant")  # compact pins
+    assert choice(ProviderInfo("ollama", "qwen3:8b", native_tools=True)) == ("native", "client")
     assert choice(ProviderInfo("openai", "gpt-4.1")) == ("native", "model")
     assert choice(ProviderInfo("x", "never-heard-of-it"), "generic")[1] in ("model", "default")
-    forced = builtins.compile(ProviderInfo("zai", "glm-4.6", native_tools=True), PromptContext())
+    forced = builtins.compile(ProviderInfo("ollama", "qwen3:8b", native_tools=True),
+                              PromptContext())
     [note] = [d for d in forced.diagnostics if d.code == "tool-mode-client"]
-    assert note.level == "info" and "glm" in note.message
+    assert note.level == "info" and "compact" in note.message
     assert forced.tools.choice is not None and forced.tools.choice.overrides_variant
     assert forced.tools.choice.to_dict()["decided_by"] == "client"
 
@@ -244,6 +246,44 @@ def test_cli_render_follows_the_chain(capsys: pytest.CaptureFixture[str]) -> Non
     assert main([*base, "--native-tools", "no"]) == 0
     text = json.loads(capsys.readouterr().out)
     assert "tools" not in text and "<read_file>" in text["messages"][0]["content"]
+
+
+@pytest.mark.parametrize(("provider", "model", "mode"), [
+    ("zai", "glm-4.6", "native"),                        # Z.ai's API: function calling
+    ("openrouter", "z-ai/glm-4.6", "native"),
+    ("fireworks_ai", "accounts/fireworks/models/glm-4p6", "native"),
+    ("hosted_vllm", "zai-org/GLM-4.6", "text"),          # depends on the server's flags
+    ("vllm", "glm-4.5-air", "text"),
+])
+def test_glm_calls_natively_where_it_is_served_with_function_calling(
+        builtins: Compiler, provider: str, model: str, mode: str) -> None:
+    """Issue 23: the glm variant follows the model data (no pinned text mode); a self-hosted
+    server's GLM gets text tools unless the client says otherwise."""
+    out = builtins.compile(ProviderInfo(provider, model), make_context("full"))
+    assert out.variant.id == "glm" and out.tools.mode == mode
+    assert out.tools.choice is not None and out.tools.choice.decided_by == "model"
+    calling = out.section("tool_calling" if mode == "native" else "tool_use")
+    assert calling is not None and "chat template" in calling.text
+    assert "does nothing" not in out.text  # its own format is read, in either mode
+
+
+# Every key a tool's [when] table may hold, with a value and whether it holds for the full
+# context in act mode, on a model with native tools but no images, in text tool mode.
+_EVERY_CONDITION = {"feature": ("browser", True), "mode": (["plan"], False),
+                    "has": (["rules", "attachments"], False), "native_tools": (True, True),
+                    "images": (True, False), "tool_mode": (["text"], True),
+                    "any": ([{"mode": "plan"}, {"tool_mode": "text"}], True),
+                    "all": ([{"mode": "plan"}, {"tool_mode": "text"}], False),
+                    "not": ({"has": "skills"}, False)}
+
+
+def test_every_condition_key_compiles_to_its_own_test() -> None:
+    assert set(_EVERY_CONDITION) == set(CONDITION_KEYS)  # a new key needs a case here
+    context = make_context("full", mode="act")
+    provider = ProviderInfo("openai", "gpt-4.1", native_tools=True, images=False).resolved()
+    for key, (value, expected) in _EVERY_CONDITION.items():
+        condition = compile_condition({key: value}, "look.toml")
+        assert condition(context, provider, "text") is expected, (key, condition.description)
 
 
 def _scribble(value: object) -> None:

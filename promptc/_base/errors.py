@@ -108,9 +108,10 @@ class InputError(PromptcError, ValueError):
 class BudgetExceededError(PromptcError, ValueError):
     """The required sections alone do not fit the token budget."""
 
-    def __init__(self, message: str, *, report: Any = None, **kwargs: Any) -> None:
+    def __init__(self, message: str, *, report: Any = None, source: str | None = None,
+                 line: int | None = None, field: str | None = None) -> None:
         self.report = report
-        super().__init__(message, **kwargs)
+        super().__init__(message, source=source, line=line, field=field)
 
 
 class StrictModeError(PromptcError, RuntimeError):

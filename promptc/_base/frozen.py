@@ -14,7 +14,9 @@ unpacked only if someone reads it.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator, Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 __all__ = ["FrozenDict", "EMPTY", "freeze", "thaw", "dumps_json", "compact_json", "FreshCopies",
@@ -152,71 +154,83 @@ def freeze(value: Any) -> Any:
 
     Iterative rather than recursive so a schema nested thousands deep cannot hit the recursion limit.
     """
-    if not isinstance(value, (dict, list, tuple, FrozenDict)):
-        return value
-    if isinstance(value, FrozenDict):
+    if isinstance(value, FrozenDict) or not isinstance(value, (dict, list, tuple)):
         return value
     root_holder: list[Any] = [None]
     stack: list[tuple[Any, list[Any], int]] = [(value, root_holder, 0)]
+    # each container as it is met (parents before their children): its keys (None: a list),
+    # its slots, and where the frozen container goes
     pending: list[tuple[list[str] | None, list[Any], list[Any], int]] = []
     while stack:
         node, parent, index = stack.pop()
-        if isinstance(node, FrozenDict):
-            parent[index] = node
-        elif isinstance(node, dict):
-            keys = list(node.keys())
-            slots: list[Any] = [None] * len(keys)
-            pending.append((keys, slots, parent, index))
-            for i, k in enumerate(keys):
-                stack.append((node[k], slots, i))
-        elif isinstance(node, (list, tuple)):
-            slots = [None] * len(node)
-            pending.append((None, slots, parent, index))
-            for i, item in enumerate(node):
-                stack.append((item, slots, i))
-        else:
-            parent[index] = node
-    for keys, slots, parent, index in reversed(pending):
-        if keys is not None:
-            fd = FrozenDict.__new__(FrozenDict)
-            fd._data = dict(zip(keys, slots))
-            fd._flat = fd._hash = fd._json = None
-            parent[index] = fd
-        else:
-            parent[index] = tuple(slots)
+        keys, slots = _slots(node, stack)
+        pending.append((keys, slots, parent, index))
+    for keys, slots, parent, index in reversed(pending):  # children first
+        parent[index] = _frozen(keys, slots)
     return root_holder[0]
+
+
+def _slots(node: Any, stack: list[tuple[Any, list[Any], int]]
+           ) -> tuple[list[str] | None, list[Any]]:
+    """A dict's keys (None for a list or tuple) and its values' slots: frozen values and
+    scalars go in now, containers are queued on `stack` to be frozen into their slot."""
+    keys = list(node) if isinstance(node, dict) else None
+    slots: list[Any] = [None] * len(node)
+    for i, item in enumerate(node.values() if keys is not None else node):
+        if isinstance(item, FrozenDict) or not isinstance(item, (dict, list, tuple)):
+            slots[i] = item
+        else:
+            stack.append((item, slots, i))
+    return keys, slots
+
+
+def _frozen(keys: list[str] | None, slots: list[Any]) -> Any:
+    if keys is None:
+        return tuple(slots)
+    fd = FrozenDict.__new__(FrozenDict)
+    fd._data = dict(zip(keys, slots))
+    fd._flat = fd._hash = fd._json = None
+    return fd
+
+
+_CONTAINERS = (FrozenDict, tuple, dict, list)
 
 
 def thaw(value: Any) -> Any:
     """Turn frozen data back into fresh plain dicts and lists (for JSON output), iteratively."""
     if isinstance(value, FrozenDict) and value._data is None:
         return json.loads(value._json or "{}")  # packed: the C parser makes the fresh copy
-    if not isinstance(value, (FrozenDict, tuple, dict, list)):
+    if not isinstance(value, _CONTAINERS):
         return value
     root_holder: list[Any] = [None]
     stack: list[tuple[Any, Any, Any]] = [(value, root_holder, 0)]
     while stack:
         node, parent, index = stack.pop()
-        if isinstance(node, FrozenDict) and node._data is None:
-            parent[index] = json.loads(node._json or "{}")
-        elif isinstance(node, (FrozenDict, dict)):
-            out: Any = {}
-            parent[index] = out
-            for k, v in node.items():
-                if isinstance(v, (FrozenDict, tuple, dict, list)):
-                    out[k] = None
-                    stack.append((v, out, k))
-                else:
-                    out[k] = v
-        elif isinstance(node, (tuple, list)):
-            out = [None] * len(node)
-            parent[index] = out
-            for i, v in enumerate(node):
-                if isinstance(v, (FrozenDict, tuple, dict, list)):
-                    stack.append((v, out, i))
-                else:
-                    out[i] = v
+        parent[index] = _thawed(node, stack)
     return root_holder[0]
+
+
+def _thawed(node: Any, stack: list[tuple[Any, Any, Any]]) -> Any:
+    """A fresh plain copy of one container: scalars copied in, containers queued on `stack`
+    to be thawed into their place."""
+    if isinstance(node, FrozenDict) and node._data is None:
+        return json.loads(node._json or "{}")
+    if isinstance(node, (FrozenDict, dict)):
+        table: dict[str, Any] = {}
+        for k, v in node.items():
+            if isinstance(v, _CONTAINERS):
+                table[k] = None  # keeps the key's place
+                stack.append((v, table, k))
+            else:
+                table[k] = v
+        return table
+    items: list[Any] = [None] * len(node)
+    for i, v in enumerate(node):
+        if isinstance(v, _CONTAINERS):
+            stack.append((v, items, i))
+        else:
+            items[i] = v
+    return items
 
 
 class _Marker:
@@ -290,40 +304,54 @@ def dumps_json(value: Any, indent: int | None = 2,
 
 def _dumps_iterative(value: Any, indent: int | None,
                      separators: tuple[str, str] | None = None) -> str:
-    from json.encoder import encode_basestring
-    out: list[str] = []
-    nl = "\n" if indent is not None else ""
-    pad = " " * (indent or 0)
-    item_sep, key_sep = separators or (("," if indent is not None else ", "), ": ")
-    # work items: ("value", obj, depth) | ("text", str)
-    work: list[tuple[Any, ...]] = [("value", value, 0)]
-    while work:
-        item = work.pop()
-        if item[0] == "text":
-            out.append(item[1])
-            continue
-        _, obj, depth = item
-        if isinstance(obj, (dict, FrozenDict, list, tuple)):
-            table = isinstance(obj, (dict, FrozenDict))
-            entries = list(obj.items()) if isinstance(obj, (dict, FrozenDict)) else \
-                [(None, v) for v in obj]
-            opening, closing = ("{", "}") if table else ("[", "]")
-            if not entries:
-                out.append(opening + closing)
-                continue
-            inner = nl + pad * (depth + 1)
-            out.append(opening)
-            work.append(("text", nl + pad * depth + closing))
-            for i in range(len(entries) - 1, -1, -1):
-                k, v = entries[i]
-                work.append(("value", v, depth + 1))
-                lead = inner if i == 0 else item_sep + inner
-                if table:
-                    lead += encode_basestring(str(k)) + key_sep
-                work.append(("text", lead))
+    return _IterativeEncoder(indent, separators).encode(value)
+
+
+class _IterativeEncoder:
+    """`json.dumps`'s text, written from a work list instead of recursion: each entry is a
+    value still to encode (with its depth) or text ready to go out."""
+
+    def __init__(self, indent: int | None, separators: tuple[str, str] | None) -> None:
+        self.newline = "\n" if indent is not None else ""
+        self.pad = " " * (indent or 0)
+        self.item_sep, self.key_sep = separators or (("," if indent is not None else ", "), ": ")
+
+    def encode(self, value: Any) -> str:
+        out: list[str] = []
+        work: list[tuple[Any, ...]] = [("value", value, 0)]  # ("value", obj, depth) | ("text", s)
+        while work:
+            item = work.pop()
+            if item[0] == "text":
+                out.append(item[1])
+            else:
+                self._value(item[1], item[2], out, work)
+        return "".join(out)
+
+    def _value(self, obj: Any, depth: int, out: list[str], work: list[tuple[Any, ...]]) -> None:
+        if isinstance(obj, (dict, FrozenDict)):
+            self._container(list(obj.items()), "{}", depth, out, work)
+        elif isinstance(obj, (list, tuple)):
+            self._container([(None, v) for v in obj], "[]", depth, out, work)
         else:
             out.append(json.dumps(obj, ensure_ascii=False))
-    return "".join(out)
+
+    def _container(self, entries: list[tuple[Any, Any]], brackets: str, depth: int,
+                   out: list[str], work: list[tuple[Any, ...]]) -> None:
+        """Open a table or list, and queue its entries (last first, so the first comes out
+        first) and its closing bracket."""
+        if not entries:
+            out.append(brackets)
+            return
+        out.append(brackets[0])
+        work.append(("text", self.newline + self.pad * depth + brackets[1]))
+        inner = self.newline + self.pad * (depth + 1)
+        for i in range(len(entries) - 1, -1, -1):
+            k, v = entries[i]
+            work.append(("value", v, depth + 1))
+            lead = inner if i == 0 else self.item_sep + inner
+            if brackets == "{}":
+                lead += encode_basestring(str(k)) + self.key_sep
+            work.append(("text", lead))
 
 
 class FreshCopies:
@@ -362,24 +390,34 @@ class FreshCopies:
 def _literal_builder(value: Any) -> Any:
     """A function returning a fresh copy of `value`, compiled from its literal form, or None
     when the value holds anything but JSON data with finite numbers (then repr is no literal)."""
-    import math
+    if not _literal_data(value):
+        return None
+    try:
+        code = compile("lambda: " + repr(value), "<promptc literal>", "eval")
+    except (RecursionError, MemoryError, SyntaxError, ValueError):
+        return None  # nested deeper than the compiler allows: marshal handles any depth
+    return eval(code, {"__builtins__": {}})  # noqa: S307 - only literals, from repr() above
+
+
+def _literal_data(value: Any) -> bool:
+    """Plain dicts (of string keys), lists, strings, finite numbers, booleans and None only."""
     stack = [value]
     while stack:
         node = stack.pop()
         cls = node.__class__
         if cls is dict:
             if any(k.__class__ is not str for k in node):
-                return None
+                return False
             stack.extend(node.values())
         elif cls is list:
             stack.extend(node)
-        elif cls is float:
-            if not math.isfinite(node):
-                return None
-        elif cls not in (str, int, bool) and node is not None:
-            return None
-    try:
-        code = compile("lambda: " + repr(value), "<promptc literal>", "eval")
-    except (RecursionError, MemoryError, SyntaxError, ValueError):
-        return None  # nested deeper than the compiler allows: marshal handles any depth
-    return eval(code, {"__builtins__": {}})  # noqa: S307 - only literals, from repr() above
+        elif not _literal_scalar(node):
+            return False
+    return True
+
+
+def _literal_scalar(node: Any) -> bool:
+    cls = node.__class__
+    if cls is float:
+        return math.isfinite(node)
+    return cls in (str, int, bool) or node is None

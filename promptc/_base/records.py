@@ -129,22 +129,35 @@ def build_record(cls: type, data: Any, *, path: str = "", source: str | None = N
                         field=_join(path, key))
         nested = fields[name]
         if nested is not None and value is not None:
-            kind, sub = nested
-            if kind == "one":
-                value = build_record(sub, value, path=_join(path, key), source=source,
-                                     error=error)
-            elif not isinstance(value, (list, tuple)):
-                raise error(f"must be a list, got {describe(value)}", source=source,
-                            field=_join(path, key))
-            else:
-                value = tuple(item if item.__class__ is sub else
-                              build_record(sub, item, path=f"{_join(path, key)}[{i}]",
-                                           source=source, error=error)
-                              for i, item in enumerate(value))
+            value = _built(nested, value, _join(path, key), source, error)
         kwargs[name] = value
+    _check_required(required, kwargs, path, source, error)
+    return _construct(cls, kwargs, path, source, error)
+
+
+def _built(nested: Nested, value: Any, path: str, source: str | None,
+           error: type[PromptcError]) -> Any:
+    """A field's nested record, or its tuple of records (items already built are kept)."""
+    kind, sub = nested
+    if kind == "one":
+        return build_record(sub, value, path=path, source=source, error=error)
+    if not isinstance(value, (list, tuple)):
+        raise error(f"must be a list, got {describe(value)}", source=source, field=path)
+    return tuple(item if item.__class__ is sub else
+                 build_record(sub, item, path=f"{path}[{i}]", source=source, error=error)
+                 for i, item in enumerate(value))
+
+
+def _check_required(required: tuple[str, ...], kwargs: Mapping[str, Any], path: str,
+                    source: str | None, error: type[PromptcError]) -> None:
     for name in required:
         if name not in kwargs:
             raise error(f"missing required field {name!r}", source=source, field=path or None)
+
+
+def _construct(cls: type, kwargs: dict[str, Any], path: str, source: str | None,
+               error: type[PromptcError]) -> Any:
+    """`cls(**kwargs)`; what its own validators raise is re-raised as `error` at `path`."""
     try:
         return cls(**kwargs)
     except PromptcError as exc:

@@ -25,17 +25,19 @@ from typing import Any
 import attrs
 
 from .._base.suggest import did_you_mean
-from .mcp_check import Cache, check_arguments
+from .mcp_check import Cache, check_arguments, value_at
 from .nulls import drop_unasked_nulls
 from .records import CallError, CallProblem, Problem, ToolCall
 from .replies import Wire
-from .values import from_text, integral, load_json, type_problem
+from .unknown import EQUIVALENTS, squash
+from .values import from_text, integral, load_json, repeated_keys, type_problem
 
 __all__ = ["Param", "BuiltinTool", "McpEntry", "CallChecker", "Span", "USE_MCP_TOOL",
            "MAX_LISTED"]
 
 USE_MCP_TOOL = "use_mcp_tool"
 MAX_LISTED = 40
+_MEMO = 256
 
 
 @attrs.frozen
@@ -101,7 +103,7 @@ class CallChecker:
     """Checks calls against one request's tools in one mode. Built once per tool set and mode
     (its tables are shared by `in_mode`)."""
 
-    __slots__ = ("_tools", "_functions", "_servers", "mode", "_cache")
+    __slots__ = ("_tools", "_functions", "_servers", "mode", "_cache", "_not_offered")
 
     def __init__(self, tools: Sequence[BuiltinTool], mcp: Sequence[McpEntry], mode: str,
                  cache: Cache | None = None) -> None:
@@ -113,6 +115,7 @@ class CallChecker:
         self._servers = servers
         self.mode = mode
         self._cache: Cache = cache if cache is not None else _NoCache()
+        self._not_offered: dict[str, CallProblem] = {}  # recent unknown names' messages
 
     def in_mode(self, mode: str) -> CallChecker:
         if mode == self.mode:
@@ -120,6 +123,7 @@ class CallChecker:
         other = object.__new__(CallChecker)
         other._tools, other._functions = self._tools, self._functions
         other._servers, other._cache, other.mode = self._servers, self._cache, mode
+        other._not_offered = self._not_offered  # the message does not depend on the mode
         return other
 
     # --- what is offered ----------------------------------------------------------------------
@@ -144,7 +148,17 @@ class CallChecker:
         return entry is not None and (mode != "plan" or entry.read_only)
 
     def unknown_tool(self, name: str) -> CallProblem:
-        hint = did_you_mean(name, self.names)
+        """Why `name` cannot be called, with the tools that can. Made once per name (a reply
+        may repeat one thousands of times; the memo forgets past `_MEMO` names)."""
+        made = self._not_offered.get(name)
+        if made is None:
+            if len(self._not_offered) >= _MEMO:
+                self._not_offered.clear()
+            made = self._not_offered[name] = self._not_offered_problem(name)
+        return made
+
+    def _not_offered_problem(self, name: str) -> CallProblem:
+        hint = did_you_mean(name, self.names) or self._equivalent(name)
         shown = list(self.names)
         listed = ", ".join(shown[:MAX_LISTED]) or "none"
         if len(shown) > MAX_LISTED:
@@ -153,6 +167,13 @@ class CallChecker:
         return CallProblem(Problem.UNKNOWN_TOOL,
                            f"tool {name!r} is not offered{hint}{where}; the tools offered: "
                            f"{listed}")
+
+    def _equivalent(self, name: str) -> str:
+        """For another agent's tool (`Bash`, `Grep`): the offered tool that does its job."""
+        mine = EQUIVALENTS.get(squash(name))
+        if mine is None or not self.offers(mine):
+            return ""
+        return f" (the tool for that here is {mine!r})"
 
     def _mcp_home(self, name: str) -> str:
         """For a bare MCP tool name called directly: where it lives and how to reach it."""
@@ -189,7 +210,7 @@ class CallChecker:
         entry = self._functions.get(name)
         if entry is not None:
             return self._function(entry, given, problems, span)
-        return _error(name, [*problems, self.unknown_tool(name)], {}, span)
+        return _error(name, [self.unknown_tool(name)], {}, span)  # its arguments do not matter
 
     def _refusal(self, name: str, read_only_rule: bool) -> CallProblem:
         allowed = [n for n in self.names if self.allowed(n)]
@@ -205,7 +226,8 @@ class CallChecker:
             return _error(tool.name, [self._refusal(tool.name, False)], {}, span)
         problems = list(found)
         values = _values(tool, given, problems, text)
-        _missing(tool, values, problems)
+        if not _unreadable(found):  # unread arguments miss nothing: say only why
+            _missing(tool, values, problems)
         if problems:
             return _error(tool.name, problems, values, span)
         if tool.name == USE_MCP_TOOL:
@@ -224,11 +246,13 @@ class CallChecker:
         arguments = _json_object(values.get("arguments"))
         if isinstance(arguments, CallProblem):
             return _error(USE_MCP_TOOL, [arguments], values, span, entry)
+        problems = _repeats_in_arguments(entry.label, arguments)
         arguments = drop_unasked_nulls(arguments, entry.schema)
         verdict = check_arguments(arguments, entry.schema, entry.key, entry.label, self._cache)
         values = {**values, "arguments": arguments}
-        if verdict.problems:
-            return _error(USE_MCP_TOOL, list(verdict.problems), values, span, entry)
+        problems.extend(verdict.problems)
+        if problems:
+            return _error(USE_MCP_TOOL, problems, values, span, entry)
         return ToolCall(USE_MCP_TOOL, values, span.raw, span.start, span.end,
                         server=entry.server, tool=entry.tool, call_id=span.call_id,
                         wire=span.wire, warnings=verdict.warnings)
@@ -252,12 +276,15 @@ class CallChecker:
         name = entry.function or entry.tool
         if self.mode == "plan" and not entry.read_only:
             return _error(name, [self._refusal(name, True)], {}, span, entry)
+        if _unreadable(found):
+            return _error(name, found, {}, span, entry)
         problems = list(found)
         arguments: dict[str, Any] = {}
         for key, value in given:
             if key in arguments:
                 problems.append(_twice(name, key))
             arguments[key] = value
+        problems.extend(_repeats_in_arguments(name, arguments, top=False))
         arguments = drop_unasked_nulls(arguments, entry.schema)
         verdict = check_arguments(arguments, entry.schema, entry.key, entry.label, self._cache)
         problems.extend(verdict.problems)
@@ -300,13 +327,23 @@ def _values(tool: BuiltinTool, given: Given, problems: list[CallProblem], text: 
         converted, why = convert(param, value)
         if why is None:
             values[key] = converted
-        elif why.startswith("must be one of"):
-            problems.append(CallProblem(Problem.NOT_AN_OPTION, f"parameter {key!r} of "
-                                        f"{tool.name} {why}", key))
+            problems.extend(_repeats_in_value(tool, key, converted))
         else:
-            problems.append(CallProblem(Problem.BAD_VALUE, f"parameter {key!r} of "
-                                        f"{tool.name} {why}", key))
+            problems.append(_wrong_value(tool, key, why))
     return values
+
+
+def _repeats_in_value(tool: BuiltinTool, key: str, value: Any) -> list[CallProblem]:
+    """Keys given twice inside a value (`use_mcp_tool`'s arguments are checked as the MCP
+    tool's own, in `_through_use_mcp_tool`)."""
+    if tool.name == USE_MCP_TOOL and key == "arguments":
+        return []
+    return _nested_repeats(tool.name, key, value)
+
+
+def _wrong_value(tool: BuiltinTool, key: str, why: str) -> CallProblem:
+    code = Problem.NOT_AN_OPTION if why.startswith("must be one of") else Problem.BAD_VALUE
+    return CallProblem(code, f"parameter {key!r} of {tool.name} {why}", key)
 
 
 def _from_text(param: Param, raw: Any) -> tuple[Any, str | None]:
@@ -343,6 +380,30 @@ def _unknown_parameter(tool: BuiltinTool, name: str) -> CallProblem:
     return CallProblem(Problem.UNKNOWN_PARAMETER, f"tool {tool.name!r} has no parameter "
                        f"{name!r}{did_you_mean(name, tool.order)} (its parameters: {known})",
                        name)
+
+
+def _unreadable(problems: Sequence[CallProblem]) -> bool:
+    """The arguments could not be read at all (bad JSON): nothing else about them is known."""
+    return any(p.code == Problem.BAD_JSON for p in problems)
+
+
+def _nested_repeats(label: str, parameter: str, value: Any) -> list[CallProblem]:
+    """A key given twice in a JSON object inside the value of `parameter`."""
+    return [CallProblem(Problem.DUPLICATE_PARAMETER,
+                        f"{value_at((parameter, *path), label)} gives the key {key!r} twice",
+                        parameter)
+            for path, key in repeated_keys(value)]
+
+
+def _repeats_in_arguments(label: str, arguments: Mapping[str, Any], top: bool = True
+                          ) -> list[CallProblem]:
+    """An MCP tool's arguments: a key given twice at the top is a parameter given twice
+    (`top`: still to report; a native call's were reported as it was read), deeper ones are
+    reported inside their parameter, as for any tool."""
+    found = [_twice(label, key) for key in getattr(arguments, "twice", ())] if top else []
+    for key, value in arguments.items():
+        found.extend(_nested_repeats(label, key, value))
+    return found
 
 
 def _twice(tool: str, name: str) -> CallProblem:

@@ -20,7 +20,7 @@ from .mcp_check import Cache
 from .reader import MessageReader
 from .records import CallError, CallProblem, ParsedMessage, Problem, ToolCall
 from .taught import format_call
-from .values import load_json
+from .values import load_json, pairs
 from .wire import read_provider_call
 
 __all__ = ["CallDesk", "builtin_tools", "mcp_entries", "native_given"]
@@ -65,21 +65,13 @@ def native_given(arguments: str | Mapping[str, Any] | None
     if not isinstance(arguments, str):
         if not isinstance(arguments, Mapping):
             return [], [CallProblem(Problem.BAD_JSON, "the arguments must be a JSON object")]
-        return list(arguments.items()), []
+        return pairs(arguments), []
     decoded = load_json(arguments)
     if decoded.problem is not None:
         return [], [CallProblem(Problem.BAD_JSON, f"the arguments text {decoded.problem}")]
     if not isinstance(decoded.value, dict):
         return [], [CallProblem(Problem.BAD_JSON, "the arguments must be a JSON object")]
-    given = list(decoded.value.items())
-    problems = []
-    for top, key in decoded.duplicates:
-        if top is None:
-            given.append((key, decoded.value[key]))
-        else:
-            problems.append(CallProblem(Problem.DUPLICATE_PARAMETER, f"parameter {top!r} holds "
-                                        f"a JSON object that gives the key {key!r} twice", top))
-    return given, problems
+    return pairs(decoded.value), []
 
 
 class CallDesk:

@@ -23,13 +23,14 @@ formats are text (converted by each parameter's type); in the JSON formats they 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import attrs
 
 from .scan import TextIndex, skip_space
-from .values import load_json, load_json_prefix
+from .values import load_json, load_json_prefix, pairs
 
 __all__ = ["ForeignCall", "Foreign", "FORMAT_NAMES", "read_tool_call_block",
            "read_function_block", "read_mistral", "read_bare_json", "MISTRAL", "FUNCTION_TAG"]
@@ -46,6 +47,8 @@ FUNCTION_TAG = re.compile(r"<function=([^>\n]{1,80})>")
 _PARAMETER_TAG = re.compile(r"<parameter=([^>\n]{1,80})>")
 _MISTRAL_NAMED = re.compile(r"([A-Za-z0-9_.\-]{1,80})(?:\[CALL_ID\][^\[\n]{0,80})?\[ARGS\]")
 _ARG_KEY = "<arg_key>"
+_CALL_HEAD = re.compile(r'\[?\s*\{\s*"name"\s*:\s*"[^"\\\n]{1,80}"\s*,\s*'
+                        r'"(?:arguments|parameters)"\s*:')
 
 
 @attrs.frozen
@@ -121,7 +124,7 @@ def _json_call(item: Any) -> ForeignCall | str:
         arguments = {}
     if not isinstance(arguments, dict):
         return "its arguments are not an object"
-    return ForeignCall(item["name"], list(arguments.items()), False)
+    return ForeignCall(item["name"], pairs(arguments), False)
 
 
 def _functions(inner: str, start: int, end: int) -> Foreign:
@@ -216,7 +219,7 @@ def _read_mistral(text: str, partial: bool) -> tuple[Foreign | None, int]:
         if not isinstance(arguments, dict):
             return Foreign("mistral", start, end, problem="its arguments are not an object"), end
         return Foreign("mistral", start, end,
-                       (ForeignCall(named.group(1), list(arguments.items()), False),)), end
+                       (ForeignCall(named.group(1), pairs(arguments), False),)), end
     decoded, end = load_json_prefix(text, pos)
     if decoded.problem is not None:
         return _mistral_failed(start, end, decoded.problem, partial)
@@ -233,17 +236,36 @@ def _mistral_failed(start: int, end: int, problem: str, partial: bool
 
 def read_bare_json(text: str, start: int, end: int) -> Foreign | None:
     """`text[start:end]` (stripped) as a bare JSON call or list of calls, or None when it is
-    not one (not JSON, or JSON that is not shaped like a call: then it is prose)."""
+    not one (not JSON, or JSON that is not shaped like a call: then it is prose). JSON shaped
+    like a call that cannot be read (a number out of range, `NaN`, a broken object after a
+    call's head) is a call that cannot be read, as it is in a `<tool_call>` block."""
     body = text[start:end].strip()
     if not body.startswith(("{", "[")) or '"name"' not in body:
         return None
     decoded = load_json(body)
     if decoded.problem is not None:
+        if _shaped_like_a_call(body):
+            return Foreign("json", start, end, problem=f"its JSON {decoded.problem}")
         return None
-    items = decoded.value if isinstance(decoded.value, list) else [decoded.value]
-    if not all(isinstance(i, dict) and ("arguments" in i or "parameters" in i) for i in items):
+    if not _is_call_list(decoded.value):
         return None  # JSON with a "name", but not shaped like a call: prose
     calls, problem = _json_calls(decoded.value)
     if problem:
         return None
     return Foreign("json", start, end, calls)
+
+
+def _is_call_list(value: Any) -> bool:
+    items = value if isinstance(value, list) else [value]
+    return all(isinstance(i, dict) and ("arguments" in i or "parameters" in i) for i in items)
+
+
+def _shaped_like_a_call(body: str) -> bool:
+    """JSON the strict reading refused: read leniently (any number, NaN), is it a call? When
+    even that fails, does it open like one (`{"name": "…", "arguments": …`)?"""
+    try:
+        value = json.loads(body, parse_int=lambda _s: 0, parse_float=lambda _s: 0.0,
+                           parse_constant=lambda _s: 0)
+    except (ValueError, RecursionError):
+        return _CALL_HEAD.match(body) is not None
+    return _is_call_list(value) and not _json_calls(value)[1]

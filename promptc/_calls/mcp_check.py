@@ -23,7 +23,8 @@ from .._model.json_schema import nesting_depth
 from .records import CallProblem, CallWarning, Notice, Problem
 from .values import MAX_NESTING
 
-__all__ = ["MAX_SCHEMA_NESTING", "MAX_PROBLEMS", "Verdict", "check_arguments", "Cache"]
+__all__ = ["MAX_SCHEMA_NESTING", "MAX_PROBLEMS", "Verdict", "check_arguments", "Cache",
+           "value_at"]
 
 MAX_SCHEMA_NESTING = 128
 MAX_PROBLEMS = 8
@@ -123,7 +124,7 @@ def _problems(error: Any, label: str) -> list[CallProblem]:
         return [_missing(label, name)]
     if keyword == "additionalProperties" and error.validator_value is False:
         return _extras(error, path, label)
-    where = _where(path, label)
+    where = value_at(path, label)
     if keyword == "type":
         return [CallProblem(Problem.BAD_VALUE, f"{where} must be {_types(error.validator_value)}"
                             f", got {_shown(error.instance)}", top)]
@@ -148,11 +149,12 @@ def _extras(error: Any, path: Sequence[Any], label: str) -> list[CallProblem]:
         return [CallProblem(Problem.UNKNOWN_PARAMETER, f"tool {label!r} has no parameter "
                             f"{k!r} (its parameters: {names})", k) for k in extras]
     top = str(path[0])
-    where = _where(path, label)
+    where = value_at(path, label)
     return [CallProblem(Problem.BAD_VALUE, f"{where} has no key {k!r}", top) for k in extras]
 
 
-def _where(path: Sequence[Any], label: str) -> str:
+def value_at(path: Sequence[Any], label: str) -> str:
+    """How a message names the value at `path` in the arguments of `label`."""
     if not path:
         return f"the arguments of {label}"
     text = str(path[0])

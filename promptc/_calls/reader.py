@@ -14,13 +14,14 @@ too). The rules, each the other half of a sentence in components/tool_use.md:
 * A call in a code fence is read only when the fence holds nothing but that call and ends the
   message (with a `fenced-call` warning). A call in inline code, in quotation marks, in a fence
   with other text or in a fence that prose follows is a quotation: prose (with a `quoted-call`
-  warning when the message makes no call). A streamed prefix never runs a fenced call: the
-  complete message decides.
-* A tag shaped like a call (`<name>` whose first child is a closed tag, closed itself) that
-  names no offered tool is an `unknown-tool` error wherever it stands, when the name looks like a
-  tool's (snake_case, or an offered name with other case or separators).
+  warning when the message makes no call).
+* A tag shaped like a call that names no offered tool is an `unknown-tool` error (what is
+  shaped like a call, and what stays markup: `unknown`).
 * Calls in a model's own format (see `foreign`) are read, checked and run with a
   `foreign-format` warning holding the same call in the taught form.
+* A streamed prefix (`partial=True`) runs nothing: its calls are shown as read so far, but text
+  still to come can make any of them reasoning (a later `</think>`), so only the complete reply
+  has a call to run (`ParsedMessage.call`); a fenced call is not even shown until then.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ from .foreign import (FORMAT_NAMES, FUNCTION_TAG, MISTRAL, Foreign, read_bare_js
                       read_function_block, read_mistral, read_tool_call_block)
 from .records import (CallError, CallProblem, CallWarning, Notice, OpenCall, ParsedMessage,
                       Part, Problem, ToolCall)
-from .scan import TAG, TextIndex, skip_space
+from .scan import TextIndex, skip_space
 from .taught import Opened, read_call
+from .unknown import UnknownTools
 
 __all__ = ["MessageReader", "REASONING_TAGS"]
 
@@ -48,13 +50,6 @@ _EVENTS = re.compile(r"(?P<fence>^[ ]{0,3}(?:`{3,}|~{3,})[^\n]*)"
                      r"|(?P<mistral>\[TOOL_CALLS\])", re.M)
 _QUOTES = frozenset("\"'`“‘«„")
 _HELD = re.compile(r"</?[A-Za-z0-9_=-]*")
-# Names that are markup, never tools: a reply's HTML or prose about it is not a call.
-_MARKUP = frozenset("""a abbr address article aside b blockquote body br button caption code col
-colgroup dd del details dfn div dl dt em fieldset figure footer form h1 h2 h3 h4 h5 h6 head
-header hr html i img input ins kbd label legend li main mark nav ol option p pre q s samp
-section select small span strong sub summary sup table tbody td textarea tfoot th thead time
-title tr u ul var""".split())
-
 Formatter = Callable[[str, dict[str, Any]], str]
 
 
@@ -63,7 +58,7 @@ class MessageReader:
     (for the foreign-format warnings). `native`: the tools are offered through function
     calling, so that is what a warning points a model at, not the text format."""
 
-    __slots__ = ("checker", "format_call", "native", "_offered", "_squashed")
+    __slots__ = ("checker", "format_call", "native", "_offered", "unknown")
 
     def __init__(self, checker: CallChecker, format_call: Formatter,
                  native: bool = False) -> None:
@@ -71,23 +66,14 @@ class MessageReader:
         self.format_call = format_call
         self.native = native
         self._offered = frozenset(checker.names)
-        self._squashed = frozenset(_squash(n) for n in checker.names)
+        self.unknown = UnknownTools(checker.names)
 
     def parse(self, text: str, partial: bool = False) -> ParsedMessage:
         return _Pass(self, text, partial).run()
 
-    def looks_like_tool(self, name: str) -> bool:
-        if name.lower() in _MARKUP:
-            return False
-        return "_" in name or _squash(name) in self._squashed
-
     @property
     def offered(self) -> frozenset[str]:
         return self._offered
-
-
-def _squash(name: str) -> str:
-    return name.lower().replace("_", "").replace("-", "")
 
 
 @attrs.frozen
@@ -185,23 +171,18 @@ class _Pass:
         return result.end
 
     def _unknown(self, m: re.Match[str]) -> int:
-        """A block shaped like a call of a tool nobody offers."""
+        """A block shaped like a call of a tool nobody offers (rules: `unknown`)."""
         name = m.group("tag")
-        if not self.reader.looks_like_tool(name):
+        found = self.reader.unknown.read(self.index, name, m.start(), m.end())
+        if found is None:
             return m.end()
-        text, index = self.text, self.index
-        child = TAG.match(text, skip_space(text, m.end()))
-        if child is None:
-            return m.end()
-        close = index.next_closer(name, child.end())
-        if close is None or index.next_closer(child.group(1), child.end(), close) is None:
-            return m.end()
-        end = close + len(name) + 3
-        span = Span(text[m.start():end], m.start(), end)
-        error = CallError(name, (self.checker.unknown_tool(name),), {}, span.raw, m.start(),
-                          end)
-        self._add(error, m.start(), end)
-        return end
+        if not found.sure and (self.quoting or self._quoted(m.start())):
+            return m.end()  # an example in a quotation, a fence or reasoning: prose
+        raw = self.text[m.start():found.end]
+        error = CallError(name, (self.checker.unknown_tool(name),), {}, raw, m.start(),
+                          found.end)
+        self._add(error, m.start(), found.end)
+        return found.end
 
     # --- calls in other formats ------------------------------------------------------------
 
@@ -376,7 +357,7 @@ class _Pass:
             return None
         if not self.found:
             bare = read_bare_json(self.text, 0, len(self.text))
-            if bare is not None and len(bare.calls) == 1:
+            if bare is not None and (len(bare.calls) == 1 or bare.problem):
                 self._foreign(bare, 0)
                 return self.found[0] if len(self.found) == 1 else None
         return None
@@ -392,7 +373,8 @@ class _Pass:
             self._emit_prose(len(self.text) - len(self.pending))
             if not self.partial:
                 self._notes()
-        return ParsedMessage(tuple(self.parts), self.open, self.pending, tuple(self.warnings))
+        return ParsedMessage(tuple(self.parts), self.open, self.pending, tuple(self.warnings),
+                             self.partial and not self.quoting)
 
     def _bare_json(self) -> None:
         """A message that is a bare JSON call (reasoning blocks aside)."""
@@ -463,12 +445,20 @@ class _Pass:
 
 
 def _second(item: ToolCall | CallError) -> CallError:
-    problem = CallProblem(Problem.SECOND_CALL,
-                          f"only one call per message is run, and this call to {item.name} "
-                          "came after the first: it was not run; send it in your next message, "
-                          "once you have the first call's result")
-    return CallError(item.name, (problem,), dict(item.arguments), item.raw, item.start,
-                     item.end)
+    """A call after the message's first: not run. One that could not have run anyway keeps
+    its own problems, so the model is not told to resend it as it is."""
+    if isinstance(item, CallError):
+        problems: tuple[CallProblem, ...] = (CallProblem(
+            Problem.SECOND_CALL, f"only one call per message is run, and this call to "
+            f"{item.name} came after the first, so it was not run; it could not run as written "
+            "either"), *item.problems)
+    else:
+        problems = (CallProblem(
+            Problem.SECOND_CALL, f"only one call per message is run, and this call to "
+            f"{item.name} came after the first: it was not run; send it in your next message, "
+            "once you have the first call's result"),)
+    return CallError(item.name, problems, dict(item.arguments), item.raw, item.start, item.end,
+                     server=item.server, tool=item.tool)
 
 
 def _shift(found: _Found, by: int) -> _Found:

@@ -191,12 +191,19 @@ Part = str | ToolCall | CallError
 
 @attrs.frozen
 class ParsedMessage:
-    """A reply split into prose, calls and errors, in order, and the warnings about it."""
+    """A reply split into prose, calls and errors, in order, and the warnings about it.
+
+    `partial`: the text was a streamed prefix (`parse(..., partial=True)`). Its calls and errors
+    are what has been read so far, for showing; none is final, since text still to come can
+    change what a call is (a `</think>` after it makes everything before it reasoning, which is
+    never run). So `call`, the call to run, is None until the reply is parsed complete.
+    """
 
     parts: tuple[Part, ...]
     open: OpenCall | None = None
     pending: str = ""  # streamed text held back: it may be the start of a call
     warnings: tuple[CallWarning, ...] = ()
+    partial: bool = False
 
     @property
     def calls(self) -> tuple[ToolCall, ...]:
@@ -204,7 +211,10 @@ class ParsedMessage:
 
     @property
     def call(self) -> ToolCall | None:
-        """The call to run: a text variant's message carries at most one."""
+        """The call to run: a text variant's message carries at most one. None for a
+        streamed prefix (`partial`): only the complete reply says what runs."""
+        if self.partial:
+            return None
         calls = self.calls
         return calls[0] if calls else None
 
@@ -231,7 +241,10 @@ class ParsedMessage:
                 parts.append({"call": part.to_dict()})
             else:
                 parts.append({"error": part.to_dict()})
-        return {"parts": parts, "calls": [c.to_dict() for c in self.calls],
-                "errors": [e.to_dict() for e in self.errors],
-                "warnings": [w.to_dict() for w in self.warnings],
-                "complete": self.complete}
+        out = {"parts": parts, "calls": [c.to_dict() for c in self.calls],
+               "errors": [e.to_dict() for e in self.errors],
+               "warnings": [w.to_dict() for w in self.warnings],
+               "complete": self.complete}
+        if self.partial:
+            out["partial"] = True
+        return out

@@ -18,6 +18,7 @@ TAG = re.compile(r"<([A-Za-z_][A-Za-z0-9_-]{0,63})>")
 CLOSER = re.compile(r"</([A-Za-z_][A-Za-z0-9_-]{0,63})>")
 _SPACE = re.compile(r"\s*")
 _TICKS = re.compile(r"`+")
+_LINE_END = re.compile(r"[ \t\r]*(?:\n|\Z)")
 
 
 def skip_space(text: str, pos: int) -> int:
@@ -28,7 +29,7 @@ def skip_space(text: str, pos: int) -> int:
 class TextIndex:
     """Positions of closing tags by name, of line breaks and of backtick runs in one text."""
 
-    __slots__ = ("text", "_closers", "_newlines", "_ticks", "_indent")
+    __slots__ = ("text", "_closers", "_newlines", "_ticks", "_indent", "_spaced", "_line_ends")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -36,6 +37,8 @@ class TextIndex:
         self._newlines: list[int] | None = None
         self._ticks: list[int] | None = None
         self._indent: dict[int, int] = {}  # line start → its first character that is not space
+        self._spaced: dict[int, int] = {}  # position → the first one at or after it not space
+        self._line_ends: dict[int, bool] = {}
 
     def closers(self, name: str) -> list[int]:
         table = self._closers
@@ -52,6 +55,22 @@ class TextIndex:
         if i == len(starts) or (before is not None and starts[i] >= before):
             return None
         return starts[i]
+
+    def after_space(self, pos: int) -> int:
+        """`skip_space(text, pos)`, remembered: readers that meet the same closing tag from
+        several openings skip the white space after it once."""
+        found = self._spaced.get(pos)
+        if found is None:
+            found = self._spaced[pos] = skip_space(self.text, pos)
+        return found
+
+    def ends_line(self, pos: int) -> bool:
+        """Only spaces or tabs stand between `pos` and the end of its line (remembered, like
+        `after_space`)."""
+        found = self._line_ends.get(pos)
+        if found is None:
+            found = self._line_ends[pos] = _LINE_END.match(self.text, pos) is not None
+        return found
 
     def line_start(self, pos: int) -> int:
         newlines = self._newlines

@@ -8,7 +8,8 @@ value or a message; never an exception, never a value that cannot be written bac
   (`1e999`), `NaN` and `Infinity`, are refused by name;
 * nesting deeper than `MAX_NESTING` levels is refused (the JSON parser's own recursion is caught
   and reported the same way);
-* a JSON object that gives one key twice is reported (a parser would silently keep the last).
+* a JSON object that gives one key twice comes back as a `Repeats` (the last value kept, as
+  JSON parsers do, and the repeated keys named), which the checker reports wherever it sits.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
 from .._model.json_schema import nesting_depth
 
-__all__ = ["MAX_DIGITS", "MAX_NESTING", "Decoded", "load_json", "load_json_prefix",
-           "from_text", "type_problem", "integral", "describe_type", "TYPE_CHECKS"]
+__all__ = ["MAX_DIGITS", "MAX_NESTING", "Decoded", "Repeats", "load_json", "load_json_prefix",
+           "repeated_keys", "pairs", "from_text", "type_problem", "integral", "describe_type",
+           "TYPE_CHECKS"]
 
 MAX_DIGITS = 4300  # Python's own limit for converting text to int (sys.int_info)
 MAX_NESTING = 64
@@ -36,12 +38,22 @@ class _Refused(ValueError):
 
 @attrs.frozen
 class Decoded:
-    """A JSON text decoded: the value, or the problem (then `value` is None). `duplicates`:
-    (the top-level key it sits under, or None at the top; the key given twice)."""
+    """A JSON text decoded: the value, or the problem (then `value` is None)."""
 
     value: Any
     problem: str | None = None
-    duplicates: tuple[tuple[str | None, str], ...] = ()
+
+
+class Repeats(dict[str, Any]):
+    """A JSON object that gave some keys more than once: the last value of each is kept (what
+    a JSON parser does) and `twice` names them, so the checker can report each."""
+
+    __slots__ = ("twice",)
+
+    def __init__(self, items: Iterable[tuple[str, Any]] = (), twice: tuple[str, ...] = ()
+                 ) -> None:
+        super().__init__(items)
+        self.twice = twice
 
 
 def _int(text: str) -> int:
@@ -62,25 +74,45 @@ def _constant(name: str) -> Any:
     raise _Refused(f"{name} (not a JSON number)")
 
 
-class _Pairs:
-    """The object hook: plain dicts, remembering which ones were given a key twice."""
-
-    __slots__ = ("repeated",)
-
-    def __init__(self) -> None:
-        self.repeated: dict[int, list[str]] = {}
-
-    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        out = dict(pairs)
-        if len(out) != len(pairs):
-            seen: set[str] = set()
-            twice = []
-            for key, _value in pairs:
-                if key in seen and key not in twice:
-                    twice.append(key)
-                seen.add(key)
-            self.repeated[id(out)] = twice
+def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object hook: plain dicts, and a `Repeats` for one that gives a key twice."""
+    out = dict(pairs)
+    if len(out) == len(pairs):
         return out
+    seen: set[str] = set()
+    twice: list[str] = []
+    for key, _value in pairs:
+        if key in seen and key not in twice:
+            twice.append(key)
+        seen.add(key)
+    return Repeats(pairs, tuple(twice))
+
+
+KeyPath = tuple[str | int, ...]
+
+
+def repeated_keys(value: Any) -> list[tuple[KeyPath, str]]:
+    """Every key given twice inside `value`: (the path to its object, the key), in order."""
+    out: list[tuple[KeyPath, str]] = []
+    stack: list[tuple[Any, KeyPath]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node, Repeats):
+                out.extend((path, key) for key in node.twice)
+            stack.extend((v, (*path, k)) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((v, (*path, i)) for i, v in reversed(list(enumerate(node))))
+    return out
+
+
+def pairs(arguments: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """A call's arguments as (parameter, value) in order, a key given twice given twice (so
+    the checker reports it like a repeated parameter tag)."""
+    given = list(arguments.items())
+    if isinstance(arguments, Repeats):
+        given.extend((key, arguments[key]) for key in arguments.twice)
+    return given
 
 
 def load_json(text: str) -> Decoded:
@@ -96,8 +128,7 @@ def load_json_prefix(text: str, pos: int) -> tuple[Decoded, int]:
 
 
 def _decode(text: str, pos: int | None) -> tuple[Decoded, int]:
-    hook = _Pairs()
-    decoder = json.JSONDecoder(object_pairs_hook=hook, parse_int=_int, parse_float=_float,
+    decoder = json.JSONDecoder(object_pairs_hook=_pairs_hook, parse_int=_int, parse_float=_float,
                                parse_constant=_constant)
     end = len(text)
     try:
@@ -111,28 +142,11 @@ def _decode(text: str, pos: int | None) -> tuple[Decoded, int]:
         return Decoded(None, f"nests more than {MAX_NESTING} levels deep"), end
     except json.JSONDecodeError as exc:
         return Decoded(None, f"is not valid JSON ({_short(exc.msg)} at character "
-                             f"{exc.pos - (pos or 0)})"), max(exc.pos, (pos or 0) + 1)
+                             f"{exc.pos - (pos or 0)})"), min(len(text),
+                                                             max(exc.pos, (pos or 0) + 1))
     if nesting_depth(value, MAX_NESTING) > MAX_NESTING:
         return Decoded(None, f"nests more than {MAX_NESTING} levels deep"), end
-    return Decoded(value, None, _where(value, hook.repeated) if hook.repeated else ()), end
-
-
-def _where(value: Any, repeated: Mapping[int, list[str]]) -> tuple[tuple[str | None, str], ...]:
-    """Each repeated key with the top-level key it sits under (None: the top level itself)."""
-    out: list[tuple[str | None, str]] = []
-    if not isinstance(value, dict):
-        return tuple((None, k) for keys in repeated.values() for k in keys)
-    out.extend((None, k) for k in repeated.get(id(value), ()))
-    for top, child in value.items():
-        stack = [child]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, dict):
-                out.extend((top, k) for k in repeated.get(id(node), ()))
-                stack.extend(node.values())
-            elif isinstance(node, list):
-                stack.extend(node)
-    return tuple(out)
+    return Decoded(value), end
 
 
 def _short(message: str, most: int = 80) -> str:
@@ -203,8 +217,6 @@ def from_text(kind: str, items: str | None, text: str) -> tuple[Any, str | None]
     decoded = load_json(stripped)
     if decoded.problem is not None:
         return None, f"must be {describe_type(kind)} written as JSON; the value {decoded.problem}"
-    if decoded.duplicates:
-        return None, f"gives the key {decoded.duplicates[0][1]!r} twice"
     why = type_problem(kind, items, decoded.value)
     if why is not None:
         return None, why + " written as JSON"

@@ -1,5 +1,5 @@
 """The `promptc` command line: `main` is the console script's entry point."""
 
-from .commands import main
+from .main import main
 
 __all__ = ["main"]

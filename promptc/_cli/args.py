@@ -1,12 +1,13 @@
 """What every command shares: errors that set the exit code, the parser and its help layout, the
-common options, and turning options into a Compiler, a provider and a context."""
+table of commands, the common options, and turning options into a Compiler, a provider and a
+context."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import attrs
@@ -19,7 +20,9 @@ from .._model.features import FeatureSet
 from .._model.provider import ProviderInfo
 from .format import bound, clean, format_diagnostic
 
-__all__ = ["UsageError", "Findings", "Parser", "epilog", "add_sources", "add_target",
+__all__ = ["UsageError", "Findings", "Parser", "epilog", "COMMANDS", "PARSERS", "Command",
+           "CommandFactory",
+           "add_command", "add_sources", "add_target",
            "add_json", "source_flags", "compiler_from", "target_from", "print_json",
            "print_diagnostics", "non_negative", "add_payload_options", "read_input_text",
            "provider_for", "DOCS"]
@@ -76,6 +79,43 @@ def epilog(examples: Sequence[str], exit_codes: str, see: str = "") -> str:
     if see:
         lines += ["", f"More: {see}"]
     return "\n".join(lines)
+
+
+Command = Callable[[argparse.Namespace], int]
+class VersionAction(argparse.Action):
+    """`--version`: read from the package metadata only when asked (it costs an import)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        from .. import __version__
+        sys.stdout.write(f"promptc {__version__}\n")
+        parser.exit()
+
+
+CommandFactory = Callable[..., argparse.ArgumentParser]  # `add_command`'s signature
+
+COMMANDS: dict[str, Command] = {}
+PARSERS: dict[str, argparse.ArgumentParser] = {}  # "" is the top-level parser
+
+
+def add_command(sub: Any, name: str, summary: str, description: str, examples: Sequence[str],
+                codes: str, see: str = "") -> argparse.ArgumentParser:
+    """A command's parser, with the help layout every command shares (`summary` in the
+    command list; the description, then `examples` and exit `codes` in its own help)."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        name, help=summary, description=description,
+        epilog=epilog(examples, codes, see or f"promptc help exit-codes · {DOCS}"))
+    # the global option also after the command (`promptc render … --debug`); SUPPRESS keeps
+    # the top-level value when it is not given here
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help=argparse.SUPPRESS)
+    p.add_argument("-V", "--version", action=VersionAction, help=argparse.SUPPRESS)
+    PARSERS[name] = p
+    return p
 
 
 def add_sources(p: argparse.ArgumentParser) -> None:
@@ -137,9 +177,10 @@ def add_json(p: argparse.ArgumentParser, what: str = "the full data") -> None:
 
 def add_payload_options(p: argparse.ArgumentParser) -> None:
     """How native tool definitions are shaped for OpenAI and Gemini."""
-    p.add_argument("--openai-api", choices=("chat", "responses"), default="chat",
-                   help="for --format openai: the Chat Completions (default) or Responses "
-                        "API shape")
+    p.add_argument("--openai-api", choices=("chat", "responses"), default=None,
+                   help="for --format openai: the Chat Completions or Responses API shape "
+                        "(default: Responses for a model the model data says is served only "
+                        "there, such as the GPT-5 Codex models; else Chat Completions)")
     p.add_argument("--strict-tools", choices=("yes", "no"), default="yes",
                    help="for --format openai: strict function schemas where strict mode can "
                         "express them (default yes; optional parameters become nullable)")
@@ -165,7 +206,7 @@ def read_input_text(name: str) -> str:
 def compiler_from(args: argparse.Namespace) -> Compiler:
     if getattr(args, "builtins_only", False):
         return Compiler.builtins()
-    project: Any = None
+    project: Any = True
     if getattr(args, "no_project", False):
         project = False
     elif getattr(args, "project", None):
@@ -180,6 +221,17 @@ def target_from(args: argparse.Namespace, features: FeatureSet | None = None
     `features` table is checked against (default: the built-ins')."""
     ctx = PromptContext.load(args.context, features=features) if args.context else \
         PromptContext()
+    info = provider_for(ctx.provider, args.provider, args.model, _capabilities(args))
+    changes: dict[str, Any] = {"provider": info, **_context_changes(args, ctx)}
+    try:
+        ctx = attrs.evolve(ctx, **changes)
+    except PromptcError as exc:
+        raise UsageError(f"--{exc.field or 'option'}: {exc.message}") from None
+    return info, ctx
+
+
+def _capabilities(args: argparse.Namespace) -> dict[str, Any]:
+    """The capabilities given on the command line (--native-tools, --images, …)."""
     caps: dict[str, Any] = {}
     if getattr(args, "native_tools", None):
         caps["native_tools"] = args.native_tools == "yes"
@@ -189,8 +241,12 @@ def target_from(args: argparse.Namespace, features: FeatureSet | None = None
         caps["context_window"] = args.context_window
     if getattr(args, "family", None):
         caps["family"] = args.family
-    info = provider_for(ctx.provider, args.provider, args.model, caps)
-    changes: dict[str, Any] = {"provider": info}
+    return caps
+
+
+def _context_changes(args: argparse.Namespace, ctx: PromptContext) -> dict[str, Any]:
+    """The context fields the options override (--date, --cwd, --mode, --set)."""
+    changes: dict[str, Any] = {}
     if args.date:
         changes["date"] = args.date
     if getattr(args, "cwd", None):
@@ -198,18 +254,19 @@ def target_from(args: argparse.Namespace, features: FeatureSet | None = None
     if getattr(args, "mode", None):
         changes["mode"] = args.mode
     if args.set:
-        runtime = dict(ctx.runtime)
-        for item in args.set:
-            name, eq, value = item.partition("=")
-            if not eq or not name:
-                raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
-            runtime[name] = _parse_value(value)
-        changes["runtime"] = runtime
-    try:
-        ctx = attrs.evolve(ctx, **changes)
-    except PromptcError as exc:
-        raise UsageError(f"--{exc.field or 'option'}: {exc.message}") from None
-    return info, ctx
+        changes["runtime"] = _runtime(ctx.runtime, args.set)
+    return changes
+
+
+def _runtime(base: Any, items: Sequence[str]) -> dict[str, Any]:
+    """The context's runtime inputs with each `--set NAME=VALUE` over them."""
+    runtime = dict(base)
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
+        runtime[name] = _parse_value(value)
+    return runtime
 
 
 def provider_for(base: ProviderInfo | None, provider: str | None, model: str | None,

@@ -103,69 +103,107 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
     that is > 0 (the cut marked with `…` and a note under the table); if that is not enough,
     the other left-aligned columns are wrapped too, widest first. Numbers never wrap. Cells are
     cleaned of control characters; `Styled` cells are painted on `stream`'s terms."""
-    import textwrap
     n = len(headers)
     align = align or "l" * n
     wrap = wrap % n
-    colours: list[list[str | None]] = [[None] * n]
+    cells, colours = _cells(headers, rows)
+    widths = _fitted_widths(cells, align, wrap, terminal_width() if width is None else width)
+    lines_of, cut = _wrapped(cells, widths, wrap, max_lines)
+    widths = [max(len(line) for row in lines_of for line in row[i]) for i in range(n)]
+    out: list[str] = []
+    for k, split in enumerate(lines_of):
+        out.extend(_row_lines(split, colours[k], widths, align, stream))
+        if k == 0:
+            out.append("  ".join("-" * w for w in widths))
+    if cut:
+        out.append("(cut to fit the terminal; --json has the full text)")
+    return "\n".join(out)
+
+
+def _cells(headers: Sequence[str], rows: Sequence[Sequence[Any]]
+           ) -> tuple[list[list[str]], list[list[str | None]]]:
+    """Every cell's text, cleaned (the headers first), and its colour."""
     cells = [[clean(h) for h in headers]]
-    for r in rows:
-        texts, cols = [], []
-        for c in r:
-            if isinstance(c, Styled):
-                texts.append(clean(c.text))
-                cols.append(c.colour)
-            else:
-                texts.append("" if c is None else clean(c))
-                cols.append(None)
-        cells.append(texts)
-        colours.append(cols)
+    colours: list[list[str | None]] = [[None] * len(headers)]
+    for row in rows:
+        pairs = [_cell(c) for c in row]
+        cells.append([text for text, _ in pairs])
+        colours.append([colour for _, colour in pairs])
+    return cells, colours
+
+
+def _cell(value: Any) -> tuple[str, str | None]:
+    if isinstance(value, Styled):
+        return clean(value.text), value.colour
+    return "" if value is None else clean(value), None
+
+
+def _fitted_widths(cells: Sequence[Sequence[str]], align: str, wrap: int, limit: int
+                   ) -> list[int]:
+    """Column widths that fit `limit`: the free-text column narrowed to a comfortable width,
+    then the other text columns, widest first, then the free-text column to its minimum
+    (never narrower than a header)."""
+    n = len(cells[0])
     widths = [max(len(r[i]) for r in cells) for i in range(n)]
-    limit = terminal_width() if width is None else width
     excess = sum(widths) + 2 * (n - 1) - limit
-    # Narrow the free-text column to a comfortable width, then the other text columns, widest
-    # first, then the free-text column to its minimum.
-    stages = [(wrap, _COMFORTABLE)] + [
-        (i, _MIN_OTHER) for i in sorted(range(n), key=lambda i: -widths[i])
-        if i != wrap and align[i] == "l"] + [(wrap, _MIN_WRAP)]
-    for i, least in stages:
+    for i, least in _narrowing_steps(widths, align, wrap):
         if excess <= 0:
             break
         take = min(excess, widths[i] - max(least, len(cells[0][i])))
         if take > 0:
             widths[i] -= take
             excess -= take
+    return widths
+
+
+def _narrowing_steps(widths: Sequence[int], align: str, wrap: int) -> list[tuple[int, int]]:
+    """(column, the narrowest it may get) in the order columns give up width."""
+    others = sorted((i for i in range(len(widths)) if i != wrap and align[i] == "l"),
+                    key=lambda i: -widths[i])
+    return [(wrap, _COMFORTABLE), *((i, _MIN_OTHER) for i in others), (wrap, _MIN_WRAP)]
+
+
+def _wrapped(cells: Sequence[Sequence[str]], widths: Sequence[int], wrap: int, max_lines: int
+             ) -> tuple[list[list[list[str]]], bool]:
+    """Row → column → lines, each body cell wrapped to its width; and whether a cell of the
+    free-text column was cut at `max_lines`."""
     cut = False
-    lines_of: list[list[list[str]]] = []  # row -> column -> lines
-    for k, row in enumerate(cells):
+    lines_of: list[list[list[str]]] = [[[text] for text in cells[0]]]
+    for row in cells[1:]:
         split = []
         for i, text in enumerate(row):
-            if k and len(text) > widths[i]:
-                parts = textwrap.wrap(text, widths[i], break_on_hyphens=i != wrap) or [""]
-                if i == wrap and max_lines and len(parts) > max_lines:
-                    parts = parts[:max_lines]
-                    parts[-1] = parts[-1][:widths[i] - 1].rstrip() + "…"
-                    cut = True
-                split.append(parts)
-            else:
-                split.append([text])
+            lines, was_cut = _wrap_cell(text, widths[i], i == wrap, max_lines)
+            split.append(lines)
+            cut = cut or was_cut
         lines_of.append(split)
-    widths = [max(len(line) for row in lines_of for line in row[i]) for i in range(n)]
-    out = []
-    for k, split in enumerate(lines_of):
-        height = max(len(col) for col in split)
-        for h in range(height):
-            parts = []
-            for i, (col, w, a) in enumerate(zip(split, widths, align)):
-                text = col[h] if h < len(col) else ""
-                padded = text.rjust(w) if a == "r" else text.ljust(w)
-                parts.append(paint(padded, colours[k][i], stream) if text else padded)
-            out.append("  ".join(parts).rstrip())
-        if k == 0:
-            out.append("  ".join("-" * w for w in widths))
-    if cut:
-        out.append("(cut to fit the terminal; --json has the full text)")
-    return "\n".join(out)
+    return lines_of, cut
+
+
+def _wrap_cell(text: str, width: int, free_text: bool, max_lines: int
+               ) -> tuple[list[str], bool]:
+    if len(text) <= width:
+        return [text], False
+    import textwrap  # only when a cell needs it
+    lines = textwrap.wrap(text, width, break_on_hyphens=not free_text) or [""]
+    if not (free_text and max_lines and len(lines) > max_lines):
+        return lines, False
+    lines = lines[:max_lines]
+    lines[-1] = lines[-1][:width - 1].rstrip() + "…"
+    return lines, True
+
+
+def _row_lines(split: Sequence[Sequence[str]], colours: Sequence[str | None],
+               widths: Sequence[int], align: str, stream: IO[str]) -> list[str]:
+    """A table row's lines: each column padded (and painted) to its width."""
+    height = max(len(col) for col in split)
+    return ["  ".join(_padded(col[h] if h < len(col) else "", w, a, colour, stream)
+                      for col, w, a, colour in zip(split, widths, align, colours)).rstrip()
+            for h in range(height)]
+
+
+def _padded(text: str, width: int, align: str, colour: str | None, stream: IO[str]) -> str:
+    padded = text.rjust(width) if align == "r" else text.ljust(width)
+    return paint(padded, colour, stream) if text else padded
 
 
 _WORD = re.compile(r"\s+|\w+|[^\w\s]")

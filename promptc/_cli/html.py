@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
 from .format import change_block, clean, clean_line, word_diff
 
 if TYPE_CHECKING:
-    from .._review.diff import Bar, CaseReview, Hunk
+    from .._review.diff import Bar, CaseReview, Hunk, SectionChange
 
 __all__ = ["render_html"]
 
@@ -159,119 +160,115 @@ def _side_by_side(hunks: Sequence[Hunk]) -> str:
             '<col style="width:48px"><col></colgroup>']
     for h in hunks:
         rows.append(f'<tr class="hunk"><td colspan="4">{_e(h.header)}</td></tr>')
-        old_no, new_no = h.old_start, h.new_start
-        lines = h.lines
-        i = 0
-        while i < len(lines):
-            tag, text = lines[i]
-            if tag == " ":
-                cell = html.escape(clean_line(text))
-                rows.append(f'<tr><td class="n">{old_no}</td><td>{cell}</td>'
-                            f'<td class="n">{new_no}</td><td>{cell}</td></tr>')
-                old_no, new_no, i = old_no + 1, new_no + 1, i + 1
-                continue
-            j, k = change_block(lines, i)
-            minus = [t for _, t in lines[i:j]]
-            plus = [t for _, t in lines[j:k]]
-            for n in range(max(len(minus), len(plus))):
-                left = minus[n] if n < len(minus) else None
-                right = plus[n] if n < len(plus) else None
-                if left is not None:
-                    lcell = (f'<td class="n">{old_no}</td><td class="del">'
-                             f'{_words(left, right, "-")}</td>')
-                    old_no += 1
-                else:
-                    lcell = '<td class="n"></td><td class="empty"></td>'
-                if right is not None:
-                    rcell = (f'<td class="n">{new_no}</td><td class="ins">'
-                             f'{_words(right, left, "+")}</td>')
-                    new_no += 1
-                else:
-                    rcell = '<td class="n"></td><td class="empty"></td>'
-                rows.append(f"<tr>{lcell}{rcell}</tr>")
-            i = k
+        rows.extend(_hunk_rows(h))
     rows.append("</table>")
     return "\n".join(rows)
 
 
-def _case(case: CaseReview, index: int, seen: dict[Any, tuple[str, str]], open_: bool) -> str:
-    touched = {s.id for s in case.changes}
-    prefix = ""
+def _hunk_rows(h: Hunk) -> list[str]:
+    """A hunk's lines side by side: context on both sides, each run of removals beside the
+    additions that replace it, line numbers counted on each side."""
+    rows: list[str] = []
+    old_no, new_no = h.old_start, h.new_start
+    lines = h.lines
+    i = 0
+    while i < len(lines):
+        tag, text = lines[i]
+        if tag == " ":
+            cell = html.escape(clean_line(text))
+            rows.append(f'<tr><td class="n">{old_no}</td><td>{cell}</td>'
+                        f'<td class="n">{new_no}</td><td>{cell}</td></tr>')
+            old_no, new_no, i = old_no + 1, new_no + 1, i + 1
+            continue
+        j, k = change_block(lines, i)
+        for left, right in zip_longest([t for _, t in lines[i:j]], [t for _, t in lines[j:k]]):
+            rows.append(f"<tr>{_side(left, right, old_no, '-')}{_side(right, left, new_no, '+')}"
+                        "</tr>")
+            old_no += left is not None
+            new_no += right is not None
+        i = k
+    return rows
+
+
+def _side(text: str | None, other: str | None, number: int, tag: str) -> str:
+    """One side of a changed row: the line (its changed words marked), or an empty cell."""
+    if text is None:
+        return '<td class="n"></td><td class="empty"></td>'
+    kind = "del" if tag == "-" else "ins"
+    return f'<td class="n">{number}</td><td class="{kind}">{_words(text, other, tag)}</td>'
+
+
+def _prefix_badge(case: CaseReview) -> str:
     if case.prefix_moved:
         tokens = ""
         if case.prefix_tokens and case.prefix_tokens[0] != case.prefix_tokens[1]:
             tokens = f" {case.prefix_tokens[0]:,} → {case.prefix_tokens[1]:,}"
-        prefix = f'<span class="badge moved">cached prefix moved{tokens}</span>'
-    elif case.prefix_moved is False:
-        prefix = '<span class="badge">cached prefix unchanged</span>'
+        return f'<span class="badge moved">cached prefix moved{tokens}</span>'
+    if case.prefix_moved is False:
+        return '<span class="badge">cached prefix unchanged</span>'
+    return ""
+
+
+def _case(case: CaseReview, index: int, seen: dict[Any, tuple[str, str]], open_: bool) -> str:
     out = [f'<details class="case" id="case-{index}"{" open" if open_ else ""}><summary>',
            f'<h2><code>{_e(case.name)}</code><span class="badge {_e(case.status)}">'
-           f'{_e(case.status)}</span> {prefix} &nbsp;{_delta(case.tokens_delta)}</h2>',
-           '</summary><div class="body">']
+           f'{_e(case.status)}</span> {_prefix_badge(case)} &nbsp;{_delta(case.tokens_delta)}'
+           '</h2>', '</summary><div class="body">']
     if case.before != case.after:
         out.append(f'<p class="muted">{_e(case.before)} → {_e(case.after)}</p>')
-    scale = max(case.tokens_before, case.tokens_after,
-                sum(t for _, t, _ in case.bar_before), sum(t for _, t, _ in case.bar_after), 1)
-    if case.bar_before or case.bar_after:
-        out.append('<div class="bars">')
-        for label, bar, total in (("before", case.bar_before, case.tokens_before),
-                                  ("after", case.bar_after, case.tokens_after)):
-            out.append(f'<div class="barrow"><span class="label">{label} · {total:,} tokens'
-                       f'</span><div class="bar">{_bar(bar, scale, touched)}</div></div>')
-        out.append("</div>")
-        out.append(f"<details class=\"sections\"><summary class=\"muted\">every section's "
-                   f"tokens</summary>{_key(case, touched)}</details>")
+    out += _case_bars(case)
     for s in case.changes:
-        cache = (f' <span class="badge">{_e(s.cache)}</span>' if s.cache else "")
-        title = (f'<h3><code>{_e(s.id)}</code>{cache} <span class="muted">{_e(s.status)}'
-                 f'</span> · {s.tokens_before:,} → {s.tokens_after:,} · '
-                 f'{_delta(s.tokens_delta)}</h3>')
-        out.append(title)
-        if not s.hunks:
-            continue
-        key = s.signature()
-        if key in seen:
-            name, anchor = seen[key]
-            out.append(f'<p class="same muted">The same change as in '
-                       f'<a href="#{anchor}">{_e(name)}</a>.</p>')
-            continue
-        seen[key] = (case.name, f"case-{index}")
-        out.append(_side_by_side(s.hunks))
+        out += _section_change(s, case, f"case-{index}", seen)
     out.append("</div></details>")
     return "\n".join(out)
+
+
+def _case_bars(case: CaseReview) -> list[str]:
+    """The before and after bars of a case's sections, and the table of every section."""
+    if not (case.bar_before or case.bar_after):
+        return []
+    touched = {s.id for s in case.changes}
+    scale = max(case.tokens_before, case.tokens_after,
+                sum(t for _, t, _ in case.bar_before), sum(t for _, t, _ in case.bar_after), 1)
+    out = ['<div class="bars">']
+    for label, bar, total in (("before", case.bar_before, case.tokens_before),
+                              ("after", case.bar_after, case.tokens_after)):
+        out.append(f'<div class="barrow"><span class="label">{label} · {total:,} tokens'
+                   f'</span><div class="bar">{_bar(bar, scale, touched)}</div></div>')
+    out.append("</div>")
+    out.append(f"<details class=\"sections\"><summary class=\"muted\">every section's "
+               f"tokens</summary>{_key(case, touched)}</details>")
+    return out
+
+
+def _section_change(s: SectionChange, case: CaseReview, anchor: str,
+                    seen: dict[Any, tuple[str, str]]) -> list[str]:
+    """A changed section: its title, then its lines side by side (or, for a change shown in an
+    earlier case, a link there)."""
+    cache = (f' <span class="badge">{_e(s.cache)}</span>' if s.cache else "")
+    out = [f'<h3><code>{_e(s.id)}</code>{cache} <span class="muted">{_e(s.status)}'
+           f'</span> · {s.tokens_before:,} → {s.tokens_after:,} · '
+           f'{_delta(s.tokens_delta)}</h3>']
+    if not s.hunks:
+        return out
+    key = s.signature()
+    if key in seen:
+        name, first = seen[key]
+        out.append(f'<p class="same muted">The same change as in '
+                   f'<a href="#{first}">{_e(name)}</a>.</p>')
+        return out
+    seen[key] = (case.name, anchor)
+    out.append(_side_by_side(s.hunks))
+    return out
 
 
 def render_html(cases: Sequence[CaseReview], title: str) -> str:
     """The whole page. Unchanged cases are counted, not shown."""
     changed = [c for c in cases if c.status != "same"]
-    delta = sum(c.tokens_delta for c in changed)
-    moved = sum(bool(c.prefix_moved) for c in changed)
     out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-           f"<h1>{_e(title)}</h1>"]
-    if not changed:
-        out.append(f'<p class="summary">No prompt changed ({len(cases)} compared).</p>')
-    else:
-        out.append(f'<p class="summary"><b>{len(changed)} of {len(cases)} prompt(s) '
-                   f'changed</b> · {_delta(delta)} in total · cached prefix moved in {moved}'
-                   "</p>")
-        out.append('<p class="legend muted">'
-                   + "".join(f'<span><i class="sw seg {c}"></i>{c}</span>' for c in _CACHE)
-                   + '<span><i class="sw seg other"></i>template and layout</span>'
-                   + '<span><i class="sw seg other touched"></i>changed section</span></p>')
-        if len(changed) > 1:
-            out.append('<table class="overview"><tr><th>prompt</th><th>status</th>'
-                       '<th>tokens</th><th>Δ</th><th>cached prefix</th><th>sections</th></tr>')
-            for i, c in enumerate(changed):
-                prefix = ("moved" if c.prefix_moved else "unchanged"
-                          if c.prefix_moved is False else "–")
-                ids = ", ".join(_e(s.id) for s in c.changes)
-                out.append(f'<tr><td><a href="#case-{i}"><code>{_e(c.name)}</code></a></td>'
-                           f"<td>{_e(c.status)}</td><td class=\"num\">{c.tokens_before:,} → "
-                           f'{c.tokens_after:,}</td><td class="num">{_delta(c.tokens_delta)}'
-                           f"</td><td>{prefix}</td><td>{ids}</td></tr>")
-            out.append("</table>")
+           f"<h1>{_e(title)}</h1>", *_summary(changed, len(cases))]
     seen: dict[Any, tuple[str, str]] = {}
     for i, c in enumerate(changed):
         out.append(_case(c, i, seen, open_=i < 10))
@@ -279,3 +276,34 @@ def render_html(cases: Sequence[CaseReview], title: str) -> str:
                "come from the renders (and from the snapshot headers); the cached prefix is "
                "the static block a provider can cache.</footer></body></html>")
     return "\n".join(out) + "\n"
+
+
+def _summary(changed: Sequence[CaseReview], compared: int) -> list[str]:
+    """What changed in total, the colour key, and (for several prompts) an overview table."""
+    if not changed:
+        return [f'<p class="summary">No prompt changed ({compared} compared).</p>']
+    delta = sum(c.tokens_delta for c in changed)
+    moved = sum(bool(c.prefix_moved) for c in changed)
+    out = [f'<p class="summary"><b>{len(changed)} of {compared} prompt(s) '
+           f'changed</b> · {_delta(delta)} in total · cached prefix moved in {moved}</p>',
+           '<p class="legend muted">'
+           + "".join(f'<span><i class="sw seg {c}"></i>{c}</span>' for c in _CACHE)
+           + '<span><i class="sw seg other"></i>template and layout</span>'
+           + '<span><i class="sw seg other touched"></i>changed section</span></p>']
+    if len(changed) > 1:
+        out += _overview(changed)
+    return out
+
+
+def _overview(changed: Sequence[CaseReview]) -> list[str]:
+    out = ['<table class="overview"><tr><th>prompt</th><th>status</th>'
+           '<th>tokens</th><th>Δ</th><th>cached prefix</th><th>sections</th></tr>']
+    for i, c in enumerate(changed):
+        prefix = "moved" if c.prefix_moved else "unchanged" if c.prefix_moved is False else "–"
+        ids = ", ".join(_e(s.id) for s in c.changes)
+        out.append(f'<tr><td><a href="#case-{i}"><code>{_e(c.name)}</code></a></td>'
+                   f"<td>{_e(c.status)}</td><td class=\"num\">{c.tokens_before:,} → "
+                   f'{c.tokens_after:,}</td><td class="num">{_delta(c.tokens_delta)}'
+                   f"</td><td>{prefix}</td><td>{ids}</td></tr>")
+    out.append("</table>")
+    return out

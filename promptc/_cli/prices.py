@@ -20,11 +20,11 @@ from typing import Any
 from .._model.prices import (PRICE_FIELDS, PRICE_FORMAT, parse_prices, price_table,
                              user_prices_path)
 from .._model.provider import Overlay, normalize_model_id, shipped_overlay
+from .._model.provider.litellm_map import CHAT_MODES
 
 __all__ = ["prices_from_litellm", "dump_prices", "write_prices", "write_user_prices",
            "remove_user_prices", "update_user_prices", "reset_user_prices"]
 
-CHAT_MODES = ("chat", "responses")
 # LiteLLM's per-token keys; cache_write is the 5-minute write (Anthropic's default TTL).
 _LITELLM_KEYS = {"input": "input_cost_per_token", "output": "output_cost_per_token",
                  "cache_read": "cache_read_input_token_cost",
@@ -180,7 +180,7 @@ def write_user_prices(map_file: Path | None, source: Mapping[str, str]) -> Path 
     """`promptc models update`: the user's price table beside the user's model table, from
     the same LiteLLM map (None when `map_file` is a promptc model table, which has no prices:
     the prices in use stay as they are)."""
-    from .models import installed_litellm, read_source_map
+    from .._model.provider.litellm_map import installed_litellm, read_source_map
     if map_file is None:
         found = installed_litellm()
         if found is None:

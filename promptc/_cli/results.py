@@ -30,7 +30,7 @@ class PayloadOptions:
     `--breakpoints`, `--openai-api`, `--strict-tools`, `--gemini-schema`)."""
 
     breakpoints: int = 2
-    openai_api: Literal["chat", "responses"] = "chat"
+    openai_api: Literal["chat", "responses"] | None = None  # None: the model's own
     strict_tools: bool = True
     gemini_schema: Literal["openapi", "json"] = "openapi"
 
@@ -44,7 +44,7 @@ def render_data(prompt: CompiledPrompt) -> dict[str, Any]:
     """`render --format json`: the prompt, and the budget report when a budget changed it."""
     data = prompt_to_dict(prompt)
     if prompt.dropped:
-        from .commands import budget_summary
+        from .budget import budget_summary
         data["budget_report"] = budget_summary(prompt)[2]
     return data
 
@@ -57,7 +57,7 @@ _PAYLOADS: dict[str, Callable[[CompiledPrompt, PayloadOptions], dict[str, Any]]]
 
 _TOOLS: dict[str, Callable[[ToolSet, PayloadOptions], list[dict[str, Any]]]] = {
     "anthropic": lambda t, o: t.anthropic(),
-    "openai": lambda t, o: t.openai(api=o.openai_api, strict=o.strict_tools),
+    "openai": lambda t, o: t.openai(api=o.openai_api or "chat", strict=o.strict_tools),
     "gemini": lambda t, o: t.gemini(schema=o.gemini_schema),
 }
 

@@ -41,7 +41,7 @@ def _code(exc: PromptcError) -> int:
 
 
 def _budget_data(exc: BudgetExceededError) -> dict[str, Any]:
-    from .commands import budget_failure
+    from .budget import budget_failure
     sentence, rows = budget_failure(exc)
     report = exc.report if isinstance(exc.report, dict) else {}
     return {"message": sentence, "budget": report.get("budget"), "tokens": report.get("total"),

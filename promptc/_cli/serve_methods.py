@@ -146,7 +146,7 @@ def target(call: Call) -> tuple[ProviderInfo, PromptContext]:
 
 def shapes(params: Mapping[str, Any]) -> PayloadOptions:
     return PayloadOptions(breakpoints=params.get("breakpoints", 2),
-                          openai_api=params.get("openai_api", "chat"),
+                          openai_api=params.get("openai_api"),
                           strict_tools=params.get("strict_tools", True),
                           gemini_schema=params.get("gemini_schema", "openapi"))
 

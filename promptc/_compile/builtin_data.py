@@ -37,11 +37,12 @@ def _tool_use(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 
 
 def _tool_calling(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
-    """The native tool-calling rules, with the parallel-call policy the model supports."""
+    """The native tool-calling rules, with the parallel-call policy the model supports, and
+    whether MCP tools are functions of their own (not with shared tools: use_mcp_tool)."""
     if r.tool_mode != "native":
         return None
     parallel = bool(r.provider.parallel_tools)
-    return {"parallel": parallel, "sequential": not parallel}
+    return {"parallel": parallel, "sequential": not parallel, "mcp_functions": r.mcp_functions}
 
 
 def _tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
@@ -65,11 +66,14 @@ def _session_tools(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 
 
 def _mcp_servers(r: Request, cache: DataCache) -> Mapping[str, Any] | None:
-    """The servers, their tools and resources (see mcp_data.py)."""
+    """The servers, their tools and resources (see mcp_data.py). `text_mode`: the servers'
+    tools are called through use_mcp_tool (text mode, and native mode with shared tools), so
+    each is listed with its input schema and no function name; `native_mode`: each is a
+    function of its own."""
     servers = r.context.mcp_servers
     if not servers:
         return None
-    return cache.mcp.values(servers, r.tool_mode == "text", r.bindings)
+    return cache.mcp.values(servers, not r.mcp_functions, r.bindings)
 
 
 def _editing(r: Request, _c: DataCache) -> Mapping[str, Any]:
@@ -100,7 +104,7 @@ def _refused_mcp(r: Request, cache: DataCache, writable: list[tuple[str, str]]
                  ) -> list[dict[str, str]]:
     """The natively offered MCP functions plan mode rules out, by the name sent (in text mode
     the rule is said once: the MCP section marks the read-only tools)."""
-    if not writable or r.tool_mode != "native":
+    if not writable or not r.mcp_functions:
         return []
     functions = {(b.server, b.tool): b.native_name for b in r.bindings}
     return [{"name": functions[key]} for key in writable if key in functions]

@@ -122,8 +122,8 @@ class Compiler:
             diags.extend(plugins.diagnostics)
         diags.extend(_model_table_notes(registry.user_models))
         self.load_diagnostics: tuple[Diagnostic, ...] = tuple(diags)
-        self._routes: Memo[tuple[ProviderInfo, str | None], Route] = Memo(1024)  # (provider, pinned variant id) -> Route
-        self._plans: dict[tuple[str, ProviderInfo, bool | None], Plan] = {}
+        self._routes: Memo[tuple[ProviderInfo, str | None], Route] = Memo(1024)  # -> Route
+        self._plans: dict[tuple[str, ProviderInfo, bool | None, bool], Plan] = {}
         self._plans_lock = threading.Lock()
         self._contexts = ContextMemo(self.features, memo_size)  # contexts from plain data
         # complete request key -> CompiledPrompt, kept from its second time
@@ -135,12 +135,13 @@ class Compiler:
     # --- construction ------------------------------------------------------------------------
 
     @classmethod
-    def default(cls, *, project: str | Path | None | bool = None, user: bool = True,
+    def default(cls, *, project: str | Path | bool = True, user: bool = True,
                 plugins: bool = True, start: str | Path | None = None) -> Compiler:
         """Built-ins + installed plugins + user folder + project folder, frozen.
 
-        `project`: a `.promptc` folder, or None to look for one from `start` (default: the
-        process's working directory, read once here), or False for none.
+        `project`: a `.promptc` folder, or True to look for one from `start` (default: the
+        process's working directory, read once here), or False for none. (None, the spelling
+        of True before 0.2, still looks.)
         """
         builtin = read_layer(builtin_root(), "builtin")
         layers = [builtin]
@@ -199,8 +200,8 @@ class Compiler:
         return self._routes.put(key, route)
 
     def _plan(self, variant: Variant, info: ProviderInfo,
-              client_choice: bool | None = None) -> Plan:
-        key = (variant.id, info, client_choice)
+              client_choice: bool | None = None, shared_tools: bool = False) -> Plan:
+        key = (variant.id, info, client_choice, shared_tools)
         plan = self._plans.get(key)
         if plan is None:
             with self._plans_lock:
@@ -208,8 +209,16 @@ class Compiler:
                 if plan is None:
                     plan = self._plans[key] = Plan(variant, info, self.registry.components,
                                                    self.registry.reserved_tools,
-                                                   self._memo_size, client_choice)
+                                                   self._memo_size, client_choice,
+                                                   shared_tools)
         return plan
+
+    def _placed_plan(self, plan: Plan, provider: ProviderInfo, dynamic: str) -> Plan:
+        """dynamic="message" with native tools: the plan that offers the session's tools in
+        their generic form, so that tools are shared like the system prompt (see Request)."""
+        if dynamic != "message" or plan.tool_mode != "native":
+            return plan
+        return self._plan(plan.variant, plan.provider, provider.native_tools, True)
 
     def plan(self, provider: ProviderInfo, variant: str | None = None) -> Plan:
         return self.route(provider, variant).plan
@@ -245,7 +254,7 @@ class Compiler:
     def compile(self, provider: ProviderInfo | None = None,
                 context: PromptContext | Mapping[str, Any] | None = None, *,
                 strict: bool = False, budget: int | None = None,
-                count_tokens: bool | None = None, variant: str | None = None,
+                count_tokens: bool = False, variant: str | None = None,
                 dynamic: Placement = "system") -> CompiledPrompt:
         """Build the prompt for one request.
 
@@ -264,9 +273,10 @@ class Compiler:
         done = self._stored(key, strict)
         if done is not None:
             return done
+        plan = self._placed_plan(route.plan, provider, dynamic)
         report = Reporter(strict, route.diagnostics)
-        prompt = self._build(route, ctx, date, budget, counted, report)         # 2.–5.
-        prompt = self._place(self._inspected(prompt, report), route.plan.variant, dynamic)
+        prompt = self._build(route, plan, ctx, date, budget, counted, report)   # 2.–5.
+        prompt = self._place(self._inspected(prompt, report), plan.variant, dynamic)
         if key is not None:
             self._results.put(key, prompt)
         return prompt
@@ -297,33 +307,32 @@ class Compiler:
             raise failure.error()
         return done
 
-    def _build(self, route: Route, ctx: PromptContext, date: str, budget: int | None,
-               counted: bool, report: Reporter) -> CompiledPrompt:
+    def _build(self, route: Route, plan: Plan, ctx: PromptContext, date: str,
+               budget: int | None, counted: bool, report: Reporter) -> CompiledPrompt:
         """Stages 2–5: bind the request, its tools, sections and their assembly (within the
         budget), and the result."""
-        plan = route.plan
         ctx = self._checked(ctx, plan, report)
         request = plan.bind(ctx, date, report)                                  # 2. bind
-        tools = plan.toolset(request)
+        tools = plan.toolset(request, report)
         if budget is None:                                                      # 3.–4.
             laid = plan.assemble(plan.sections(request, report), request)
         else:
             from .budget import fit_budget
             laid = fit_budget(plan, request, self.tokens, budget, report,
                               self._tool_tokens(tools, plan.provider))
-        return self._wrap(route, laid, tools, report, counted, budget)          # 5. wrap
+        return self._wrap(route, plan, laid, tools, report, counted, budget)    # 5. wrap
 
     def _checked(self, ctx: PromptContext, plan: Plan, report: Reporter) -> PromptContext:
         """Features no one reads reported; plugins' contributions to the context added."""
         if ctx.features and not self.features.names.issuperset(ctx.features):
             self._unknown_features(ctx, report)
+        _unsupported_features(ctx, plan, self.features.names, report)
         if self._context_hooks:
             ctx = self._contribute(ctx, plan.provider, report)
         return ctx
 
-    def _wrap(self, route: Route, laid: Assembled, tools: ToolSet, report: Reporter,
-              counted: bool, budget: int | None) -> CompiledPrompt:
-        plan = route.plan
+    def _wrap(self, route: Route, plan: Plan, laid: Assembled, tools: ToolSet,
+              report: Reporter, counted: bool, budget: int | None) -> CompiledPrompt:
         kept = [section for section, _span in laid.placed]
         spans = [span for _section, span in laid.placed]
         tokens = None
@@ -343,7 +352,7 @@ class Compiler:
         if dynamic != "message":
             raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
         note, origin = note_text(variant, self.registry.components)
-        return place_in_message(prompt, note, origin, self.tokens)
+        return place_in_message(prompt, note, origin, self.tokens, self.registry.components)
 
     def _count(self, sections: list[Section], text: str, spans: list[tuple[int, int]],
                provider: ProviderInfo, tools: ToolSet | None = None
@@ -438,3 +447,16 @@ class Compiler:
     def variants(self) -> Mapping[str, Variant]:
         variants: Mapping[str, Variant] = self.registry.variants
         return variants
+
+
+def _unsupported_features(ctx: PromptContext, plan: Plan, known: frozenset[str],
+                          report: Reporter) -> None:
+    """A known feature the context turns on but nothing of the chosen variant reads (compact
+    offers no web fetch, for one): the client believes the model has it, so say it does not
+    (info: the prompt is still right, it just leaves the feature out)."""
+    wanted = {n for n, on in ctx.features.items() if on} & known
+    for name in sorted(wanted - plan.features_read):
+        report("info", "feature-unsupported",
+               f"feature {name!r} is on, but variant {plan.variant.id!r} does not support it: "
+               "no tool or section of it uses the feature, so the model is not told of it",
+               f"features.{name}")

@@ -7,11 +7,17 @@ wrapped in an `<environment_details>` element. The system prompt ends with the
 model where its environment details are, joined to the static block with the same glue the
 variant's template puts between sections. A prompt with nothing after its static block is
 returned as it is.
+
+The message opens with the sections that describe the session's tools (the MCP servers and
+skills: components that read nothing else), which users of one team tend to share while their
+machines, rules and dates differ; `message_cut` marks where they end, so that Anthropic's
+adapter can put a cache marker there and a second user of the same servers and skills reads
+them from the cache.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import attrs
@@ -24,12 +30,14 @@ from .._text.tokens import TokenCounter
 from .result import CompiledPrompt, Section
 
 __all__ = ["Placement", "PLACEMENTS", "NOTE", "MESSAGE_TAG", "note_text", "place_in_message",
-           "message_update"]
+           "message_update", "CATALOGUE_READS"]
 
 Placement = Literal["system", "message"]
 PLACEMENTS: tuple[Placement, ...] = ("system", "message")
 NOTE = "environment_note"  # the component that says where the environment details are
 MESSAGE_TAG = "environment_details"
+# What a section describing the session's tools reads (the provider aside): MCP servers, skills
+CATALOGUE_READS = frozenset({"mcp_servers", "skills"})
 
 
 def note_text(variant: Variant, components: Mapping[str, Component]) -> tuple[str, str]:
@@ -68,9 +76,26 @@ def _system(prompt: CompiledPrompt, cut: int, first: int, note: str, origin: str
     return head + note, sections, spans
 
 
+def _describes_tools(component: Component | None) -> bool:
+    reads = component.reads if component is not None else None
+    return bool(reads) and reads is not None and reads - {"provider"} <= CATALOGUE_READS
+
+
+def _catalogue_cut(sections: Sequence[Section], spans: Sequence[tuple[int, int]],
+                   components: Mapping[str, Component]) -> int:
+    """The end of the leading sections that describe the session's tools, when others follow
+    (0: none lead, or nothing follows them)."""
+    lead = 0
+    while lead < len(sections) and _describes_tools(components.get(sections[lead].id)):
+        lead += 1
+    return spans[lead - 1][1] if 0 < lead < len(sections) else 0
+
+
 def place_in_message(prompt: CompiledPrompt, note: str, origin: str,
-                     counter: TokenCounter | None = None) -> CompiledPrompt:
-    """The prompt with everything after its static block moved to `message`."""
+                     counter: TokenCounter | None = None,
+                     components: Mapping[str, Component] | None = None) -> CompiledPrompt:
+    """The prompt with everything after its static block moved to `message`; `components`
+    (the registry's) tell which sections describe the session's tools (`message_cut`)."""
     cut, moved = _split(prompt)
     if not moved:
         return attrs.evolve(prompt, dynamic="message")
@@ -81,11 +106,13 @@ def place_in_message(prompt: CompiledPrompt, note: str, origin: str,
     report = prompt.tokens
     if report is not None and counter is not None:
         report = attrs.evolve(report, total=counter.count(system, prompt.encoding[0]))
+    message_sections = tuple(prompt.sections[i] for i in moved)
+    message_spans = tuple((a + shift, b + shift) for a, b in (prompt.spans[i] for i in moved))
     return attrs.evolve(
         prompt, text=system, sections=tuple(sections), spans=tuple(spans), tokens=report,
         dynamic="message", message=f"{opening}{prompt.text[first:]}\n</{MESSAGE_TAG}>",
-        message_sections=tuple(prompt.sections[i] for i in moved),
-        message_spans=tuple((a + shift, b + shift) for a, b in (prompt.spans[i] for i in moved)),
+        message_sections=message_sections, message_spans=message_spans,
+        message_cut=_catalogue_cut(message_sections, message_spans, components or {}),
         _memo={})
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from .._base.errors import PLUGIN_FAILURES
 from .._base.frozen import EMPTY, FrozenDict
 from .._base.memo import Memo
-from .._emit.toolset import NativeTools, ToolBlock, ToolSet
+from .._emit.toolset import NativeTools, ToolBlock, ToolSet, wire_format
 from .._model.cache import CacheClass
 from .._model.component import Component
 from .._model.context import McpServer, PromptContext
@@ -79,6 +79,11 @@ def _tool_order(specs: Sequence[ToolSpec], per: frozenset[str]) -> tuple[ToolSpe
     return (*(s for s in specs if s.name not in per), *(s for s in specs if s.name in per))
 
 
+def _use_mcp_tool() -> str:
+    from .._calls.checker import USE_MCP_TOOL  # the call checker loads on first use
+    return USE_MCP_TOOL
+
+
 def _tool_mode_notes(variant: Variant, choice: ToolModeChoice) -> list[Diagnostic]:
     """What the client's tool-mode choice does to a variant that pins another mode."""
     if not choice.overrides_variant:
@@ -98,7 +103,8 @@ class Plan:
 
     def __init__(self, variant: Variant, provider: ProviderInfo,
                  components: Mapping[str, Component], reserved: frozenset[str] = frozenset(),
-                 memo_size: int = 512, client_choice: bool | None = None) -> None:
+                 memo_size: int = 512, client_choice: bool | None = None,
+                 shared_tools: bool = False) -> None:
         self.variant = variant
         self.provider = provider
         self.reserved = reserved
@@ -106,6 +112,12 @@ class Plan:
         # model's capability, text (`client_choice`: native_tools as the client gave it).
         self.tool_choice = choose_tool_mode(variant, provider, client_choice)
         self.tool_mode = self.tool_choice.mode
+        # dynamic="message": session tools in their generic form (see Request; text mode
+        # already calls MCP tools through use_mcp_tool, so it changes nothing there)
+        self.shared_tools = shared_tools
+        # shared tools: MCP calls go through use_mcp_tool, so its condition is tested as in
+        # text mode
+        self._text_tool = _use_mcp_tool() if shared_tools else None
         specs: tuple[ToolSpec, ...] = variant.tool_specs
         self.per_session = frozenset(s.name for s in specs if per_session(s))
         self.tool_order = _tool_order(specs, self.per_session)
@@ -127,6 +139,9 @@ class Plan:
         self._outputs, self._layouts = _step_memos(self.steps, memo_size)
         self.base = base_slots(variant, self.steps, components, diags)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diags)
+        # The feature switches something of this variant reads (a tool's condition, a section's
+        # data): a context that turns on any other one is told so (`feature-unsupported`).
+        self.features_read = features_read(specs, self.steps)
         # A whole result may be reused for an equal request only when every step says what it
         # reads: code that does not may depend on anything, so it runs on every request.
         self.pure = all(step.reads is not None for step in self.steps)
@@ -163,11 +178,11 @@ class Plan:
         sources = sources_of([kind for t in tools if t.name in enum_from
                               for kind in enum_from[t.name]], context.skills)
         bindings: tuple[McpBinding, ...] = ()
-        if self.tool_mode == "native" and context.mcp_servers:
+        if self.tool_mode == "native" and context.mcp_servers and not self.shared_tools:
             bindings = self._named(context.mcp_servers, report)
         return Request(context=context, provider=self.provider, variant=self.variant,
                        tool_mode=self.tool_mode, date=date, tools=tools, enum_sources=sources,
-                       inputs=inputs, bindings=bindings,
+                       inputs=inputs, shared_tools=self.shared_tools, bindings=bindings,
                        offered=(tuple(t.name for t in tools), sources),
                        stable=self._stable(tools))
 
@@ -198,8 +213,10 @@ class Plan:
             if spec.when is ALWAYS:
                 out.append(spec)
                 continue
+            # shared tools: MCP calls go through use_mcp_tool, as in text mode
+            mode = "text" if spec.name == self._text_tool else self.tool_mode
             try:
-                ok = spec.when.test(context, self.provider, self.tool_mode)
+                ok = spec.when.test(context, self.provider, mode)
             except PLUGIN_FAILURES as exc:  # a plugin's condition: it must not break the build
                 report("error", "tool-condition-raised",
                        f"condition of tool {spec.name!r} raised {type(exc).__name__}: {exc}; "
@@ -373,18 +390,23 @@ class Plan:
 
     # --- tools ---------------------------------------------------------------------------
 
-    def toolset(self, request: Request) -> ToolSet:
+    def toolset(self, request: Request, report: Reporter) -> ToolSet:
         """The request's tools: the built-in block (made once per distinct block) and the MCP
-        tools named for native calling."""
-        native = self._natives.get(request.offered)
+        tools named for native calling. With shared tools, the schemas take no option lists
+        from the session (the checker still holds a call to the session's skills)."""
+        key = request.offered if not self.shared_tools else (request.offered[0], ())
+        native = self._natives.get(key)
         if native is None:
-            block = ToolBlock(request.tools, request.enum_sources)
-            native = self._natives.put(request.offered, NativeTools(
-                request.tools, request.enum_sources, (), self._shapes, block))
+            sources = request.enum_sources if not self.shared_tools else ()
+            native = self._natives.put(key, NativeTools(
+                request.tools, sources, (), self._shapes, ToolBlock(request.tools, sources)))
         if request.bindings:  # the session's MCP tools: new with the session, not kept
             native = native.with_mcp(request.bindings)
+            # what the servers' schemas hold that the provider's format cannot take
+            report.extend(native.diagnostics(wire_format(self.provider)))
         return ToolSet(self.tool_mode, request.tools, request.bindings, request.context.skills,
-                       native, self.tool_choice, request.context, self.provider)
+                       native, self.tool_choice, request.context, self.provider,
+                       shared=self.shared_tools)
 
     def _named(self, servers: Sequence[McpServer], report: Reporter
                ) -> tuple[McpBinding, ...]:
@@ -406,3 +428,11 @@ class Plan:
                                  lambda src, msg: local("warning", "mcp-renamed", msg, src))
             hit = self._bindings.put(key, (found, tuple(local.items)))
         return hit
+
+
+def features_read(specs: Sequence[ToolSpec], steps: Sequence[Step]) -> frozenset[str]:
+    """The feature switches something of a variant reads: a tool's condition, or a section's
+    data (`features.<name>` among a step's reads)."""
+    by_tools = {name for spec in specs for name in spec.when.features}
+    reads = [r for step in steps for r in step.reads or ()]
+    return frozenset(by_tools | {r.split(".", 1)[1] for r in reads if r.startswith("features.")})

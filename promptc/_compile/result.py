@@ -84,6 +84,10 @@ class CompiledPrompt:
     message: str = ""
     message_sections: tuple[Section, ...] = ()
     message_spans: tuple[tuple[int, int], ...] = ()  # each one's (start, end) in `message`
+    # where the sections that describe the session's tools (MCP servers, skills) end in
+    # `message`, when other sections follow them (0: no such cut); Anthropic's adapter sends
+    # the message as two blocks there and may mark the first (see dynamic.py)
+    message_cut: int = 0
     _memo: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False, alias="_memo")
     _counter: TokenCounter | None = attrs.field(default=None, eq=False, repr=False,
                                                 alias="_counter")
@@ -156,10 +160,11 @@ class CompiledPrompt:
                             include_request=include_request,
                             conversation_markers=conversation_markers)
 
-    def to_openai(self, api: Literal["chat", "responses"] = "chat", *,
+    def to_openai(self, api: Literal["chat", "responses"] | None = None, *,
                   role: Literal["system", "developer"] = "system", include_request: bool = True,
                   strict: bool = True) -> dict[str, Any]:
-        """Chat Completions or Responses fields with tools and a `prompt_cache_key`."""
+        """Chat Completions or Responses fields with tools and a `prompt_cache_key`; without
+        `api`, the one the model speaks (Responses for a Responses-only model)."""
         from .._emit.payloads import to_openai
         return to_openai(self, api=api, role=role, include_request=include_request,
                          strict=strict)

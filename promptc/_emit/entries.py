@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._base.frozen import FreshCopies
-from .schemas import gemini_schema, openai_strict
+from .schemas import Converted, Problem, gemini_form, strict_form
+from .schemas.strict import Reword
 
 __all__ = ["SchemaForms", "Shape", "EntryMaker", "entry_maker", "tool_entry", "FORMATS",
            "FunctionList", "to_openai", "to_openai_responses", "to_anthropic", "to_gemini"]
@@ -31,12 +32,15 @@ class SchemaForms:
     schema, whatever its name: a new session whose MCP servers are named differently converts
     nothing again. The forms are never handed out as they are; `copy` gives fresh ones."""
 
-    __slots__ = ("schema", "_strict", "_gemini", "_copies", "_makers")
+    __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies", "_makers")
 
-    def __init__(self, schema: dict[str, Any]) -> None:
+    def __init__(self, schema: dict[str, Any], problems: tuple[Problem, ...] = (),
+                 reword: Reword | None = None) -> None:
         self.schema = schema
-        self._strict: tuple[dict[str, Any] | None] | None = None
-        self._gemini: tuple[dict[str, Any] | None] | None = None
+        self._problems = problems  # what checking the schema as it arrived found
+        self._reword = reword  # the strict form's wording of optional parameters (built-ins)
+        self._strict: Converted | None = None
+        self._gemini: Converted | None = None
         self._copies: dict[str, FreshCopies] = {}
         self._makers: dict[str, EntryMaker] = {}
 
@@ -54,16 +58,25 @@ class SchemaForms:
         """The schema in OpenAI strict form, or None when strict mode cannot express it."""
         done = self._strict
         if done is None:
-            done = self._strict = (openai_strict(self.schema),)
-        return done[0]
+            done = self._strict = strict_form(self.schema, self._reword)
+        return done.schema
 
     @property
     def gemini(self) -> dict[str, Any] | None:
         """Gemini `parameters`, or None for a tool without arguments."""
         done = self._gemini
         if done is None:
-            done = self._gemini = (gemini_schema(self.schema),)
-        return done[0]
+            done = self._gemini = gemini_form(self.schema)
+        return done.schema
+
+    def problems(self, kind: str) -> tuple[Problem, ...]:
+        """What is wrong with the schema, for one form (`json`, `strict`, `gemini`)."""
+        if kind == "json":
+            return self._problems
+        self.form(kind)
+        done = self._strict if kind == "strict" else self._gemini
+        assert done is not None
+        return (*self._problems, *(p for p in done.problems if p not in self._problems))
 
     def form(self, kind: str) -> dict[str, Any] | None:
         return self.schema if kind == "json" else self.strict if kind == "strict" \

@@ -11,7 +11,10 @@ the same cache.
 With dynamic placement (`compile(..., dynamic="message")`) the prompt's session- and
 request-class text is `prompt.message`: each adapter adds it as the first user message
 (`messages` for Anthropic and Chat Completions, `input` for Responses, `contents` for Gemini),
-for the client to append its own first message's content to.
+for the client to append its own first message's content to. Anthropic's gets it as two
+blocks when it opens with the session's tool catalogue (`prompt.message_cut`), and the place
+after the system prompt's markers is the end of that catalogue: a user with the same MCP
+servers and skills reads it from the cache.
 """
 
 from __future__ import annotations
@@ -51,10 +54,13 @@ class CompiledPrompt(Protocol):
     @property
     def message(self) -> str: ...  # dynamic placement: the first user message's text, or ""
 
+    @property
+    def message_cut(self) -> int: ...  # where its tool catalogue ends (0: no cut)
+
     def count_tokens(self, text: str) -> int: ...
 
 __all__ = ["to_anthropic", "to_openai", "to_gemini", "cache_key", "count_cache_markers",
-           "MAX_ANTHROPIC_BREAKPOINTS"]
+           "default_openai_api", "MAX_ANTHROPIC_BREAKPOINTS"]
 
 MAX_ANTHROPIC_BREAKPOINTS = 4
 
@@ -108,13 +114,22 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
     tools = prompt.tools.anthropic() if prompt.tools.mode == "native" else []
     blocks = _sent_blocks(prompt, include_request)
     system: list[dict[str, Any]] = [{"type": "text", "text": b.text} for b in blocks]
+    message = _message_blocks(prompt)
     placed = 0
     for kind, i in itertools.islice(_cacheable_places(prompt, bool(tools), blocks, minimum),
                                     breakpoints):
-        (tools if kind == "tools" else system)[i]["cache_control"] = {"type": "ephemeral"}
+        target = tools if kind == "tools" else system if kind == "system" else message
+        target[i]["cache_control"] = {"type": "ephemeral"}
         placed += 1
     _within_marker_limit(placed, conversation_markers)
-    return _anthropic_payload(system, tools, prompt.message)
+    return _anthropic_payload(system, tools, message)
+
+
+def _message_blocks(prompt: CompiledPrompt) -> list[dict[str, Any]]:
+    """The first message's content: one text block, or two split after the tool catalogue."""
+    text, cut = prompt.message, prompt.message_cut
+    parts = [text[:cut], text[cut:]] if 0 < cut < len(text) else [text] if text else []
+    return [{"type": "text", "text": part} for part in parts]
 
 
 def _sent_blocks(prompt: CompiledPrompt, include_request: bool) -> list[Block]:
@@ -122,36 +137,55 @@ def _sent_blocks(prompt: CompiledPrompt, include_request: bool) -> list[Block]:
 
 
 def _anthropic_payload(system: list[dict[str, Any]], tools: list[dict[str, Any]],
-                       message: str) -> dict[str, Any]:
+                       message: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"system": system}
     if tools:
         out["tools"] = tools
     if message:
-        out["messages"] = [{"role": "user", "content": [{"type": "text", "text": message}]}]
+        out["messages"] = [{"role": "user", "content": message}]
     return out
 
 
 def _cacheable_places(prompt: CompiledPrompt, native: bool, blocks: Sequence[Block],
                       minimum: int) -> Iterator[tuple[str, int]]:
     """The places a marker can go, in order (the end of the built-in tool block when per-session
-    tools follow it, then each system block), from the first whose prefix, tools included,
-    reaches `minimum` tokens: below it Anthropic caches nothing. Counted lazily: once one prefix
-    is long enough, the later ones are too."""
-    toolset = prompt.tools
-    stable, count = (toolset.stable, len(toolset.names)) if native else (0, 0)
-    reached = False
-    if 0 < stable < count:
-        reached = prompt.count_tokens(toolset.json_text("anthropic", stable)) >= minimum
-        if reached:
-            yield "tools", stable - 1
-    running = prompt.count_tokens(toolset.json_text("anthropic")) if native and not reached \
-        else 0
+    tools follow it, then each system block, then the end of the first message's tool
+    catalogue), from the first whose prefix, tools included, reaches `minimum` tokens: below it
+    Anthropic caches nothing. Counted lazily: once one prefix is long enough, the later ones
+    are too."""
+    reached, running = _tools_prefix(prompt, native, minimum)
+    if reached:
+        yield "tools", prompt.tools.stable - 1
     for i, block in enumerate(blocks):
         if not reached:
             running += prompt.count_tokens(block.text)
             reached = running >= minimum
         if reached:
             yield "system", i
+    if _catalogue_cached(prompt, minimum - running if not reached else 0):
+        yield "message", 0
+
+
+def _tools_prefix(prompt: CompiledPrompt, native: bool, minimum: int) -> tuple[bool, int]:
+    """(whether the built-in tool block, followed by per-session tools, is a place that
+    reaches `minimum`; if not, the tokens of all the tools, which the system blocks follow)."""
+    if not native:
+        return False, 0
+    toolset = prompt.tools
+    stable = toolset.stable
+    if 0 < stable < len(toolset.names) and \
+            prompt.count_tokens(toolset.json_text("anthropic", stable)) >= minimum:
+        return True, 0
+    return False, prompt.count_tokens(toolset.json_text("anthropic"))
+
+
+def _catalogue_cached(prompt: CompiledPrompt, short_by: int) -> bool:
+    """Whether the first message has a tool catalogue to mark whose prefix reaches the
+    minimum (`short_by`: the tokens the prefix before the message lacks)."""
+    cut = prompt.message_cut
+    if not 0 < cut < len(prompt.message):
+        return False
+    return short_by <= 0 or prompt.count_tokens(prompt.message[:cut]) >= short_by
 
 
 def _within_marker_limit(placed: int, conversation: int | Sequence[Mapping[str, Any]]) -> None:
@@ -175,11 +209,21 @@ def cache_key(prompt: CompiledPrompt, fmt: str = "openai") -> str:
     return "promptc-" + digest.hexdigest()[:32]
 
 
-def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] = "chat",
+def default_openai_api(provider: ProviderInfo) -> Literal["chat", "responses"]:
+    """The OpenAI API a payload takes when the caller names none: Responses for a model the
+    model data says is served only there (LiteLLM marks its entry `"mode": "responses"`; the
+    GPT-5 Codex family says so too), else Chat Completions."""
+    return "responses" if provider.responses_only else "chat"
+
+
+def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] | None = None,
               role: Literal["system", "developer"] = "system",
               include_request: bool = True, strict: bool = True) -> dict[str, Any]:
     """Chat Completions (`messages[0]` + `tools`) or Responses (`instructions` + `tools`), and
-    a `prompt_cache_key`. `strict`: see `ToolSet.openai`."""
+    a `prompt_cache_key`. `api=None`: the one the model speaks (`default_openai_api`).
+    `strict`: see `ToolSet.openai`."""
+    if api is None:
+        api = default_openai_api(prompt.provider)
     native = prompt.tools.mode == "native"
     text = _system_text(prompt, include_request)
     first = [{"role": "user", "content": prompt.message}] if prompt.message else []

@@ -10,8 +10,10 @@ byte-identical across sessions, and a cache breakpoint after it is shared by all
 The built-in block's JSON is made once per distinct block (`ToolBlock`, keyed by the offered specs
 and what their option lists come from) and shared by every request that offers it; a session's
 MCP tools are made per request straight in the provider's shape, from schema forms kept by schema
-(see entries.py). Every call hands out a fresh copy, so a client may change what it gets. MCP
-descriptions stay verbatim.
+(see entries.py). Every call hands out a fresh copy, so a client may change what it gets. What
+conversion finds wrong in an MCP server's schema is reported per wire format
+(`NativeTools.diagnostics`). An MCP description is the server's words after its provenance
+mark, `[MCP <server>] …` (components/wire.toml, promptc/_emit/wording.py), in every format.
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ import attrs
 
 from .._base.frozen import FreshCopies, dumps_json, thaw
 from .._model.context import PromptContext, Skill
-from .._model.provider import ProviderInfo
+from .._model.diagnostics import Diagnostic
+from .._model.provider import ProviderInfo, normalize_provider
 from .._model.tools import EnumSources, McpBinding, ToolSpec, json_schema, per_session
 from .._model.variant import ActiveToolMode, ToolModeChoice
 from .entries import (FORMATS, FunctionList, SchemaForms, Shape, to_anthropic, to_gemini,
                       to_openai, to_openai_responses)
-from .schemas import object_root
+from .schemas import Problem, checked_root
+from .wording import mcp_description, strict_reword
 
 if TYPE_CHECKING:  # the call checker is loaded when a call first comes back
     from .._calls.checker import BuiltinTool
@@ -47,7 +51,7 @@ def wire_format(provider: ProviderInfo) -> WireFormat:
     """The tool format a provider's API takes: Anthropic's for Claude on Anthropic's API (and
     Bedrock/Vertex, which use its Messages shape), Gemini's for Google's API, else OpenAI's
     (the shape OpenAI-compatible servers, routers and gateways take)."""
-    name = provider.provider.strip().lower()
+    name = normalize_provider(provider.provider)
     family = (provider.family or "").lower()
     if name == "anthropic" or (name in ("bedrock", "vertex_ai", "vertex")
                                and family.startswith("claude")):
@@ -64,16 +68,29 @@ def _wrapped(fmt: str, entries: list[Any]) -> Any:
     return entries
 
 
-def _mcp_schema(binding: McpBinding) -> dict[str, Any]:
-    return object_root(thaw(binding.input_schema) if binding.input_schema else {})
+def _mcp_forms(binding: McpBinding) -> SchemaForms:
+    """An MCP server's schema as an object root, its malformed keyword values dropped (each a
+    problem reported with the tool)."""
+    checked = checked_root(thaw(binding.input_schema) if binding.input_schema else {})
+    assert checked.schema is not None
+    return SchemaForms(checked.schema, checked.problems)
 
 
 def _mcp_description(binding: McpBinding) -> str:
-    """The MCP server's own words, verbatim (as the text prompt shows them); a blank one gets
-    a line naming the tool and its server."""
-    if binding.description.strip():
-        return binding.description
-    return f"{binding.tool} (MCP server {binding.server})"
+    """The server's words after its provenance mark (components/wire.toml), fenced as the
+    text prompt fences them; a tool without a description is named instead."""
+    return mcp_description(binding.server, binding.tool, binding.description)
+
+
+# The schema form each wire format sends (its problems are the ones reported).
+_FORM_OF: dict[str, str] = {"anthropic": "json", "openai": "strict", "gemini": "gemini"}
+
+
+def _diagnostic(binding: McpBinding, problem: Problem) -> Diagnostic:
+    return Diagnostic("warning", problem.code,
+                      f"MCP tool {binding.tool!r} of server {binding.server!r} (function "
+                      f"{binding.native_name!r}), input schema: {problem.message()}",
+                      f"{binding.server}/{binding.tool}")
 
 
 class Cache(Protocol):
@@ -108,7 +125,7 @@ class ToolBlock:
         self.sources = sources
         enabled = frozenset(s.name for s in specs)
         self.shapes = tuple(Shape(s.name, s.description, SchemaForms(
-            json_schema(s, enabled, sources))) for s in specs)
+            json_schema(s, enabled, sources), reword=strict_reword)) for s in specs)
         stable = 0
         for spec in specs:
             if per_session(spec):
@@ -179,7 +196,7 @@ class NativeTools:
                 key = ("schema", b.input_schema.json_text)
                 forms = cache.get(key)
                 if forms is None:
-                    forms = cache.put(key, SchemaForms(_mcp_schema(b)))
+                    forms = cache.put(key, _mcp_forms(b))
                 made.append(forms)
             self._mcp_forms = made
         return made
@@ -227,6 +244,13 @@ class NativeTools:
             text = self._texts[key] = dumps_json(self._value(fmt, upto), indent=None)
         return text
 
+    def diagnostics(self, fmt: str) -> tuple[Diagnostic, ...]:
+        """What is wrong with the MCP tools' input schemas as wire format `fmt` (anthropic,
+        openai, gemini) sends them: each a warning naming the tool and the keyword."""
+        kind = _FORM_OF.get(fmt, "json")
+        return tuple(_diagnostic(b, p) for b, forms in zip(self._mcp, self._forms())
+                     for p in forms.problems(kind))
+
     def strict(self) -> tuple[bool, ...]:
         """Per tool, whether its OpenAI definition is strict."""
         return tuple(x.strict is not None for x in self.shapes())
@@ -259,6 +283,9 @@ class ToolSet:
     context: PromptContext | None = attrs.field(default=None, eq=False, repr=False)
     provider: ProviderInfo | None = attrs.field(default=None, eq=False, repr=False)
     desk: CallDesk | None = attrs.field(default=None, eq=False, repr=False)
+    # dynamic="message" with native tools: the session's tools in their generic form (MCP
+    # through use_mcp_tool, skill names without an enum); calls are still held to the session's
+    shared: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -350,15 +377,22 @@ class ToolSet:
 
     # --- calls coming back --------------------------------------------------------------------
 
+    def _session_options(self) -> tuple[BuiltinTool, ...]:
+        """Shared tools: the built-in tools as the checker reads them, with the options the
+        session's skills give (its schemas have none)."""
+        from .._calls.desk import builtin_tools
+        from .._model.tools import enum_sources
+        return builtin_tools(self.specs, enum_sources(self.specs, self.skills))
+
     def _calls(self, mode: str | None = None) -> CallDesk:
         desk = self.desk
         if desk is None:
             native = self._tools()
             context = self.context if self.context is not None else PromptContext()
             from .._calls.desk import CallDesk, mcp_entries
-            desk = CallDesk.build(native.builtin_tools(),
-                                  mcp_entries(context.mcp_servers, self.mcp), context.mode,
-                                  native.cache, native=self.mode == "native")
+            tools = native.builtin_tools() if not self.shared else self._session_options()
+            desk = CallDesk.build(tools, mcp_entries(context.mcp_servers, self.mcp),
+                                  context.mode, native.cache, native=self.mode == "native")
             object.__setattr__(self, "desk", desk)
         if mode is not None and mode not in ("plan", "act"):
             raise ValueError(f"mode must be 'plan' or 'act', got {mode!r}")

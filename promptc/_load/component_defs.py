@@ -33,7 +33,7 @@ class ComponentDef:
 BUILTIN_COMPONENTS: dict[str, ComponentDef] = {
     "agent_role": ComponentDef(priority=100, required=True),
     "tool_use": ComponentDef(True, reads=("provider",), priority=95, required=True),
-    "tool_calling": ComponentDef(True, provides=("parallel", "sequential"),
+    "tool_calling": ComponentDef(True, provides=("parallel", "sequential", "mcp_functions"),
                                  reads=("provider",), priority=95, required=True),
     "tools": ComponentDef(True, provides=("tools", "session"),
                           reads=("provider", "stable_tools"), priority=90, required=True),

@@ -24,8 +24,7 @@ import attrs
 from .._base.errors import VariantConfigError
 from .._base.files import read_text_file, read_toml
 from .._model.diagnostics import Diagnostic
-from .._model.families import FAMILY_FILE, read_families
-from .._model.provider import FamilyRule
+from .._model.provider import FAMILY_FILE, FamilyRule, read_families
 from .._model.tools import ToolSpec, load_tool_file
 from .._model.variant import ID_PATTERN, check_variant_table
 from .component_defs import SHARED_TEMPLATES
@@ -96,6 +95,10 @@ def _inside(path: Path, root: Path | None, source: str) -> None:
                                  "come from inside their source folder", source=str(path))
 
 
+# Data files beside the built-in component templates (the native tools' wording).
+BUILTIN_DATA_FILES = frozenset({"wire.toml"})
+
+
 def _sorted(folder: Path) -> list[Path]:
     return sorted(folder.iterdir(), key=lambda p: p.name) if folder.is_dir() else []
 
@@ -110,6 +113,8 @@ def _component_files(folder: Path, source: str, notes: list[Diagnostic],
                                         "unexpected folder (ignored)", str(p)))
             continue
         if p.suffix != ".md":
+            if source == "builtin" and p.name in BUILTIN_DATA_FILES:
+                continue  # read where it is used (promptc/_emit/wording.py)
             notes.append(Diagnostic("warning", "file-ignored",
                                     "not a component template (.md): ignored", str(p)))
             continue
@@ -156,30 +161,10 @@ def read_variant_folder(folder: Path, source: str, notes: list[Diagnostic],
     if not ID_PATTERN.match(vid):
         raise VariantConfigError(f"variant folder name {vid!r} must be a lowercase id "
                                  "(letters, digits, '_', '-', '.')", source=str(folder))
-    table = None
     toml_path = folder / "variant.toml"
-    if toml_path.exists() or toml_path.is_symlink():
-        _inside(toml_path, root, source)
-        table = read_toml(toml_path, VariantConfigError)
-        check_variant_table(table, str(toml_path))
-        if table.get("id", vid) != vid:
-            raise VariantConfigError(f"id {table['id']!r} does not match the folder name {vid!r}",
-                                     source=str(toml_path), field="id")
-    template = None
+    table = _variant_table(toml_path, vid, source, root)
     template_name = (table or {}).get("template", "template.md")
-    relative = Path(template_name)
-    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
-        raise VariantConfigError(f"template {template_name!r} must be a file name inside the "
-                                 "variant's folder (no absolute path, no '..')",
-                                 source=str(toml_path), field="template")
-    tpath = folder / relative
-    if tpath.exists() or tpath.is_symlink():
-        _inside(tpath, root, source)
-        template = TextFile(read_text_file(tpath, VariantConfigError), str(tpath), source,
-                            _origin(tpath, root, source))
-    elif table is not None and "template" in table:
-        raise VariantConfigError(f"template file {template_name!r} not found", source=str(
-            toml_path), field="template")
+    template = _template_file(folder, template_name, table, toml_path, source, root)
     for p in _sorted(folder):
         if p.name not in _VARIANT_ENTRIES and p.name != template_name:
             notes.append(Diagnostic("warning", "file-ignored",
@@ -188,6 +173,40 @@ def read_variant_folder(folder: Path, source: str, notes: list[Diagnostic],
                       toml_path=str(toml_path) if table is not None else "", template=template,
                       components=_component_files(folder / "components", source, notes, root),
                       tools=_tool_files(folder / "tools", source, notes, root))
+
+
+def _variant_table(toml_path: Path, vid: str, source: str, root: Path | None
+                   ) -> dict[str, Any] | None:
+    """The folder's variant.toml, checked (None: the folder overlays an earlier variant)."""
+    if not (toml_path.exists() or toml_path.is_symlink()):
+        return None
+    _inside(toml_path, root, source)
+    table = read_toml(toml_path, VariantConfigError)
+    check_variant_table(table, str(toml_path))
+    if table.get("id", vid) != vid:
+        raise VariantConfigError(f"id {table['id']!r} does not match the folder name {vid!r}",
+                                 source=str(toml_path), field="id")
+    return table
+
+
+def _template_file(folder: Path, template_name: Any, table: dict[str, Any] | None,
+                   toml_path: Path, source: str, root: Path | None) -> TextFile | None:
+    """The variant's base template (`template` in variant.toml names another file in the
+    folder); None when the folder has none and the table names none."""
+    relative = Path(template_name)
+    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+        raise VariantConfigError(f"template {template_name!r} must be a file name inside the "
+                                 "variant's folder (no absolute path, no '..')",
+                                 source=str(toml_path), field="template")
+    tpath = folder / relative
+    if tpath.exists() or tpath.is_symlink():
+        _inside(tpath, root, source)
+        return TextFile(read_text_file(tpath, VariantConfigError), str(tpath), source,
+                        _origin(tpath, root, source))
+    if table is not None and "template" in table:
+        raise VariantConfigError(f"template file {template_name!r} not found", source=str(
+            toml_path), field="template")
+    return None
 
 
 _builtin_layers: dict[str, tuple[tuple[Any, ...], Layer]] = {}

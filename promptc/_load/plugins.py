@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
@@ -25,8 +25,8 @@ from .._base.errors import PLUGIN_FAILURES, PromptcError
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic
 from .._model.features import Feature
-from .._model.tools import parse_tool
-from .folders import Layer, read_layer
+from .._model.tools import ToolSpec, parse_tool
+from .folders import Layer, RawVariant, read_layer
 from .registry import PluginVariant, plugin_raw_variant
 
 if TYPE_CHECKING:
@@ -120,55 +120,82 @@ def load_plugins(entry_points: Iterable[Any] | None = None,
     eps = _entry_points() if entry_points is None else list(entry_points)
     if not eps:
         return PluginSet((), (), (), ())
+    diags: list[Diagnostic] = []
+    loaded: list[_Plugin] = []
+    for ep in eps:
+        try:
+            loaded.append(_load_one(ep, validate))
+        except _Skipped as skipped:
+            diags.append(skipped.diagnostic)
+    layers, findings = _settle_conflicts([p.layer for p in loaded])
+    return PluginSet(tuple(layers), tuple(diags), tuple(findings), tuple(p.name for p in loaded),
+                     _hooks(loaded, "promptc_contribute_context"),
+                     _hooks(loaded, "promptc_inspect_prompt"))
+
+
+class _Plugin(NamedTuple):
+    """A plugin that loaded: its name, what it contributes, and its hooks."""
+
+    name: str
+    layer: Layer
+    manager: pluggy.PluginManager
+
+
+class _Skipped(Exception):
+    """A plugin promptc cannot use, and the diagnostic that says why."""
+
+    def __init__(self, code: str, name: str, message: str) -> None:
+        super().__init__(message)
+        self.diagnostic = _fail(code, name, message)
+
+
+def _load_one(ep: Any, validate: Callable[[Layer], object] | None) -> _Plugin:
+    """Import one entry point, register it, read its layer; `_Skipped` says what failed."""
+    name = ep.name
+    pm = _registered(_imported(ep), name)
+    try:
+        layer = _layer_of(pm, name)
+        if validate is not None:
+            validate(layer)
+    except _HookFailed as exc:
+        raise _Skipped("plugin-hook", name, str(exc)) from None
+    except PromptcError as exc:
+        raise _Skipped("plugin-invalid", name, f"registered something invalid: {exc}") from None
+    except PLUGIN_FAILURES as exc:  # what it returned broke promptc's code: still isolated
+        raise _Skipped("plugin-invalid", name, "registered something promptc cannot "
+                       f"use ({type(exc).__name__}: {exc})") from None
+    return _Plugin(name, layer, pm)
+
+
+def _imported(ep: Any) -> Any:
+    try:
+        return ep.load()
+    except BaseException as exc:  # an import-time crash, SystemExit included
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise _Skipped("plugin-import", ep.name,
+                       f"failed to import ({type(exc).__name__}: {exc})") from None
+
+
+def _registered(obj: Any, name: str) -> pluggy.PluginManager:
+    """A plugin manager of its own holding the plugin's hook implementations, checked."""
     import pluggy
 
     from .hookspecs import PROJECT, PromptcSpec
-    diags: list[Diagnostic] = []
-    layers: list[Layer] = []
-    names: list[str] = []
-    context_hooks: list[tuple[str, Callable[..., Any]]] = []
-    inspect_hooks: list[tuple[str, Callable[..., Any]]] = []
-    for ep in eps:
-        name = ep.name
-        try:
-            obj = ep.load()
-        except BaseException as exc:  # an import-time crash, SystemExit included
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            diags.append(_fail("plugin-import", name,
-                               f"failed to import ({type(exc).__name__}: {exc})"))
-            continue
-        pm = pluggy.PluginManager(PROJECT)
-        pm.add_hookspecs(PromptcSpec)
-        try:
-            pm.register(obj, name=name)
-            pm.check_pending()
-        except PLUGIN_FAILURES as exc:
-            diags.append(_fail("plugin-invalid", name, f"invalid hook implementation ({exc})"))
-            continue
-        try:
-            layer = _layer_of(pm, name)
-            if validate is not None:
-                validate(layer)
-        except _HookFailed as exc:
-            diags.append(_fail("plugin-hook", name, str(exc)))
-            continue
-        except PromptcError as exc:
-            diags.append(_fail("plugin-invalid", name, f"registered something invalid: {exc}"))
-            continue
-        except PLUGIN_FAILURES as exc:  # what it returned broke promptc's code: still isolated
-            diags.append(_fail("plugin-invalid", name, "registered something promptc cannot "
-                               f"use ({type(exc).__name__}: {exc})"))
-            continue
-        layers.append(layer)
-        names.append(name)
-        for impl in pm.hook.promptc_contribute_context.get_hookimpls():
-            context_hooks.append((name, _by_keyword(impl)))
-        for impl in pm.hook.promptc_inspect_prompt.get_hookimpls():
-            inspect_hooks.append((name, _by_keyword(impl)))
-    layers, findings = _settle_conflicts(layers)
-    return PluginSet(tuple(layers), tuple(diags), tuple(findings), tuple(names),
-                     tuple(context_hooks), tuple(inspect_hooks))
+    pm = pluggy.PluginManager(PROJECT)
+    pm.add_hookspecs(PromptcSpec)
+    try:
+        pm.register(obj, name=name)
+        pm.check_pending()
+    except PLUGIN_FAILURES as exc:
+        raise _Skipped("plugin-invalid", name, f"invalid hook implementation ({exc})") from None
+    return pm
+
+
+def _hooks(loaded: list[_Plugin], hook: str) -> tuple[tuple[str, Callable[..., Any]], ...]:
+    """Each plugin's implementations of a per-request hook, in plugin order."""
+    return tuple((p.name, _by_keyword(impl)) for p in loaded
+                 for impl in getattr(p.manager.hook, hook).get_hookimpls())
 
 
 class _HookFailed(Exception):
@@ -204,7 +231,20 @@ def _call(pm: pluggy.PluginManager, hook: str) -> list[Any]:
 
 
 def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
+    """What the plugin contributes, hook by hook (in this order: folders, variants,
+    components, features, tools)."""
     source = f"plugin:{name}"
+    merged = _folders_layer(pm, source)
+    variants = {**merged.variants, **_plugin_variants(pm, source)}
+    functions = _plugin_components(pm, source)
+    features = _plugin_features(pm, source)
+    tools = {**merged.tools, **_plugin_tools(pm, source)}
+    return attrs.evolve(merged, variants=variants, functions=functions, tools=tools,
+                        features=features)
+
+
+def _folders_layer(pm: pluggy.PluginManager, source: str) -> Layer:
+    """The plugin's template folders read as one layer (later folders win by id)."""
     merged = Layer(source=source, root="")
     for folder in _call(pm, "promptc_template_folders"):
         if not isinstance(folder, (str, os.PathLike)) or not Path(folder).is_dir():
@@ -218,22 +258,35 @@ def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
                               tools={**merged.tools, **layer.tools},
                               notes=merged.notes + layer.notes,
                               families=merged.families + layer.families)
-    variants = dict(merged.variants)
+    return merged
+
+
+def _plugin_variants(pm: pluggy.PluginManager, source: str) -> dict[str, RawVariant]:
+    variants: dict[str, RawVariant] = {}
     for spec in _call(pm, "promptc_variants"):
-        if not isinstance(spec, Mapping):
-            raise _HookFailed(f"promptc_variants returned {type(spec).__name__}, not a table")
-        table = dict(spec)
-        template = table.pop("template_text", None)
-        texts = table.pop("component_texts", {}) or {}
-        matcher = table.pop("matcher", None)
-        if matcher is not None and not callable(matcher):
-            raise _HookFailed(f"promptc_variants: `matcher` of {table.get('id')!r} is "
-                              f"{type(matcher).__name__}, not a callable")
-        if not isinstance(texts, Mapping):
-            raise _HookFailed(f"promptc_variants: `component_texts` of {table.get('id')!r} "
-                              "must be a table {component id: text}")
-        raw = plugin_raw_variant(PluginVariant(table, template, dict(texts), matcher), source)
+        raw = _plugin_variant(spec, source)
         variants[raw.id] = raw
+    return variants
+
+
+def _plugin_variant(spec: Any, source: str) -> RawVariant:
+    """A `promptc_variants` table: a variant.toml-like table plus its texts and matcher."""
+    if not isinstance(spec, Mapping):
+        raise _HookFailed(f"promptc_variants returned {type(spec).__name__}, not a table")
+    table = dict(spec)
+    template = table.pop("template_text", None)
+    texts = table.pop("component_texts", {}) or {}
+    matcher = table.pop("matcher", None)
+    if matcher is not None and not callable(matcher):
+        raise _HookFailed(f"promptc_variants: `matcher` of {table.get('id')!r} is "
+                          f"{type(matcher).__name__}, not a callable")
+    if not isinstance(texts, Mapping):
+        raise _HookFailed(f"promptc_variants: `component_texts` of {table.get('id')!r} "
+                          "must be a table {component id: text}")
+    return plugin_raw_variant(PluginVariant(table, template, dict(texts), matcher), source)
+
+
+def _plugin_components(pm: pluggy.PluginManager, source: str) -> dict[str, Component]:
     functions: dict[str, Component] = {}
     for comp in _call(pm, "promptc_components"):
         if not isinstance(comp, Component):
@@ -243,6 +296,10 @@ def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
         origin = comp.origin or (f"{source} component {comp.id}" if comp.template is not None
                                  else "")
         functions[comp.id] = attrs.evolve(comp, source=source, origin=origin)
+    return functions
+
+
+def _plugin_features(pm: pluggy.PluginManager, source: str) -> tuple[Feature, ...]:
     features = []
     for feature in _call(pm, "promptc_features"):
         if not isinstance(feature, Feature):
@@ -250,18 +307,39 @@ def _layer_of(pm: pluggy.PluginManager, name: str) -> Layer:
                               "not a promptc.Feature")
         features.append(attrs.evolve(feature, source=source, readers=feature.readers or (
             f"{source}",)))
-    tools = dict(merged.tools)
+    return tuple(features)
+
+
+def _plugin_tools(pm: pluggy.PluginManager, source: str) -> dict[str, ToolSpec]:
+    tools: dict[str, ToolSpec] = {}
     for i, table in enumerate(_call(pm, "promptc_tools")):
         if not isinstance(table, Mapping):
             raise _HookFailed(f"promptc_tools returned {type(table).__name__}, not a table")
         spec = parse_tool(table, origin=f"{source} tool #{i}", source=source)
         tools[spec.name] = spec
-    return attrs.evolve(merged, variants=variants, functions=functions, tools=tools,
-                        features=tuple(features))
+    return tools
 
 
 def _settle_conflicts(layers: list[Layer]) -> tuple[list[Layer], list[Diagnostic]]:
     """Two plugins claiming one variant id: the lower (priority, plugin name) wins, reported."""
+    findings: list[Diagnostic] = []
+    losers: dict[int, set[str]] = {}
+    for vid, claimants in sorted(_claims(layers).items()):
+        if len(claimants) < 2:
+            continue
+        claimants.sort()
+        winner = claimants[0]
+        for _prio, _src, idx in claimants[1:]:
+            losers.setdefault(idx, set()).add(vid)
+        findings.append(Diagnostic(
+            "warning", "variant-conflict",
+            f"variant {vid!r} is registered by {', '.join(c[1] for c in claimants)}; "
+            f"{winner[1]} wins by (priority, name)", winner[1]))
+    return [_without(layer, losers.get(i)) for i, layer in enumerate(layers)], findings
+
+
+def _claims(layers: list[Layer]) -> dict[str, list[tuple[int, str, int]]]:
+    """Per variant id, the (priority, source, layer index) of each layer defining it."""
     claims: dict[str, list[tuple[int, str, int]]] = {}
     for i, layer in enumerate(layers):
         for vid, raw in layer.variants.items():
@@ -269,24 +347,11 @@ def _settle_conflicts(layers: list[Layer]) -> tuple[list[Layer], list[Diagnostic
                 continue  # an overlay of a few files adds to a variant, it does not claim it
             prio = raw.table.get("priority", 100)
             claims.setdefault(vid, []).append((prio, layer.source, i))
-    findings: list[Diagnostic] = []
-    losers: dict[int, set[str]] = {}
-    for vid, claimants in sorted(claims.items()):
-        if len(claimants) < 2:
-            continue
-        claimants.sort()
-        winner = claimants[0]
-        for _prio, src, idx in claimants[1:]:
-            losers.setdefault(idx, set()).add(vid)
-        findings.append(Diagnostic(
-            "warning", "variant-conflict",
-            f"variant {vid!r} is registered by {', '.join(c[1] for c in claimants)}; "
-            f"{winner[1]} wins by (priority, name)", winner[1]))
-    out = []
-    for i, layer in enumerate(layers):
-        drop = losers.get(i)
-        if drop:
-            layer = attrs.evolve(layer, variants={k: v for k, v in layer.variants.items()
-                                                  if k not in drop})
-        out.append(layer)
-    return out, findings
+    return claims
+
+
+def _without(layer: Layer, drop: set[str] | None) -> Layer:
+    if not drop:
+        return layer
+    return attrs.evolve(layer, variants={k: v for k, v in layer.variants.items()
+                                         if k not in drop})

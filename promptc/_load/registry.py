@@ -17,16 +17,15 @@ from .._base.frozen import FrozenDict
 from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
-from .._model.families import merged_families
 from .._model.features import FeatureSet, feature_set
 from .._model.inputs import InputSpec, parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
-from .._model.provider import FamilyRule, ProviderInfo, resolve_provider
+from .._model.provider import FamilyRule, ProviderInfo, merged_families, resolve_provider
 from .._model.tools import ToolSpec
 from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
 from .._text.template import Template, parsed_template
-from .component_defs import BUILTIN_COMPONENTS
+from .component_defs import BUILTIN_COMPONENTS, ComponentDef
 from .features import declared_features
 from .noops import unused_overrides
 from .folders import Layer, RawVariant, TextFile
@@ -93,24 +92,7 @@ class Registry:
         """First matching variant by (priority, id), else the fallback; with a trace."""
         info = resolve_provider(provider, self.families, self.user_models)
         report = Reporter(strict)
-        trace: list[TraceEntry] = []
-        chosen: Variant | None = None
-        for v in self.order:
-            if chosen is not None and not full_trace:
-                break
-            try:
-                ok, why = v.matcher(info)
-            except PLUGIN_FAILURES as exc:
-                trace.append(TraceEntry(v.id, v.priority, None,
-                                        f"raised {type(exc).__name__}: {exc}", v.source))
-                report("error", "matcher-raised",
-                       f"matcher of variant {v.id!r} raised {type(exc).__name__}: {exc}", v.id)
-                continue
-            if chosen is not None:
-                why = f"{why} (not used: {chosen.id!r} came first)" if ok else why
-            trace.append(TraceEntry(v.id, v.priority, ok, why, v.source))
-            if ok and chosen is None:
-                chosen = v
+        trace, chosen = self._tried(info, report, full_trace)
         if chosen is not None:
             return Resolution(chosen, tuple(trace), "matcher", tuple(report.items))
         if self.fallback is not None:
@@ -121,9 +103,38 @@ class Registry:
         raise NoVariantError(f"no variant matches provider {info.provider!r} model "
                              f"{info.model!r} and there is no fallback; tried: {tried}")
 
+    def _tried(self, info: ProviderInfo, report: Reporter, full_trace: bool
+               ) -> tuple[list[TraceEntry], Variant | None]:
+        """The matchers tried in order, up to the first match (or all, for a full trace)."""
+        trace: list[TraceEntry] = []
+        chosen: Variant | None = None
+        for v in self.order:
+            if chosen is not None and not full_trace:
+                break
+            entry = _tried_matcher(v, info, report, chosen)
+            trace.append(entry)
+            if entry.matched and chosen is None:
+                chosen = v
+        return trace, chosen
+
     def variant_for(self, variant_id: str) -> Resolution:
         """The resolution of a request that names its variant (no matcher is tried)."""
         return Resolution(self.get(variant_id), (), "id")
+
+
+def _tried_matcher(v: Variant, info: ProviderInfo, report: Reporter,
+                   chosen: Variant | None) -> TraceEntry:
+    """One variant's matcher on the provider: a trace entry (a raising matcher is reported)."""
+    try:
+        ok, why = v.matcher(info)
+    except PLUGIN_FAILURES as exc:
+        report("error", "matcher-raised",
+               f"matcher of variant {v.id!r} raised {type(exc).__name__}: {exc}", v.id)
+        return TraceEntry(v.id, v.priority, None, f"raised {type(exc).__name__}: {exc}",
+                          v.source)
+    if ok and chosen is not None:
+        why = f"{why} (not used: {chosen.id!r} came first)"
+    return TraceEntry(v.id, v.priority, ok, why, v.source)
 
 
 # --- building ---------------------------------------------------------------------------------
@@ -150,19 +161,26 @@ def compile_component(comp: Component) -> Component:
     return attrs.evolve(comp, parsed=parsed, parsed_short=parsed_short)
 
 
+_NO_DATA = ComponentDef()  # a component without built-in data: nothing provided or read
+
+
 def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Component:
     """A component from a folder's text file; a built-in id keeps its built-in data."""
-    d = BUILTIN_COMPONENTS.get(cid)
-    comp = Component(id=cid, template=text.text, provides=d.provides if d else (),
-                     reads=(d.reads if d and d.fed else ()),
-                     priority=d.priority if d else 50, required=d.required if d else False,
-                     short_template=short.text if short else None, source=text.source,
-                     origin=text.origin or text.path,
-                     short_origin=(short.origin or short.path) if short else "",
-                     path=text.path, short_path=short.path if short else "")
-    if d is not None and d.fed:
-        comp = attrs.evolve(comp, request_data=cid)
-    return compile_component(comp)
+    d = BUILTIN_COMPONENTS.get(cid, _NO_DATA)
+    short_template, short_origin, short_path = _shorter_form(short)
+    return compile_component(Component(
+        id=cid, template=text.text, provides=d.provides,
+        reads=d.reads if d.fed else (), priority=d.priority, required=d.required,
+        short_template=short_template, source=text.source, origin=text.origin or text.path,
+        short_origin=short_origin, path=text.path, short_path=short_path,
+        request_data=cid if d.fed else None))
+
+
+def _shorter_form(short: TextFile | None) -> tuple[str | None, str, str]:
+    """(text, origin, path) of a component's shorter form (`<cid>.short.md`), if it has one."""
+    if short is None:
+        return None, "", ""
+    return short.text, short.origin or short.path, short.path
 
 
 def _short_over(cid: str, short: TextFile, base: Component | None) -> Component:
@@ -176,6 +194,90 @@ def _short_over(cid: str, short: TextFile, base: Component | None) -> Component:
                                           short_origin=short.origin or short.path))
 
 
+class _Stack:
+    """The sources stacked so far, by id: each later layer wins, and every replacement is
+    noted (an override is intended, but never silent: lint lists it)."""
+
+    def __init__(self) -> None:
+        self.components: dict[str, Component] = {}
+        self.tools: dict[str, ToolSpec] = {}
+        self.reserved: set[str] = set()
+        self.raws: dict[str, RawVariant] = {}
+        self.found: list[Diagnostic] = []
+
+    def push(self, layer: Layer) -> None:
+        self._note_components(layer)
+        self._note_tools(layer)
+        self._note_variants(layer)
+        self._add_components(layer)
+        self._add_tools(layer)
+        for vid, raw in layer.variants.items():
+            self.raws[vid] = _overlay(self.raws.get(vid), raw)
+
+    def replaced(self, kind: str, name: str, old: str, new: str) -> None:
+        if old != new:
+            self.found.append(Diagnostic("info", "overridden",
+                                         f"{kind} {name!r} from {old} is replaced by {new}", new))
+
+    def _note_components(self, layer: Layer) -> None:
+        for cid in [*layer.components, *layer.functions]:
+            if not cid.endswith(".short") and cid in self.components:
+                self.replaced("component", cid, self.components[cid].source, layer.source)
+
+    def _note_tools(self, layer: Layer) -> None:
+        for name in layer.tools:
+            if name in self.tools:
+                self.replaced("tool", name, self.tools[name].source, layer.source)
+
+    def _note_variants(self, layer: Layer) -> None:
+        for vid, raw in layer.variants.items():
+            earlier = self.raws.get(vid)
+            if earlier is not None and raw.table is not None:
+                self.replaced("variant", vid, earlier.source, layer.source)
+            elif earlier is not None:  # a folder overlaying some of an earlier variant's files
+                self._note_overlay(vid, raw, earlier)
+
+    def _note_overlay(self, vid: str, raw: RawVariant, earlier: RawVariant) -> None:
+        if raw.template is not None and earlier.template is not None:
+            self.replaced(f"template of variant {vid!r}:", "template.md",
+                          earlier.template.origin or earlier.template.path,
+                          raw.template.origin or raw.template.path)
+        for cid, tf in raw.components.items():
+            old = self._earlier_text(cid, earlier)
+            if old:
+                self.replaced(f"component of variant {vid!r}:", cid, old, tf.origin or tf.path)
+
+    def _earlier_text(self, cid: str, earlier: RawVariant) -> str:
+        """Where the text an overlaid variant component replaces came from ("": nowhere)."""
+        before = earlier.components.get(cid)
+        if before is not None:
+            return before.origin or before.path
+        shared = self.components.get(cid)
+        return shared.origin if shared is not None else ""
+
+    def _add_components(self, layer: Layer) -> None:
+        """Later layers win by id; a text replaces a function and vice versa."""
+        for cid, tf in layer.components.items():
+            if not cid.endswith(".short"):
+                self.components[cid] = _component_from(cid, tf,
+                                                       layer.components.get(cid + ".short"))
+            elif cid[:-6] not in layer.components:  # only the shorter form: overlay it
+                self.components[cid[:-6]] = _short_over(cid[:-6], tf,
+                                                        self.components.get(cid[:-6]))
+        self.components.update((cid, compile_component(c)) for cid, c in layer.functions.items())
+
+    def _add_tools(self, layer: Layer) -> None:
+        """Built-in names are reserved; others replace one only with `override = true`."""
+        for name, spec in layer.tools.items():
+            if layer.source == "builtin":
+                self.reserved.add(name)
+            elif name in self.reserved and not spec.override:
+                raise ToolSpecError(f"tool name {name!r} is reserved by a built-in tool; set "
+                                    "`override = true` to replace its spec on purpose",
+                                    source=spec.origin or layer.source, field="name")
+            self.tools[name] = spec
+
+
 def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = (),
                    findings: Iterable[Diagnostic] = (), user_models: bool = True) -> Registry:
     """Layer sources in the order given and freeze the result; raise on any config error.
@@ -184,61 +286,29 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
     keeps with its own.
     """
     layers = list(layers)
-    diags: list[Diagnostic] = list(diagnostics)
-    found: list[Diagnostic] = []
-    components: dict[str, Component] = {}
-    tools: dict[str, ToolSpec] = {}
-    reserved: set[str] = set()
-    raws: dict[str, RawVariant] = {}
-
-    def replaced(kind: str, name: str, old: str, new: str) -> None:
-        if old != new:  # an override is intended, but never silent: lint lists it
-            found.append(Diagnostic("info", "overridden",
-                                       f"{kind} {name!r} from {old} is replaced by {new}", new))
+    stack = _Stack()
     for layer in layers:
-        diags.extend(layer.notes)
-        for cid in [*layer.components, *layer.functions]:
-            if not cid.endswith(".short") and cid in components:
-                replaced("component", cid, components[cid].source, layer.source)
-        for name in layer.tools:
-            if name in tools:
-                replaced("tool", name, tools[name].source, layer.source)
-        for vid, raw in layer.variants.items():
-            if vid in raws and raw.table is not None:
-                replaced("variant", vid, raws[vid].source, layer.source)
-            elif vid in raws:  # a folder overlaying some of an earlier variant's files
-                earlier = raws[vid]
-                if raw.template is not None and earlier.template is not None:
-                    replaced(f"template of variant {vid!r}:", "template.md",
-                             earlier.template.origin or earlier.template.path,
-                             raw.template.origin or raw.template.path)
-                for cid, tf in raw.components.items():
-                    before = earlier.components.get(cid)
-                    shared = components.get(cid)
-                    old = before.origin or before.path if before is not None else (
-                        shared.origin if shared is not None else "")
-                    if old:
-                        replaced(f"component of variant {vid!r}:", cid, old, tf.origin or tf.path)
-        # Components: later layers win by id; a text replaces a function and vice versa.
-        for cid, tf in layer.components.items():
-            if not cid.endswith(".short"):
-                components[cid] = _component_from(cid, tf, layer.components.get(cid + ".short"))
-            elif cid[:-6] not in layer.components:  # only the shorter form: overlay it
-                components[cid[:-6]] = _short_over(cid[:-6], tf, components.get(cid[:-6]))
-        components.update((cid, compile_component(c)) for cid, c in layer.functions.items())
-        # Tools: built-in names are reserved; others replace one only with `override = true`.
-        for name, spec in layer.tools.items():
-            if layer.source == "builtin":
-                reserved.add(name)
-            elif name in reserved and not spec.override:
-                raise ToolSpecError(f"tool name {name!r} is reserved by a built-in tool; set "
-                                    "`override = true` to replace its spec on purpose",
-                                    source=spec.origin or layer.source, field="name")
-            tools[name] = spec
-        # Variants: raw contributions layered by id.
-        for vid, raw in layer.variants.items():
-            raws[vid] = _overlay(raws.get(vid), raw)
+        stack.push(layer)
+    _check_dependencies(stack.tools)
+    variants = _resolve_all(stack.raws, stack.tools, stack.components)
+    fallbacks = _fallbacks(variants, stack.found)
+    features = declared_features(stack.tools, stack.components, variants,
+                                 [f for layer in layers for f in layer.features])
+    stack.found.extend(unused_overrides(layers, variants))
+    families, renamed = merged_families([(layer.source, layer.families) for layer in layers])
+    for fid, old, new in renamed:
+        stack.replaced(f"model family {fid!r}:", "models.toml", old, new)
+    return Registry(variants=_by_key(variants), components=_by_key(stack.components),
+                    tools=_by_key(stack.tools), reserved_tools=frozenset(stack.reserved),
+                    order=_matched_order(variants),
+                    fallback=fallbacks[0] if fallbacks else None,
+                    diagnostics=(*diagnostics, *(n for layer in layers for n in layer.notes)),
+                    findings=(*stack.found, *findings), features=features, families=families,
+                    user_models=user_models)
 
+
+def _check_dependencies(tools: Mapping[str, ToolSpec]) -> None:
+    """Every tool a parameter depends on is registered."""
     for spec in tools.values():
         for i, p in enumerate(spec.parameters):
             for dep in p.depends_on:
@@ -246,29 +316,28 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
                     raise ToolSpecError(f"parameter {p.name!r} depends on unknown tool {dep!r}" +
                                         did_you_mean(dep, tools), source=spec.origin,
                                         field=f"parameters[{i}].depends_on")
-    variants = _resolve_all(raws, tools, components)
-    ordered = sorted((v for v in variants.values() if v.matcher is not NEVER),
-                     key=lambda v: (v.priority, v.id))
+
+
+def _by_key(items: Mapping[str, Any]) -> FrozenDict:
+    return FrozenDict(dict(sorted(items.items())))
+
+
+def _matched_order(variants: Mapping[str, Variant]) -> tuple[Variant, ...]:
+    """The variants with matchers, in the order they are tried: by (priority, id)."""
+    return tuple(sorted((v for v in variants.values() if v.matcher is not NEVER),
+                        key=lambda v: (v.priority, v.id)))
+
+
+def _fallbacks(variants: Mapping[str, Variant], found: list[Diagnostic]) -> list[Variant]:
+    """The fallback variants by (priority, id): the first is used, more than one is noted."""
     fallbacks = sorted((v for v in variants.values() if v.fallback),
                        key=lambda v: (v.priority, v.id))
     if len(fallbacks) > 1:
         found.append(Diagnostic("warning", "fallback-duplicate",
-                                   f"{len(fallbacks)} fallback variants "
-                                   f"({', '.join(v.id for v in fallbacks)}); "
-                                   f"{fallbacks[0].id!r} is used", fallbacks[1].path))
-    features = declared_features(tools, components, variants,
-                                 [f for layer in layers for f in layer.features])
-    found.extend(unused_overrides(layers, variants))
-    families, renamed = merged_families([(layer.source, layer.families) for layer in layers])
-    for fid, old, new in renamed:
-        replaced(f"model family {fid!r}:", "models.toml", old, new)
-    return Registry(variants=FrozenDict(dict(sorted(variants.items()))),
-                    components=FrozenDict(dict(sorted(components.items()))),
-                    tools=FrozenDict(dict(sorted(tools.items()))),
-                    reserved_tools=frozenset(reserved), order=tuple(ordered),
-                    fallback=fallbacks[0] if fallbacks else None, diagnostics=tuple(diags),
-                    findings=(*found, *findings), features=features, families=families,
-                    user_models=user_models)
+                                f"{len(fallbacks)} fallback variants "
+                                f"({', '.join(v.id for v in fallbacks)}); "
+                                f"{fallbacks[0].id!r} is used", fallbacks[1].path))
+    return fallbacks
 
 
 def plugin_raw_variant(pv: PluginVariant, source: str) -> RawVariant:
@@ -302,93 +371,125 @@ _NOT_INHERITED = ("id", "match", "fallback", "priority", "extends", "template")
 
 def _resolve_all(raws: Mapping[str, RawVariant], tools: Mapping[str, ToolSpec],
                  components: Mapping[str, Component]) -> dict[str, Variant]:
-    resolved: dict[str, Variant] = {}
+    resolver = _Resolver(raws, tools)
     for vid in sorted(raws):
-        _resolve_one(vid, raws, resolved, tools, [])
-    return resolved
+        resolver.variant(vid)
+    return resolver.done
 
 
-def _resolve_one(vid: str, raws: Mapping[str, RawVariant], done: dict[str, Variant],
-                 tools: Mapping[str, ToolSpec], chain: list[str]) -> Variant:
-    if vid in done:
-        return done[vid]
-    raw = raws[vid]
-    if raw.table is None:
-        where = raw.template.path if raw.template else raw.folder
-        raise VariantConfigError(f"overrides variant {vid!r}, which no earlier source defines",
-                                 source=where)
-    table = raw.table
-    parent: Variant | None = None
-    parent_id = table.get("extends")
-    if parent_id is not None:
+class _Resolver:
+    """Variants from their layered raw contributions, each parent resolved before the
+    variants that extend it."""
+
+    def __init__(self, raws: Mapping[str, RawVariant], tools: Mapping[str, ToolSpec]) -> None:
+        self.raws = raws
+        self.tools = tools
+        self.done: dict[str, Variant] = {}
+
+    def variant(self, vid: str, chain: tuple[str, ...] = ()) -> Variant:
+        if vid in self.done:
+            return self.done[vid]
+        raw = self.raws[vid]
+        if raw.table is None:
+            where = raw.template.path if raw.template else raw.folder
+            raise VariantConfigError(f"overrides variant {vid!r}, which no earlier source defines",
+                                     source=where)
+        parent = self._parent(vid, raw, raw.table, chain)
+        variant = self.done[vid] = _variant_of(vid, raw, raw.table, parent, self.tools)
+        return variant
+
+    def _parent(self, vid: str, raw: RawVariant, table: Mapping[str, Any],
+                chain: tuple[str, ...]) -> Variant | None:
+        """The variant `extends` names, resolved (None: it extends none)."""
+        parent_id = table.get("extends")
+        if parent_id is None:
+            return None
         if parent_id == vid or parent_id in chain:
             cycle = " -> ".join([*chain, vid, parent_id])
             raise VariantConfigError(f"circular extends: {cycle}", source=raw.toml_path,
                                      field="extends")
-        if parent_id not in raws:
+        if parent_id not in self.raws:
             raise VariantConfigError(f"extends unknown variant {parent_id!r}" +
-                                     did_you_mean(parent_id, raws), source=raw.toml_path,
+                                     did_you_mean(parent_id, self.raws), source=raw.toml_path,
                                      field="extends")
-        parent = _resolve_one(parent_id, raws, done, tools, [*chain, vid])
+        return self.variant(parent_id, (*chain, vid))
+
+
+def _inherited(parent: Variant | None, key: str, default: Any) -> Any:
+    """What the parent has for `key` (the default when the variant extends none)."""
+    return getattr(parent, key) if parent is not None else default
+
+
+def _own_or_inherited(table: Mapping[str, Any], parent: Variant | None, key: str,
+                      default: Any) -> Any:
+    return table[key] if key in table else _inherited(parent, key, default)
+
+
+def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Variant | None,
+                tools: Mapping[str, ToolSpec]) -> Variant:
+    """One variant: its own files and table over what its parent has."""
     src = raw.toml_path
-    # template
-    if raw.template is not None:
-        template = parsed_template(raw.template.text, raw.template.path)
-        template_origin = raw.template.origin or raw.template.path
-    elif parent is not None:
-        template = parent.template
-        template_origin = parent.origins.get("template", "")
-    else:
-        raise VariantConfigError("no template.md and no `extends` to inherit one from",
-                                 source=src, field="template")
-    # component overrides (this variant's own texts over the inherited ones)
-    comp_templates: dict[str, Template] = dict(parent.component_templates) if parent else {}
-    for cid, tf in raw.components.items():
-        comp_templates[cid] = parsed_template(tf.text, tf.path)
-    settings: dict[str, ComponentSettings] = dict(parent.component_settings) if parent else {}
-    settings.update(parse_component_settings(table.get("component", {}), src))
-    inputs: dict[str, InputSpec] = {i.name: i for i in parent.inputs} if parent else {}
-    inputs.update(parse_inputs(table.get("inputs", {}), src))
-    placeholders = dict(parent.placeholders) if parent else {}
-    placeholders.update(table.get("placeholders", {}))
-    # matcher
-    if raw.matcher is not None:
-        matcher: Matcher = raw.matcher if isinstance(raw.matcher, Matcher) else \
-            python_matcher(raw.matcher, f"{raw.source} matcher")
-    elif "match" in table:
-        matcher = compile_matcher(table["match"], src)
-    else:
-        matcher = NEVER
-    tool_overrides: dict[str, ToolSpec] = dict(parent.tool_overrides) if parent else {}
-    tool_overrides.update(raw.tools)
-    tool_names = tuple(table["tools"]) if "tools" in table else (parent.tools if parent else ())
-    for i, name in enumerate(tool_names):
-        if name not in tools and name not in tool_overrides:
-            raise VariantConfigError(f"unknown tool {name!r}" + did_you_mean(name, tools),
-                                     source=src, field=f"tools[{i}]")
-
-    def inherit(key: str, default: Any) -> Any:
-        if key in table:
-            return table[key]
-        return getattr(parent, key) if parent is not None else default
-
-    origins = dict(parent.origins) if parent else {}
-    origins.update({"template": template_origin, "variant.toml": src})
-    for cid in raw.components:
-        origins[f"component:{cid}"] = raw.components[cid].origin or raw.components[cid].path
-    variant = Variant(
-        id=vid, template=template, family=inherit("family", "generic"),
-        description=inherit("description", ""), priority=table.get("priority", 100),
-        matcher=matcher, fallback=table.get("fallback", False), extends=parent_id,
-        components=tuple(inherit("components", ())),
+    template, template_origin = _template_of(raw, parent, src)
+    comp_templates = {**_inherited(parent, "component_templates", {}),
+                      **{cid: parsed_template(tf.text, tf.path)
+                         for cid, tf in raw.components.items()}}
+    settings = {**_inherited(parent, "component_settings", {}),
+                **parse_component_settings(table.get("component", {}), src)}
+    inputs = {**{i.name: i for i in _inherited(parent, "inputs", ())},
+              **parse_inputs(table.get("inputs", {}), src)}
+    placeholders = {**_inherited(parent, "placeholders", {}), **table.get("placeholders", {})}
+    matcher = _matcher_of(raw, table, src)
+    tool_overrides = {**_inherited(parent, "tool_overrides", {}), **raw.tools}
+    tool_names = _tool_names(table, parent, tools, tool_overrides, src)
+    origins = {**_inherited(parent, "origins", {}), "template": template_origin,
+               "variant.toml": src,
+               **{f"component:{cid}": tf.origin or tf.path for cid, tf in raw.components.items()}}
+    return Variant(
+        id=vid, template=template, family=_own_or_inherited(table, parent, "family", "generic"),
+        description=_own_or_inherited(table, parent, "description", ""),
+        priority=table.get("priority", 100), matcher=matcher,
+        fallback=table.get("fallback", False), extends=table.get("extends"),
+        components=tuple(_own_or_inherited(table, parent, "components", ())),
         component_templates=FrozenDict(comp_templates),
         component_settings=FrozenDict(settings), placeholders=FrozenDict(placeholders),
         tools=tool_names, tool_overrides=FrozenDict(tool_overrides),
-        labels=tuple(inherit("labels", ())), tool_mode=inherit("tool_mode", "auto"),
+        labels=tuple(_own_or_inherited(table, parent, "labels", ())),
+        tool_mode=_own_or_inherited(table, parent, "tool_mode", "auto"),
         inputs=tuple(inputs.values()), source=raw.source, path=src,
         origins=FrozenDict(origins),
         tool_specs=tuple(tool_overrides.get(n) or tools[n] for n in tool_names),
     )
-    done[vid] = variant
-    return variant
 
+
+def _template_of(raw: RawVariant, parent: Variant | None, src: str) -> tuple[Template, str]:
+    """The variant's base template and where it came from: its own, else its parent's."""
+    if raw.template is not None:
+        return (parsed_template(raw.template.text, raw.template.path),
+                raw.template.origin or raw.template.path)
+    if parent is not None:
+        return parent.template, parent.origins.get("template", "")
+    raise VariantConfigError("no template.md and no `extends` to inherit one from",
+                             source=src, field="template")
+
+
+def _matcher_of(raw: RawVariant, table: Mapping[str, Any], src: str) -> Matcher:
+    """A plugin's Python matcher, else the table's [match], else none (by id or fallback)."""
+    if raw.matcher is not None:
+        return raw.matcher if isinstance(raw.matcher, Matcher) else \
+            python_matcher(raw.matcher, f"{raw.source} matcher")
+    if "match" in table:
+        return compile_matcher(table["match"], src)
+    return NEVER
+
+
+def _tool_names(table: Mapping[str, Any], parent: Variant | None,
+                tools: Mapping[str, ToolSpec], overrides: Mapping[str, ToolSpec],
+                src: str) -> tuple[str, ...]:
+    """The variant's tool list (its own, else its parent's); every name must be a tool."""
+    names: tuple[str, ...] = (tuple(table["tools"]) if "tools" in table
+                              else _inherited(parent, "tools", ()))
+    for i, name in enumerate(names):
+        if name not in tools and name not in overrides:
+            raise VariantConfigError(f"unknown tool {name!r}" + did_you_mean(name, tools),
+                                     source=src, field=f"tools[{i}]")
+    return names

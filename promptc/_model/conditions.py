@@ -70,15 +70,12 @@ def compile_condition(spec: Mapping[str, Any], source: str, field: str = "when",
     """Compile a `[when]` table; all keys must hold."""
     if not isinstance(spec, Mapping):
         raise error(f"must be a table, got {spec!r}", source=source, field=field)
-    parts: list[Condition] = []
-    for key, value in spec.items():
-        sub = f"{field}.{key}"
-        try:
-            parts.append(_one(key, value, source, sub, error))
-        except ConfigError as exc:
-            if type(exc) is not error and error is not ConfigError:
-                raise error(exc.message, source=exc.source, field=exc.field) from None
-            raise
+    parts = [_ConditionKey(source, f"{field}.{key}", error).compile(key, value)
+             for key, value in spec.items()]
+    return _all_of(parts)
+
+
+def _all_of(parts: list[Condition]) -> Condition:
     if not parts:
         return ALWAYS
     if len(parts) == 1:
@@ -90,46 +87,95 @@ def compile_condition(spec: Mapping[str, Any], source: str, field: str = "when",
                      frozenset().union(*(x.features for x in parts)))
 
 
-def _one(key: str, value: Any, source: str, sub: str, error: type[ConfigError]) -> Condition:
-    if key == "feature":
-        names = _strs(value, source, sub)
+class _ConditionKey:
+    """Compiles one key of a `[when]` table: a `visit_<key>` method per condition key (as
+    jinja2's NodeVisitor has one per node kind). Errors name `field` and raise `error`."""
+
+    __slots__ = ("source", "field", "error")
+
+    def __init__(self, source: str, field: str, error: type[ConfigError]) -> None:
+        self.source = source
+        self.field = field
+        self.error = error
+
+    def compile(self, key: str, value: Any) -> Condition:
+        try:
+            return self.visit(key, value)
+        except ConfigError as exc:
+            if type(exc) is not self.error and self.error is not ConfigError:
+                raise self.error(exc.message, source=exc.source, field=exc.field) from None
+            raise
+
+    def visit(self, key: str, value: Any) -> Condition:
+        visitor = getattr(self, f"visit_{key}", None) if key in CONDITION_KEYS else None
+        if visitor is None:
+            raise self.error("unknown condition key" + did_you_mean(key, CONDITION_KEYS),
+                             source=self.source, field=self.field)
+        condition: Condition = visitor(value)
+        return condition
+
+    def strings(self, value: Any) -> list[str]:
+        return _strs(value, self.source, self.field)
+
+    def visit_feature(self, value: Any) -> Condition:
+        names = self.strings(value)
         return Condition(lambda c, p, m: all(bool(c.features.get(n)) for n in names),
                          f"feature {names}", frozenset({"features"}), frozenset(names))
-    if key == "mode":
-        modes = _strs(value, source, sub)
+
+    def visit_mode(self, value: Any) -> Condition:
+        modes = self.strings(value)
         bad = [x for x in modes if x not in ("act", "plan")]
         if bad:
-            raise error(f"mode must be 'act' or 'plan', got {bad[0]!r}", source=source, field=sub)
+            raise self.error(f"mode must be 'act' or 'plan', got {bad[0]!r}", source=self.source,
+                             field=self.field)
         return Condition(lambda c, p, m: c.mode in modes, f"mode in {modes}", frozenset({"mode"}))
-    if key == "has":
-        names = _strs(value, source, sub)
+
+    def visit_has(self, value: Any) -> Condition:
+        names = self.strings(value)
         for n in names:
             if n not in HAS_FIELDS:
-                raise error("unknown `has` subject" + did_you_mean(n, HAS_FIELDS), source=source,
-                            field=sub)
+                raise self.error("unknown `has` subject" + did_you_mean(n, HAS_FIELDS),
+                                 source=self.source, field=self.field)
         checks = tuple(HAS_FIELDS[n][1] for n in names)
         return Condition(lambda c, p, m: all(chk(c) for chk in checks), f"has {names}",
                          frozenset(HAS_FIELDS[n][0] for n in names))
-    if key in ("native_tools", "images"):
-        want = _bool(value, source, sub)
+
+    def visit_native_tools(self, value: Any) -> Condition:
+        return self._capability("native_tools", value)
+
+    def visit_images(self, value: Any) -> Condition:
+        return self._capability("images", value)
+
+    def _capability(self, key: str, value: Any) -> Condition:
+        want = _bool(value, self.source, self.field)
         return Condition(lambda c, p, m: bool(getattr(p, key)) == want, f"{key} = {want}",
                          frozenset({"provider"}))
-    if key == "tool_mode":
-        modes = _strs(value, source, sub)
+
+    def visit_tool_mode(self, value: Any) -> Condition:
+        modes = self.strings(value)
         return Condition(lambda c, p, m: m in modes, f"tool mode in {modes}", frozenset())
-    if key in ("any", "all"):
+
+    def visit_any(self, value: Any) -> Condition:
+        return self._some("any", value)
+
+    def visit_all(self, value: Any) -> Condition:
+        return self._some("all", value)
+
+    def _some(self, key: str, value: Any) -> Condition:
+        """`any` / `all`: a non-empty list of tables, each a condition of its own."""
         if not isinstance(value, list) or not value:
-            raise error("must be a non-empty list of tables", source=source, field=sub)
-        subs = [compile_condition(v, source, f"{sub}[{i}]", error) for i, v in enumerate(value)]
+            raise self.error("must be a non-empty list of tables", source=self.source,
+                             field=self.field)
+        subs = [compile_condition(v, self.source, f"{self.field}[{i}]", self.error)
+                for i, v in enumerate(value)]
         tests = tuple(s.test for s in subs)
         combine = any if key == "any" else all
         return Condition(lambda c, p, m: combine(t(c, p, m) for t in tests),
                          f"{key} of ({', '.join(s.description for s in subs)})",
                          frozenset().union(*(s.reads for s in subs)),
                          frozenset().union(*(s.features for s in subs)))
-    if key == "not":
-        inner = compile_condition(value, source, sub, error)
+
+    def visit_not(self, value: Any) -> Condition:
+        inner = compile_condition(value, self.source, self.field, self.error)
         return Condition(lambda c, p, m: not inner.test(c, p, m), f"not ({inner.description})",
                          inner.reads, inner.features)
-    raise error("unknown condition key" + did_you_mean(key, CONDITION_KEYS), source=source,
-                field=sub)

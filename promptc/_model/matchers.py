@@ -13,7 +13,8 @@ import attrs
 
 from .._base.errors import VariantConfigError
 from .._base.suggest import did_you_mean
-from .provider import ProviderInfo, model_tokens, normalize_model_id, tokens_start_with
+from .provider import (ProviderInfo, model_tokens, normalize_model_id, normalize_provider,
+                       tokens_start_with)
 
 __all__ = ["Matcher", "compile_matcher", "python_matcher", "NEVER", "MATCH_KEYS"]
 
@@ -53,10 +54,10 @@ def _as_list(value: Any, field: str, source: str, kind: type) -> list[Any]:
 
 
 def _provider_in(names: list[str]) -> Matcher:
-    wanted = frozenset(n.strip().lower() for n in names)
+    wanted = frozenset(map(normalize_provider, names))
 
     def test(info: ProviderInfo) -> Result:
-        p = info.provider.strip().lower()
+        p = normalize_provider(info.provider)
         if p in wanted:
             return True, f"provider {p!r} is in {sorted(wanted)}"
         return False, f"provider {p!r} is not in {sorted(wanted)}"
@@ -171,52 +172,99 @@ def compile_matcher(spec: Mapping[str, Any], source: str, field: str = "match") 
     """Build a matcher from a TOML table; all keys must hold (AND)."""
     if not isinstance(spec, Mapping):
         raise VariantConfigError(f"must be a table, got {spec!r}", source=source, field=field)
-    parts: list[Matcher] = []
-    for key, value in spec.items():
-        sub = f"{field}.{key}"
-        if key == "provider":
-            parts.append(_provider_in(_as_list(value, sub, source, str)))
-        elif key == "model":
-            pats = _as_list(value, sub, source, str)
-            if any(not normalize_model_id(p) for p in pats):
-                raise VariantConfigError("empty model pattern", source=source, field=sub)
-            parts.append(_model_like(pats))
-        elif key == "family":
-            parts.append(_family_in(_as_list(value, sub, source, str)))
-        elif key in ("native_tools", "images", "parallel_tools", "prompt_caching"):
-            if not isinstance(value, bool):
-                raise VariantConfigError(f"must be true or false, got {value!r}", source=source,
-                                         field=sub)
-            parts.append(_capability(key, value))
-        elif key == "local":
-            if not isinstance(value, bool):
-                raise VariantConfigError(f"must be true or false, got {value!r}", source=source,
-                                         field=sub)
-            parts.append(_local(value))
-        elif key in ("min_context", "max_context"):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise VariantConfigError(f"must be a non-negative integer, got {value!r}",
-                                         source=source, field=sub)
-            parts.append(_context_bound(value, key == "min_context"))
-        elif key in ("any", "all"):
-            if not isinstance(value, list) or not value:
-                raise VariantConfigError("must be a non-empty list of tables", source=source,
-                                         field=sub)
-            subs = [compile_matcher(v, source, f"{sub}[{i}]") for i, v in enumerate(value)]
-            parts.append(_any(subs) if key == "any" else _all(subs))
-        elif key == "not":
-            parts.append(_not(compile_matcher(value, source, sub)))
-        elif key == "always":
-            if value is not True:
-                raise VariantConfigError("must be true", source=source, field=sub)
-            parts.append(Matcher(_always, "always", unconditional=True))
-        else:
-            raise VariantConfigError("unknown matcher key" + did_you_mean(key, MATCH_KEYS),
-                                     source=source, field=sub)
+    parts = [_MatchKey(source, f"{field}.{key}").visit(key, value) for key, value in spec.items()]
     if not parts:
         raise VariantConfigError("an empty matcher table matches nothing; use `always = true` "
                                  "or remove it", source=source, field=field)
     return _all(parts)
+
+
+class _MatchKey:
+    """Compiles one key of a `[match]` table: a `visit_<key>` method per matcher key (as
+    jinja2's NodeVisitor has one per node kind). Errors name `field`."""
+
+    __slots__ = ("source", "field")
+
+    def __init__(self, source: str, field: str) -> None:
+        self.source = source
+        self.field = field
+
+    def visit(self, key: str, value: Any) -> Matcher:
+        visitor = getattr(self, f"visit_{key}", None) if key in MATCH_KEYS else None
+        if visitor is None:
+            raise VariantConfigError("unknown matcher key" + did_you_mean(key, MATCH_KEYS),
+                                     source=self.source, field=self.field)
+        matcher: Matcher = visitor(value)
+        return matcher
+
+    def fail(self, message: str) -> VariantConfigError:
+        return VariantConfigError(message, source=self.source, field=self.field)
+
+    def strings(self, value: Any) -> list[str]:
+        return _as_list(value, self.field, self.source, str)
+
+    def flag(self, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(f"must be true or false, got {value!r}")
+        return value
+
+    def visit_provider(self, value: Any) -> Matcher:
+        return _provider_in(self.strings(value))
+
+    def visit_model(self, value: Any) -> Matcher:
+        pats = self.strings(value)
+        if any(not normalize_model_id(p) for p in pats):
+            raise self.fail("empty model pattern")
+        return _model_like(pats)
+
+    def visit_family(self, value: Any) -> Matcher:
+        return _family_in(self.strings(value))
+
+    def visit_native_tools(self, value: Any) -> Matcher:
+        return _capability("native_tools", self.flag(value))
+
+    def visit_images(self, value: Any) -> Matcher:
+        return _capability("images", self.flag(value))
+
+    def visit_parallel_tools(self, value: Any) -> Matcher:
+        return _capability("parallel_tools", self.flag(value))
+
+    def visit_prompt_caching(self, value: Any) -> Matcher:
+        return _capability("prompt_caching", self.flag(value))
+
+    def visit_local(self, value: Any) -> Matcher:
+        return _local(self.flag(value))
+
+    def visit_min_context(self, value: Any) -> Matcher:
+        return _context_bound(self.window(value), at_least=True)
+
+    def visit_max_context(self, value: Any) -> Matcher:
+        return _context_bound(self.window(value), at_least=False)
+
+    def window(self, value: Any) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise self.fail(f"must be a non-negative integer, got {value!r}")
+        return value
+
+    def visit_any(self, value: Any) -> Matcher:
+        return _any(self.alternatives(value))
+
+    def visit_all(self, value: Any) -> Matcher:
+        return _all(self.alternatives(value))
+
+    def alternatives(self, value: Any) -> list[Matcher]:
+        """`any` / `all`: a non-empty list of tables, each a matcher of its own."""
+        if not isinstance(value, list) or not value:
+            raise self.fail("must be a non-empty list of tables")
+        return [compile_matcher(v, self.source, f"{self.field}[{i}]") for i, v in enumerate(value)]
+
+    def visit_not(self, value: Any) -> Matcher:
+        return _not(compile_matcher(value, self.source, self.field))
+
+    def visit_always(self, value: Any) -> Matcher:
+        if value is not True:
+            raise self.fail("must be true")
+        return Matcher(_always, "always", unconditional=True)
 
 
 def python_matcher(fn: Callable[[ProviderInfo], Any], description: str = "") -> Matcher:

@@ -25,6 +25,9 @@ STANDARD: dict[str, tuple[str, Getter]] = {
     "IDE": ("ide", lambda r: r.context.ide),
     "MODE": ("mode", lambda r: r.context.mode),
     "CURRENT_DATE": ("date", lambda r: r.date),
+    # the month the model's training data ends, where the model data knows it ("January 2025");
+    # "" otherwise, so a template's `{{#KNOWLEDGE_CUTOFF}}…{{/KNOWLEDGE_CUTOFF}}` line disappears
+    "KNOWLEDGE_CUTOFF": ("", lambda r: r.provider.knowledge_cutoff or ""),
     "MODEL_ID": ("", lambda r: r.provider.model),
     "PROVIDER": ("", lambda r: r.provider.provider),
     "MODEL_FAMILY": ("", lambda r: r.variant.family),

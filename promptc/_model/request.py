@@ -33,13 +33,23 @@ class Request:
     tools: tuple[ToolSpec, ...]  # the variant's tools whose conditions hold, in its order
     enum_sources: EnumSources
     inputs: Mapping[str, str]  # runtime values as text, validated; defaults filled
-    # native mode: every MCP tool's function name (`mcp__<server>__<tool>`), as sent
+    # Dynamic placement with native tools (fixed per plan): the tools a session's MCP servers
+    # and skills bring are offered in their generic, session-free form (MCP calls through
+    # use_mcp_tool, skill names as plain strings), so the tools are the same for every user.
+    shared_tools: bool
+    # native mode (not shared): every MCP tool's function name (`mcp__<server>__<tool>`)
     bindings: tuple[McpBinding, ...]
     # The read `tools`: which tools are offered, and what their option lists come from.
-    offered: Hashable = attrs.field(eq=False, repr=False)
+    offered: tuple[tuple[str, ...], EnumSources] = attrs.field(eq=False, repr=False)
     # The read `stable_tools`: the offered tools whose presence depends on no session value,
     # and which of the offered tools their parameters depend on.
     stable: Hashable = attrs.field(eq=False, repr=False)
+
+    @property
+    def mcp_functions(self) -> bool:
+        """Whether the MCP servers' tools are functions of their own (native tools, not
+        shared); else they are called through use_mcp_tool."""
+        return self.tool_mode == "native" and not self.shared_tools
 
     def plugin_context(self) -> PromptContext:
         """The context as plugin code sees it: `context.provider` is the resolved provider."""

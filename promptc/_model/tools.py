@@ -110,6 +110,21 @@ def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
                expected_name: str | None = None) -> ToolSpec:
     """Validate one tool table (from TOML or a plugin) into a ToolSpec."""
     raw = build_record(_ToolFile, data, source=origin, error=ToolSpecError)
+    _check_tool_header(raw, origin, expected_name)
+    seen: set[str] = set()
+    for i, p in enumerate(raw.parameters):
+        _check_parameter(p, raw.name, seen, origin, f"parameters[{i}]")
+        seen.add(p.name)
+    _check_modes(raw.modes, origin)
+    when = compile_condition(raw.when, origin, "when", ToolSpecError) if raw.when else ALWAYS
+    return ToolSpec(name=raw.name, description=raw.description.strip(),
+                    parameters=raw.parameters, when=when, override=raw.override, source=source,
+                    origin=origin, example=raw.example.strip("\n"),
+                    modes=tuple(m for m in MODES if m in raw.modes))
+
+
+def _check_tool_header(raw: _ToolFile, origin: str, expected_name: str | None) -> None:
+    """The tool's name (as its file is named, when it has one) and description."""
     if not NAME_PATTERN.match(raw.name):
         raise ToolSpecError(f"tool name {raw.name!r} must be 1-64 characters of [A-Za-z0-9_-]",
                             source=origin, field="name")
@@ -118,47 +133,56 @@ def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
                             source=origin, field="name")
     if not raw.description.strip():
         raise ToolSpecError("description is empty", source=origin, field="description")
-    seen: set[str] = set()
-    for i, p in enumerate(raw.parameters):
-        field = f"parameters[{i}]"
-        if not NAME_PATTERN.match(p.name):
-            raise ToolSpecError(f"parameter name {p.name!r} must be [A-Za-z0-9_-]",
-                                source=origin, field=f"{field}.name")
-        if p.name in seen:
-            raise ToolSpecError(f"duplicate parameter {p.name!r}", source=origin,
-                                field=f"{field}.name")
-        seen.add(p.name)
-        if p.type not in PARAM_TYPES:
-            raise ToolSpecError(f"type must be one of {list(PARAM_TYPES)}" +
-                                did_you_mean(p.type, PARAM_TYPES), source=origin,
-                                field=f"{field}.type")
-        if not p.instruction.strip():
-            raise ToolSpecError("instruction is empty", source=origin,
-                                field=f"{field}.instruction")
-        if p.enum_from and p.enum_from not in ENUM_SOURCES:
-            raise ToolSpecError(f"enum_from must be one of {list(ENUM_SOURCES)}",
-                                source=origin, field=f"{field}.enum_from")
-        if p.enum and p.enum_from:
-            raise ToolSpecError("give either `enum` or `enum_from`, not both", source=origin,
-                                field=f"{field}.enum_from")
-        if p.items and p.type != "array":
-            raise ToolSpecError("`items` applies only to arrays", source=origin,
-                                field=f"{field}.items")
-        if p.name in p.depends_on or raw.name in p.depends_on:
-            raise ToolSpecError("a parameter cannot depend on its own tool", source=origin,
-                                field=f"{field}.depends_on")
-        if p.required and p.depends_on:
-            raise ToolSpecError("a required parameter cannot depend on other tools",
-                                source=origin, field=f"{field}.depends_on")
-    if (not raw.modes or not all(isinstance(m, str) for m in raw.modes)
-            or not set(raw.modes) <= set(MODES) or len(set(raw.modes)) != len(raw.modes)):
+
+
+def _check_parameter(p: ToolParameter, tool: str, seen: set[str], origin: str,
+                     field: str) -> None:
+    """One parameter, in the order a reader of the spec meets its keys."""
+    if not NAME_PATTERN.match(p.name):
+        raise ToolSpecError(f"parameter name {p.name!r} must be [A-Za-z0-9_-]",
+                            source=origin, field=f"{field}.name")
+    if p.name in seen:
+        raise ToolSpecError(f"duplicate parameter {p.name!r}", source=origin,
+                            field=f"{field}.name")
+    if p.type not in PARAM_TYPES:
+        raise ToolSpecError(f"type must be one of {list(PARAM_TYPES)}" +
+                            did_you_mean(p.type, PARAM_TYPES), source=origin,
+                            field=f"{field}.type")
+    if not p.instruction.strip():
+        raise ToolSpecError("instruction is empty", source=origin, field=f"{field}.instruction")
+    _check_options(p, origin, field)
+    _check_depends_on(p, tool, origin, field)
+
+
+def _check_options(p: ToolParameter, origin: str, field: str) -> None:
+    """What values the parameter takes: `enum` or `enum_from` (not both); `items` of arrays."""
+    if p.enum_from and p.enum_from not in ENUM_SOURCES:
+        raise ToolSpecError(f"enum_from must be one of {list(ENUM_SOURCES)}",
+                            source=origin, field=f"{field}.enum_from")
+    if p.enum and p.enum_from:
+        raise ToolSpecError("give either `enum` or `enum_from`, not both", source=origin,
+                            field=f"{field}.enum_from")
+    if p.items and p.type != "array":
+        raise ToolSpecError("`items` applies only to arrays", source=origin,
+                            field=f"{field}.items")
+
+
+def _check_depends_on(p: ToolParameter, tool: str, origin: str, field: str) -> None:
+    """Other tools an optional parameter needs (never its own tool)."""
+    if p.name in p.depends_on or tool in p.depends_on:
+        raise ToolSpecError("a parameter cannot depend on its own tool", source=origin,
+                            field=f"{field}.depends_on")
+    if p.required and p.depends_on:
+        raise ToolSpecError("a required parameter cannot depend on other tools",
+                            source=origin, field=f"{field}.depends_on")
+
+
+def _check_modes(modes: tuple[Any, ...], origin: str) -> None:
+    """`modes` lists "plan", "act" or both, each once."""
+    if (not modes or not all(isinstance(m, str) for m in modes)
+            or not set(modes) <= set(MODES) or len(set(modes)) != len(modes)):
         raise ToolSpecError(f"modes must list \"plan\", \"act\" or both, got "
-                            f"{list(raw.modes)!r}", source=origin, field="modes")
-    when = compile_condition(raw.when, origin, "when", ToolSpecError) if raw.when else ALWAYS
-    return ToolSpec(name=raw.name, description=raw.description.strip(),
-                    parameters=raw.parameters, when=when, override=raw.override, source=source,
-                    origin=origin, example=raw.example.strip("\n"),
-                    modes=tuple(m for m in MODES if m in raw.modes))
+                            f"{list(modes)!r}", source=origin, field="modes")
 
 
 def load_tool_file(path: Path, source: str) -> ToolSpec:

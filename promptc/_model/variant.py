@@ -88,32 +88,40 @@ def _type_name(tp: type) -> str:
 def check_variant_table(data: Mapping[str, Any], source: str) -> None:
     """Reject unknown keys and wrong value types in a variant.toml, naming the key."""
     for key, value in data.items():
-        if key not in VARIANT_KEYS:
-            raise VariantConfigError("unknown key" + did_you_mean(key, VARIANT_KEYS),
-                                     source=source, field=key)
-        tp = VARIANT_KEYS[key]
-        if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
-            raise VariantConfigError(f"must be {_type_name(tp)}, got {describe(value)}",
-                                     source=source, field=key)
-        if isinstance(value, list):  # tp is list: no other key type admits a list
-            for i, item in enumerate(value):
-                if not isinstance(item, str):
-                    raise VariantConfigError("must be a list of strings", source=source,
-                                             field=f"{key}[{i}]")
-            if len(set(value)) != len(value):
-                dup = next(v for i, v in enumerate(value) if v in value[:i])
-                raise VariantConfigError(f"lists {dup!r} twice", source=source, field=key)
+        _check_variant_key(key, value, source)
     if "tool_mode" in data and data["tool_mode"] not in ("text", "native", "auto"):
         raise VariantConfigError("must be 'text', 'native' or 'auto'", source=source,
                                  field="tool_mode")
-    for key in ("placeholders",):
-        for name, value in data.get(key, {}).items():
-            if not isinstance(value, str):
-                raise VariantConfigError("placeholder defaults must be strings", source=source,
-                                         field=f"{key}.{name}")
+    for name, value in data.get("placeholders", {}).items():
+        if not isinstance(value, str):
+            raise VariantConfigError("placeholder defaults must be strings", source=source,
+                                     field=f"placeholders.{name}")
     if "priority" in data and not -1_000_000 <= data["priority"] <= 1_000_000:
         raise VariantConfigError("must be between -1000000 and 1000000", source=source,
                                  field="priority")
+
+
+def _check_variant_key(key: str, value: Any, source: str) -> None:
+    """A known key with a value of its type (a list: of distinct strings)."""
+    if key not in VARIANT_KEYS:
+        raise VariantConfigError("unknown key" + did_you_mean(key, VARIANT_KEYS),
+                                 source=source, field=key)
+    tp = VARIANT_KEYS[key]
+    if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
+        raise VariantConfigError(f"must be {_type_name(tp)}, got {describe(value)}",
+                                 source=source, field=key)
+    if isinstance(value, list):  # tp is list: no other key type admits a list
+        _check_string_list(key, value, source)
+
+
+def _check_string_list(key: str, value: list[Any], source: str) -> None:
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise VariantConfigError("must be a list of strings", source=source,
+                                     field=f"{key}[{i}]")
+    if len(set(value)) != len(value):
+        dup = next(v for i, v in enumerate(value) if v in value[:i])
+        raise VariantConfigError(f"lists {dup!r} twice", source=source, field=key)
 
 
 def parse_component_settings(table: Mapping[str, Any], source: str

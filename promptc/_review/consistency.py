@@ -2,10 +2,13 @@
 
 A prompt that teaches a tool the request does not offer makes the model call something that
 does not exist; a prompt that offers a tool the current mode forbids, without saying so, makes
-it call something the client will refuse. Both are found here, in the pack's own words only
-(fenced outside text, such as a rules file that mentions a tool, does not count), for one
-render (`inconsistencies`) or for every built-in situation of a variant (`variant_matrix`:
-plan and act, each feature flag on and off, native and text tools).
+it call something the client will refuse; a prompt that points at a section, or at a tool's
+example, that this render lacks sends the model looking for text that is not there; native
+tools without a function-calling section (or text tools without the call format) leave the
+model to guess how to call. All are found here, in the pack's own words only (fenced outside
+text, such as a rules file that mentions a tool, does not count), for one render
+(`inconsistencies`) or for every built-in situation of a variant (`variant_matrix`: plan and
+act, each feature flag on and off, native and text tools).
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.provider import ProviderInfo
 from .._text.fence import mask
+from .references import dangling_references, pack_headings
 
-__all__ = ["inconsistencies", "variant_matrix", "FEATURE_FLAGS"]
+__all__ = ["inconsistencies", "variant_matrix", "FEATURE_FLAGS", "pack_headings"]
 
 #: The feature flags the built-in prose depends on; each is checked on and off.
 FEATURE_FLAGS = ("browser", "web_fetch", "task_progress", "autonomous")
@@ -33,14 +37,27 @@ _FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
 
 
 def inconsistencies(prompt: CompiledPrompt, tool_names: Iterable[str],
-                    where: str = "") -> list[Diagnostic]:
-    """What `prompt` says that its own tool list contradicts. `tool_names`: every tool name the
-    prompt could mention (the registry's tools), so that a name it mentions but does not
-    offer is caught."""
-    offered = set(prompt.tools.names)
+                    where: str = "", headings: frozenset[str] = frozenset()
+                    ) -> list[Diagnostic]:
+    """What `prompt` says that its own tool list or layout contradicts. `tool_names`: every
+    tool name the prompt could mention (the registry's tools), so that a name it mentions but
+    does not offer is caught; `headings`: every section title the pack's templates write
+    (`pack_headings`), so that a reference to one this render lacks is caught."""
     label = f"{prompt.variant.id}{' ' + where if where else ''}"
-    out: list[Diagnostic] = []
     by_section = [(s.id, mask(s.text)) for s in prompt.sections]
+    out = _missing_tools(prompt, tool_names, label, by_section)
+    out += _mode_unsaid(prompt, label, by_section)
+    if prompt.tools.mode == "text":
+        out.extend(_examples_with_several_calls(prompt, label, by_section))
+    out += dangling_references(prompt, label, by_section, headings)
+    return out
+
+
+def _missing_tools(prompt: CompiledPrompt, tool_names: Iterable[str], label: str,
+                   by_section: list[tuple[str, str]]) -> list[Diagnostic]:
+    """A tool the prompt's own words name but the render does not offer."""
+    offered = set(prompt.tools.names)
+    out: list[Diagnostic] = []
     missing = sorted(set(tool_names) - offered, key=lambda n: (-len(n), n))
     if missing:  # one pass per section over every name the render does not offer
         pattern = _names_pattern(tuple(missing))
@@ -53,6 +70,14 @@ def inconsistencies(prompt: CompiledPrompt, tool_names: Iterable[str],
                 "error", "names-missing-tool",
                 f"{label}: section {sid!r} (line {line}) names tool {name!r}, which this "
                 "render does not offer", sid))
+    return out
+
+
+def _mode_unsaid(prompt: CompiledPrompt, label: str,
+                 by_section: list[tuple[str, str]]) -> list[Diagnostic]:
+    """An offered tool the current mode rules out, which the mode section does not name."""
+    out: list[Diagnostic] = []
+    offered = set(prompt.tools.names)
     context = prompt.tools.context
     mode = context.mode if context is not None else "act"
     if mode in ("plan", "act"):
@@ -68,8 +93,6 @@ def inconsistencies(prompt: CompiledPrompt, tool_names: Iterable[str],
                     "error", "mode-unsaid",
                     f"{label}: tool {name!r} is offered but not allowed in {mode} mode, and the "
                     "mode section does not say so", "act_vs_plan_mode"))
-    if prompt.tools.mode == "text":
-        out.extend(_examples_with_several_calls(prompt, label, by_section))
     return out
 
 
@@ -120,22 +143,30 @@ def _situations(base: PromptContext, every: bool) -> Iterator[tuple[str, PromptC
             yield f"({mode}, {on})", attrs.evolve(base, mode=mode, features=features)
 
 
+def _tool_modes(components: tuple[str, ...]) -> list[bool]:
+    """The tool modes a variant can be rendered in: native (a client may ask for it, whatever
+    the variant pins) and text where it has a text catalogue (`tools`) to fall back on."""
+    return [True, False] if "tools" in components else [True]
+
+
 def variant_matrix(compiler: Compiler, variant_id: str, provider: ProviderInfo,
                    base: PromptContext, every: bool = True) -> list[Diagnostic]:
     """`inconsistencies` of one variant in every situation: plan and act, the feature flags
     (every combination, or with `every=False` each flag on and off next to all-on and
-    all-off, as lint does), native and text tools (where the variant is written for both)."""
+    all-off, as lint does), native and text tools (text only where the variant has a text
+    catalogue: a client may force either mode on a variant that pins one)."""
     variant = compiler.registry.get(variant_id)
-    modes = [None] if variant.tool_mode != "auto" else [True, False]
+    modes = _tool_modes(variant.components)
     names = set(compiler.registry.tools)
+    headings = pack_headings(compiler.registry)
     out: list[Diagnostic] = []
     seen: set[tuple[str, str]] = set()
     for native in modes:
-        info = provider if native is None else attrs.evolve(provider, native_tools=native)
+        info = attrs.evolve(provider, native_tools=native)
         for where, ctx in _situations(base, every):
             prompt = compiler.compile(info, ctx, variant=variant_id)
-            tools = "" if native is None else (" native" if native else " text")
-            for d in inconsistencies(prompt, names, where[:-1] + tools + ")"):
+            tools = " native" if native else " text"
+            for d in inconsistencies(prompt, names, where[:-1] + tools + ")", headings):
                 key = (d.code, d.message.split(": ", 1)[1])
                 if key not in seen:  # one line per problem, with the first situation it shows
                     seen.add(key)

@@ -21,7 +21,7 @@ from typing import Any
 from .._base.errors import ConfigError
 from .._base.files import read_text_file
 from .._compile.compiler import Compiler
-from .._compile.result import CompiledPrompt
+from .._compile.result import CompiledPrompt, Section
 from .._text.tokens import TokenReport
 from .filereview import header_tokens, review_file
 from .hunks import (LAYOUT, TEMPLATE, TOOLS, Bar, CaseReview, Hunk, SectionChange, line_hunks,
@@ -57,44 +57,80 @@ def _glue(p: CompiledPrompt) -> tuple[str, str]:
     return "".join(glue), "".join(masked)
 
 
+# a section of a render and its (start, end) in the render's text; None: the render lacks it
+_Placed = tuple[Section, tuple[int, int]] | None
+
+
 def review_prompts(a: CompiledPrompt, b: CompiledPrompt) -> CaseReview:
     """Two renders, section by section (compiled with `count_tokens=True`)."""
     tokens_a, tokens_b = _tokens(a), _tokens(b)
+    glue_before = tokens_a.total - sum(s.tokens or 0 for s in a.sections)
+    glue_after = tokens_b.total - sum(s.tokens or 0 for s in b.sections)
+    rows = (*_section_rows(a, b), _template_row(a, b, glue_before, glue_after))
+    return CaseReview(
+        name=f"{a.variant.id} → {b.variant.id}" if a.variant.id != b.variant.id else a.variant.id,
+        status="same" if a.text == b.text else "changed", before=_label(a), after=_label(b),
+        tokens_before=tokens_a.total, tokens_after=tokens_b.total, sections=rows,
+        prefix_moved=a.fingerprints["static"] != b.fingerprints["static"],
+        prefix_tokens=(a.count_tokens(a.static_prefix), b.count_tokens(b.static_prefix)),
+        bar_before=_bar(a, glue_before), bar_after=_bar(b, glue_after))
+
+
+def _label(p: CompiledPrompt) -> str:
+    return f"{p.variant.id} ({p.provider.provider}/{p.provider.model})"
+
+
+def _section_rows(a: CompiledPrompt, b: CompiledPrompt) -> list[SectionChange]:
+    """A row per section of either render: the first's order, then the second's new ones."""
     before = {s.id: (s, span) for s, span in zip(a.sections, a.spans)}
     after = {s.id: (s, span) for s, span in zip(b.sections, b.spans)}
     order = [s.id for s in a.sections] + [s.id for s in b.sections if s.id not in before]
-    rows = []
-    for sid in order:
-        x, y = before.get(sid), after.get(sid)
-        status = ("added" if x is None else "removed" if y is None else
-                  "same" if x[0].text == y[0].text else "changed")
-        hunks: tuple[Hunk, ...] = ()
-        if status != "same":
-            old = text_lines(x[0].text) if x else []
-            new = text_lines(y[0].text) if y else []
-            old_first = a.text.count("\n", 0, x[1][0]) + 1 if x else 0  # 0: no such side
-            new_first = b.text.count("\n", 0, y[1][0]) + 1 if y else 0
-            hunks = line_hunks(old, new, old_first, new_first)
-        pick = y if y is not None else x
-        cache = pick[0].cache if pick is not None else ""
-        rows.append(SectionChange(sid, status, cache, (x[0].tokens or 0) if x else 0,
-                                  (y[0].tokens or 0) if y else 0, hunks))
-    glue_before = tokens_a.total - sum(s.tokens or 0 for s in a.sections)
-    glue_after = tokens_b.total - sum(s.tokens or 0 for s in b.sections)
+    return [_section_row(sid, (a, before.get(sid)), (b, after.get(sid))) for sid in order]
+
+
+def _section_row(sid: str, old: tuple[CompiledPrompt, _Placed],
+                 new: tuple[CompiledPrompt, _Placed]) -> SectionChange:
+    """One section of two renders (either may lack it): its status, cost and changed lines."""
+    x, y = old[1], new[1]
+    status = _pair_status(x, y)
+    hunks: tuple[Hunk, ...] = ()
+    if status != "same":
+        hunks = line_hunks(_placed_lines(x), _placed_lines(y), _first_line(*old),
+                           _first_line(*new))
+    pick = y if y is not None else x
+    cache = pick[0].cache if pick is not None else ""
+    return SectionChange(sid, status, cache, _placed_tokens(x), _placed_tokens(y), hunks)
+
+
+def _pair_status(x: _Placed, y: _Placed) -> str:
+    if x is None:
+        return "added"
+    if y is None:
+        return "removed"
+    return "same" if x[0].text == y[0].text else "changed"
+
+
+def _placed_lines(placed: _Placed) -> list[str]:
+    return text_lines(placed[0].text) if placed else []
+
+
+def _placed_tokens(placed: _Placed) -> int:
+    return (placed[0].tokens or 0) if placed else 0
+
+
+def _first_line(p: CompiledPrompt, placed: _Placed) -> int:
+    """The section's first line number in the render (0: the render has no such section)."""
+    return p.text.count("\n", 0, placed[1][0]) + 1 if placed else 0
+
+
+def _template_row(a: CompiledPrompt, b: CompiledPrompt, glue_before: int,
+                  glue_after: int) -> SectionChange:
+    """The template's own text and the joins between sections, as one row."""
     (glue_a, masked_a), (glue_b, masked_b) = _glue(a), _glue(b)
     hunks = line_hunks(text_lines(masked_a), text_lines(masked_b)) if glue_a != glue_b else ()
-    rows.append(SectionChange(TEMPLATE, "same" if glue_a == glue_b and glue_before == glue_after
-                              else "changed", "", glue_before, glue_after, hunks))
-    status = "same" if a.text == b.text else "changed"
-    moved = a.fingerprints["static"] != b.fingerprints["static"]
-    return CaseReview(
-        name=f"{a.variant.id} → {b.variant.id}" if a.variant.id != b.variant.id else a.variant.id,
-        status=status, before=f"{a.variant.id} ({a.provider.provider}/{a.provider.model})",
-        after=f"{b.variant.id} ({b.provider.provider}/{b.provider.model})",
-        tokens_before=tokens_a.total, tokens_after=tokens_b.total, sections=tuple(rows),
-        prefix_moved=moved,
-        prefix_tokens=(a.count_tokens(a.static_prefix), b.count_tokens(b.static_prefix)),
-        bar_before=_bar(a, glue_before), bar_after=_bar(b, glue_after))
+    same = glue_a == glue_b and glue_before == glue_after
+    return SectionChange(TEMPLATE, "same" if same else "changed", "", glue_before, glue_after,
+                         hunks)
 
 
 def _bar(p: CompiledPrompt, glue: int) -> Bar:
@@ -167,22 +203,21 @@ def diff_snapshot_dir(compiler: Compiler, matrix: Matrix, folder: Path,
 
 def snapshot_report(folder: Path, reviews: Sequence[CaseReview]) -> dict[str, Any]:
     """The JSON form of a snapshot review (`promptc diff --snapshots DIR --json`)."""
-    cases = []
-    for r in reviews:
-        if r.name.endswith(".json"):
-            continue
-        changes = r.changes
-        cases.append({"case": r.name, "status": r.status, "tokens_before": r.tokens_before,
-                      "tokens_after": r.tokens_after, "tokens_delta": r.tokens_delta,
-                      "sections": [s.id for s in changes if r.status == "changed"],
-                      "section_tokens": {s.id: s.tokens_delta for s in changes
-                                         if s.tokens_delta},
-                      "static_prefix_moved": r.prefix_moved,
-                      "changes": [s.to_dict() for s in changes]})
+    cases = [_case_report(r) for r in reviews if not r.name.endswith(".json")]
     return {"folder": str(folder), "cases": cases,
             "changed": sum(c["status"] != "same" for c in cases),
             "files": [{"file": r.name, "status": r.status} for r in reviews
                       if r.name.endswith(".json")]}
+
+
+def _case_report(r: CaseReview) -> dict[str, Any]:
+    changes = r.changes
+    return {"case": r.name, "status": r.status, "tokens_before": r.tokens_before,
+            "tokens_after": r.tokens_after, "tokens_delta": r.tokens_delta,
+            "sections": [s.id for s in changes if r.status == "changed"],
+            "section_tokens": {s.id: s.tokens_delta for s in changes if s.tokens_delta},
+            "static_prefix_moved": r.prefix_moved,
+            "changes": [s.to_dict() for s in changes]}
 
 
 def sessions_differ(compiler: Compiler, provider: Any, first: Any, second: Any,

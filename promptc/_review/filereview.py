@@ -267,54 +267,94 @@ def _aligned_rows(old: str, old_body: list[str], new_body: list[str], old_skip: 
     _t_old, per_old = header_tokens(old)
     _t_new, per_new = header_tokens(new.text)
     caches = dict(zip((s[0] for s in new.sections), new.caches))
-    spans = _new_spans(new, new_skip, len(new_body))
-    ops = difflib.SequenceMatcher(None, old_body, new_body, autojunk=False).get_opcodes()
-    old_order = list(per_old)
-    gone = {sid for sid in old_order if sid not in caches}
-
-    def neighbour_gone(sid: str, step: int) -> bool:
-        i = old_order.index(sid) + step if sid in old_order else -1
-        return 0 <= i < len(old_order) and old_order[i] in gone
-
-    # Lines deleted on a boundary join the section beside it, never the glue, unless a section
-    # that is gone sat there: then the glue holds them (and is reported as that section).
-    before: list[bool] = [False]
-    for (p_id, _, _), (n_id, _, _) in zip(spans, spans[1:]):
-        if p_id is not None:
-            before.append(not neighbour_gone(p_id, 1) or n_id is not None)
-        else:
-            before.append(n_id is not None and neighbour_gone(n_id, -1))
-    before.append(True)
-    hunks_of: dict[str, list[Hunk]] = {}
-    for k, (span_id, a, b) in enumerate(spans):
-        start = _old_index(ops, a, len(new_body), len(old_body), before[k]) if k else 0
-        end = _old_index(ops, b, len(new_body), len(old_body), before[k + 1])
-        start = min(start, end)
-        hunks = line_hunks(old_body[start:end], new_body[a:b], old_skip + start + 1,
-                           new_skip + a + 1)
-        if not hunks:
-            continue
-        owner = span_id
-        if owner is None:  # glue that changed: a section that is gone sat here, or the layout
-            prev = next((s for s, _, _ in reversed(spans[:k]) if s is not None), None)
-            after = next((s for s, _, _ in spans[k + 1:] if s is not None), None)
-            lo = old_order.index(prev) + 1 if prev in old_order else 0
-            hi = old_order.index(after) if after in old_order else len(old_order)
-            here = [s for s in old_order[lo:hi] if s in gone]
-            owner = here[0] if here else LAYOUT
-        hunks_of.setdefault(owner, []).extend(hunks)
-    order = _merged_order(old_order, [s[0] for s in sorted(new.sections, key=lambda s: s[1])])
+    alignment = _Alignment((old_body, new_body), (old_skip, new_skip), new, list(per_old),
+                           {sid for sid in per_old if sid not in caches})
+    hunks_of = alignment.hunks_by_owner()
+    order = _merged_order(alignment.old_order,
+                          [s[0] for s in sorted(new.sections, key=lambda s: s[1])])
     if LAYOUT in hunks_of:
         order.append(LAYOUT)
     rows = []
     for sid in order:
         hunks = tuple(hunks_of.get(sid, ()))
         tb, ta = per_old.get(sid, 0), per_new.get(sid, 0)
-        status = ("added" if sid not in per_old and sid != LAYOUT and sid in caches else
-                  "removed" if sid not in caches and sid != LAYOUT else
-                  "changed" if hunks or tb != ta else "same")
+        status = _aligned_status(sid, per_old, caches, bool(hunks) or tb != ta)
         rows.append(SectionChange(sid, status, caches.get(sid, ""), tb, ta, hunks))
     return rows
+
+
+def _aligned_status(sid: str, before: Mapping[str, int], caches: Mapping[str, str],
+                    differs: bool) -> str:
+    """A row's status when only the new side's sections are known (`caches`)."""
+    if sid == LAYOUT:
+        return "changed" if differs else "same"
+    if sid not in caches:
+        return "removed"
+    if sid not in before:
+        return "added"
+    return "changed" if differs else "same"
+
+
+class _Alignment:
+    """The old body aligned with the new one line by line, cut where the new sections are."""
+
+    def __init__(self, bodies: tuple[list[str], list[str]], skips: tuple[int, int],
+                 new: Rendered, old_order: list[str], gone: set[str]) -> None:
+        self.old_body, self.new_body = bodies
+        self.old_skip, self.new_skip = skips
+        self.old_order = old_order  # the old header's sections, in order
+        self.gone = gone  # those of them the new render no longer has
+        self.spans = _new_spans(new, self.new_skip, len(self.new_body))
+        self.ops = difflib.SequenceMatcher(None, self.old_body, self.new_body,
+                                           autojunk=False).get_opcodes()
+
+    def hunks_by_owner(self) -> dict[str, list[Hunk]]:
+        """Each new span's changed lines, filed under its section (glue: see `_glue_owner`)."""
+        hunks_of: dict[str, list[Hunk]] = {}
+        before = self._deletions_before()
+        for k, (span_id, a, b) in enumerate(self.spans):
+            hunks = self._span_hunks(k, a, b, before)
+            if hunks:
+                owner = span_id if span_id is not None else self._glue_owner(k)
+                hunks_of.setdefault(owner, []).extend(hunks)
+        return hunks_of
+
+    def _span_hunks(self, k: int, a: int, b: int, before: list[bool]) -> tuple[Hunk, ...]:
+        """New lines a..b against the old lines aligned with them."""
+        n_new, n_old = len(self.new_body), len(self.old_body)
+        start = _old_index(self.ops, a, n_new, n_old, before[k]) if k else 0
+        end = _old_index(self.ops, b, n_new, n_old, before[k + 1])
+        start = min(start, end)
+        return line_hunks(self.old_body[start:end], self.new_body[a:b],
+                          self.old_skip + start + 1, self.new_skip + a + 1)
+
+    def _deletions_before(self) -> list[bool]:
+        """Per boundary between spans: whether lines deleted on it join the span before it.
+        They join the section beside them, never the glue, unless a section that is gone sat
+        there: then the glue holds them (and is reported as that section)."""
+        before: list[bool] = [False]
+        for (p_id, _, _), (n_id, _, _) in zip(self.spans, self.spans[1:]):
+            if p_id is not None:
+                before.append(not self._neighbour_gone(p_id, 1) or n_id is not None)
+            else:
+                before.append(n_id is not None and self._neighbour_gone(n_id, -1))
+        before.append(True)
+        return before
+
+    def _neighbour_gone(self, sid: str, step: int) -> bool:
+        i = self.old_order.index(sid) + step if sid in self.old_order else -1
+        return 0 <= i < len(self.old_order) and self.old_order[i] in self.gone
+
+    def _glue_owner(self, k: int) -> str:
+        """Whose is glue that changed: a gone section that sat between its neighbours, else
+        the layout."""
+        prev = next((s for s, _, _ in reversed(self.spans[:k]) if s is not None), None)
+        after = next((s for s, _, _ in self.spans[k + 1:] if s is not None), None)
+        order = self.old_order
+        lo = order.index(prev) + 1 if prev in order else 0
+        hi = order.index(after) if after in order else len(order)
+        here = [s for s in order[lo:hi] if s in self.gone]
+        return here[0] if here else LAYOUT
 
 
 # --- the cached prefix ---------------------------------------------------------------------------

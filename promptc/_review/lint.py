@@ -9,11 +9,13 @@ disagrees with the tools it is sent with (see consistency.py), and whatever load
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 
 from .._base.errors import PLUGIN_FAILURES
 from .._compile.compiler import Compiler
 from .._compile.plan import Plan
 from .._model.cache import RANK, most_volatile
+from .._model.component import Component
 from .._model.context import FIELD_CLASSES, PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.placeholders import STANDARD
@@ -103,18 +105,22 @@ def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
     """What building the variant's plan finds (the same diagnostics a strict render raises on:
     unknown placeholders in the base and component templates, components missing from the order
     or the template), plus the cache order of its sections."""
-    out: list[Diagnostic] = []
-    reg = compiler.registry
     # cache order: static → session → request (as built for a typical provider)
     try:
         plan = compiler.plan(ProviderInfo("lint", "lint"), variant.id)
     except PLUGIN_FAILURES as exc:  # reported, not raised
-        out.append(Diagnostic("error", "plan-failed", f"variant {variant.id!r}: {exc}",
-                              variant.id))
-        return out
-    out.extend(plan.diagnostics)
+        return [Diagnostic("error", "plan-failed", f"variant {variant.id!r}: {exc}",
+                           variant.id)]
     positions = {name: i for i, name in enumerate(variant.template.top_names)}
-    out.extend(_volatile_placeholders_before_static(variant, plan, positions))
+    return [*plan.diagnostics, *_volatile_placeholders_before_static(variant, plan, positions),
+            *_cache_order_findings(compiler, variant, plan, positions)]
+
+
+def _cache_order_findings(compiler: Compiler, variant: Variant, plan: Plan,
+                          positions: dict[str, int]) -> list[Diagnostic]:
+    """Sections in template order: each no less volatile than the one before, and each
+    component's declared cache class no more stable than what it reads."""
+    out: list[Diagnostic] = []
     highest = "static"
     for step in sorted(plan.steps, key=lambda s: positions.get(s.cid, 1 << 30)):
         if RANK[step.cache] < RANK[highest]:
@@ -124,16 +130,20 @@ def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
                                   "order static → session → request", variant.id))
         elif RANK[step.cache] > RANK[highest]:
             highest = step.cache
-        comp = reg.components.get(step.cid)
-        if comp is not None and comp.cache is not None and comp.reads is not None:
-            derived = most_volatile(*(FIELD_CLASSES.get(r.split(".")[0], "request")
-                                      for r in comp.reads))
-            if RANK[comp.cache] < RANK[derived]:
-                out.append(Diagnostic("warning", "cache-class",
-                                      f"component {step.cid!r} declares cache {comp.cache!r} "
-                                      f"but reads {derived}-class values "
-                                      f"({', '.join(sorted(comp.reads))})", step.cid))
+        out.extend(_cache_class_findings(compiler.registry.components.get(step.cid), step.cid))
     return out
+
+
+def _cache_class_findings(comp: Component | None, cid: str) -> list[Diagnostic]:
+    """A component that declares a cache class more stable than the values it reads."""
+    if comp is None or comp.cache is None or comp.reads is None:
+        return []
+    derived = most_volatile(*(FIELD_CLASSES.get(r.split(".")[0], "request") for r in comp.reads))
+    if RANK[comp.cache] >= RANK[derived]:
+        return []
+    return [Diagnostic("warning", "cache-class",
+                       f"component {cid!r} declares cache {comp.cache!r} but reads "
+                       f"{derived}-class values ({', '.join(sorted(comp.reads))})", cid)]
 
 
 def _volatile_placeholders_before_static(variant: Variant, plan: Plan,
@@ -148,13 +158,8 @@ def _volatile_placeholders_before_static(variant: Variant, plan: Plan,
     out = []
     inputs = {i.name for i in variant.inputs}
     for name, pos in positions.items():
-        if pos >= last_static:
-            continue
-        if name in STANDARD and STANDARD[name][0]:
-            cls = FIELD_CLASSES.get(STANDARD[name][0], "request")
-        elif name in inputs:
-            cls = "request"
-        else:
+        cls = _value_class(name, inputs) if pos < last_static else None
+        if cls is None:
             continue
         line = variant.template.name_lines.get(name, 0)
         out.append(Diagnostic("warning", "cache-order",
@@ -162,6 +167,16 @@ def _volatile_placeholders_before_static(variant: Variant, plan: Plan,
                               "value placed before static sections: the cacheable prefix "
                               "changes with it; move it after the static sections", variant.id))
     return out
+
+
+def _value_class(name: str, inputs: set[str]) -> str | None:
+    """The cache class of a placeholder's value: a standard one's field, a declared input's
+    request (None: neither, e.g. a section)."""
+    if name in STANDARD and STANDARD[name][0]:
+        return FIELD_CLASSES.get(STANDARD[name][0], "request")
+    if name in inputs:
+        return "request"
+    return None
 
 
 def _probe_models(variant: Variant) -> list[str]:
@@ -189,9 +204,9 @@ def _probes(variant: Variant, families: tuple[FamilyRule, ...] = (),
 def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
     """A variant is shadowed when every model it is written for is taken by an earlier one."""
     out: list[Diagnostic] = []
-    order = compiler.registry.order
+    reg = compiler.registry
     by_description: dict[str, str] = {}
-    for i, v in enumerate(order):
+    for i, v in enumerate(reg.order):
         desc = v.matcher.description
         if desc in by_description:
             out.append(Diagnostic("warning", "matcher-duplicate",
@@ -199,38 +214,55 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
                                   f"{by_description[desc]!r} ({desc}); only the first can match",
                                   v.path))
         by_description.setdefault(desc, v.id)
-        earlier = order[:i]
-        if any(e.matcher.unconditional for e in earlier):
-            first = next(e for e in earlier if e.matcher.unconditional)
-            out.append(Diagnostic("warning", "matcher-shadowed",
-                                  f"variant {v.id!r} can never match: {first.id!r} (earlier) "
-                                  "matches every model", v.path))
-            continue
-        matched_any = False
-        taken_by: set[str] = set()
-        all_taken = True
-        for info in _probes(v, compiler.registry.families, compiler.registry.user_models):
-            try:
-                ok, _ = v.matcher(info)
-            except PLUGIN_FAILURES:  # matcher faults are reported elsewhere
-                ok = False
-            if not ok:
-                continue
-            matched_any = True
-            winner = None
-            for e in earlier:
-                try:
-                    if e.matcher(info)[0]:
-                        winner = e.id
-                        break
-                except PLUGIN_FAILURES:
-                    continue
-            if winner is None:
-                all_taken = False
-                break
-            taken_by.add(winner)
-        if matched_any and all_taken:
-            out.append(Diagnostic("warning", "matcher-shadowed",
-                                  f"variant {v.id!r} is shadowed: every model it names is "
-                                  f"matched first by {sorted(taken_by)}", v.path))
+        out.extend(_shadowing(v, reg.order[:i], reg.families, reg.user_models))
     return out
+
+
+def _shadowing(v: Variant, earlier: Sequence[Variant], families: tuple[FamilyRule, ...],
+               user: bool) -> list[Diagnostic]:
+    """Whether the variants tried before `v` leave it any model (probed) to match."""
+    first = next((e for e in earlier if e.matcher.unconditional), None)
+    if first is not None:
+        return [Diagnostic("warning", "matcher-shadowed",
+                           f"variant {v.id!r} can never match: {first.id!r} (earlier) "
+                           "matches every model", v.path)]
+    taken_by = _taken_by(v, earlier, _probes(v, families, user))
+    if not taken_by:
+        return []
+    return [Diagnostic("warning", "matcher-shadowed",
+                       f"variant {v.id!r} is shadowed: every model it names is "
+                       f"matched first by {sorted(taken_by)}", v.path)]
+
+
+def _taken_by(v: Variant, earlier: Sequence[Variant],
+              probes: Sequence[ProviderInfo]) -> set[str]:
+    """The earlier variants that take each probe `v` matches; empty when some probe would
+    reach `v`, or `v` matches none."""
+    taken_by: set[str] = set()
+    for info in probes:
+        if not _matches(v, info):
+            continue
+        winner = _first_match(earlier, info)
+        if winner is None:
+            return set()
+        taken_by.add(winner)
+    return taken_by
+
+
+def _matches(v: Variant, info: ProviderInfo) -> bool:
+    try:
+        ok, _ = v.matcher(info)
+    except PLUGIN_FAILURES:  # matcher faults are reported elsewhere
+        return False
+    return bool(ok)
+
+
+def _first_match(variants: Sequence[Variant], info: ProviderInfo) -> str | None:
+    """The id of the first variant whose matcher takes `info` (a raising one is passed over)."""
+    for e in variants:
+        try:
+            if e.matcher(info)[0]:
+                return e.id
+        except PLUGIN_FAILURES:
+            continue
+    return None

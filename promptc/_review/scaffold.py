@@ -8,7 +8,7 @@ from .._base.errors import ConfigError, NoVariantError
 from .._base.files import write_text_file
 from .._compile.compiler import Compiler
 from .._load.sources import find_project_folder
-from .._model.variant import ID_PATTERN
+from .._model.variant import ID_PATTERN, Variant
 
 __all__ = ["new_variant", "VARIANT_TOML"]
 
@@ -50,14 +50,8 @@ def new_variant(compiler: Compiler, variant_id: str, base: str, folder: Path | N
     if not ID_PATTERN.match(variant_id) or "/" in variant_id:
         raise ConfigError(f"variant id {variant_id!r} must be lowercase letters, digits, '_', "
                           "'-' or '.'", field="id")
-    try:
-        parent = compiler.registry.get(base)
-    except NoVariantError as exc:
-        raise ConfigError(exc.message, field="from") from None
-    if variant_id in compiler.registry.variants and not force:
-        raise ConfigError(f"a variant {variant_id!r} already exists "
-                          f"({compiler.registry.variants[variant_id].source}); pick another id "
-                          "or pass --force", field="id")
+    parent = _base_of(compiler, base)
+    _check_id_free(compiler, variant_id, force)
     root = folder if folder is not None else (find_project_folder(Path.cwd()) or
                                               Path.cwd() / ".promptc")
     target = root / "variants" / variant_id / "variant.toml"
@@ -68,6 +62,22 @@ def new_variant(compiler: Compiler, variant_id: str, base: str, folder: Path | N
         components=_toml_list(parent.components), tools=_toml_list(parent.tools)),
         root, ConfigError)
     return target
+
+
+def _base_of(compiler: Compiler, base: str) -> Variant:
+    """The variant the new one extends (an unknown id is the `from` argument's fault)."""
+    try:
+        return compiler.registry.get(base)
+    except NoVariantError as exc:
+        raise ConfigError(exc.message, field="from") from None
+
+
+def _check_id_free(compiler: Compiler, variant_id: str, force: bool) -> None:
+    """No registered variant has the new id (unless `force`)."""
+    if variant_id in compiler.registry.variants and not force:
+        raise ConfigError(f"a variant {variant_id!r} already exists "
+                          f"({compiler.registry.variants[variant_id].source}); pick another id "
+                          "or pass --force", field="id")
 
 
 def _toml_list(items: tuple[str, ...]) -> str:

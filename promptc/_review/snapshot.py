@@ -30,6 +30,7 @@ import re
 import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -108,14 +109,29 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
     unknown = set(data) - {"contexts", "case"}
     if unknown:
         raise ConfigError("unknown key", source=str(p), field=sorted(unknown)[0])
-    contexts: dict[str, PromptContext] = {}
+    table, cases_table = _matrix_tables(data, str(p))
+    reader = _MatrixReader(str(p), _load_contexts(p, table, compiler), compiler)
+    for i, raw in enumerate(cases_table):
+        reader.add(f"case[{i}]", raw)
+    return reader.matrix()
+
+
+def _matrix_tables(data: Mapping[str, Any], where: str) -> tuple[Mapping[str, Any], list[Any]]:
+    """The `[contexts]` table and the `[[case]]` list, each of the right kind."""
     table = data.get("contexts") or {}
     if not isinstance(table, Mapping):
-        raise ConfigError("must be a table of context names and files", source=str(p),
+        raise ConfigError("must be a table of context names and files", source=where,
                           field="contexts")
     cases_table = data.get("case") or []
     if not isinstance(cases_table, list):
-        raise ConfigError("must be a list of tables ([[case]])", source=str(p), field="case")
+        raise ConfigError("must be a list of tables ([[case]])", source=where, field="case")
+    return table, cases_table
+
+
+def _load_contexts(p: Path, table: Mapping[str, Any], compiler: Compiler | None
+                   ) -> dict[str, PromptContext]:
+    """Each named context, read from its file (relative to the matrix); at least one."""
+    contexts: dict[str, PromptContext] = {}
     for name, rel in table.items():
         if not isinstance(rel, str):
             raise ConfigError("must be a path", source=str(p), field=f"contexts.{name}")
@@ -123,66 +139,105 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
             p.parent / rel, features=compiler.features if compiler is not None else None)
     if not contexts:
         raise ConfigError("a matrix needs at least one context", source=str(p), field="contexts")
-    cases: list[Case] = []
-    tool_cases: list[ToolCase] = []
-    targets: list[Target] = []
-    seen: set[str] = set()
-    for i, raw in enumerate(cases_table):
-        field = f"case[{i}]"
-        if not isinstance(raw, Mapping):
-            raise ConfigError("must be a table", source=str(p), field=field)
-        bad = set(raw) - _CASE_KEYS - _CAP_KEYS
-        if bad:
-            raise ConfigError("unknown key", source=str(p), field=f"{field}.{sorted(bad)[0]}")
-        if not isinstance(raw.get("provider"), str) or not isinstance(raw.get("model"), str):
-            raise ConfigError("needs `provider` and `model` strings", source=str(p), field=field)
-        for key in ("variant", "name"):
-            if key in raw and not isinstance(raw[key], str):
-                raise ConfigError("must be a string", source=str(p), field=f"{field}.{key}")
-        for key in ("contexts", "tools"):
-            if key in raw and (not isinstance(raw[key], list) or
-                               not all(isinstance(x, str) for x in raw[key])):
-                raise ConfigError("must be a list of strings", source=str(p),
-                                  field=f"{field}.{key}")
+    return contexts
+
+
+def _check_case(raw: Any, field: str, where: str) -> Mapping[str, Any]:
+    """A `[[case]]` table with known keys, each of its type."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError("must be a table", source=where, field=field)
+    bad = set(raw) - _CASE_KEYS - _CAP_KEYS
+    if bad:
+        raise ConfigError("unknown key", source=where, field=f"{field}.{sorted(bad)[0]}")
+    if not isinstance(raw.get("provider"), str) or not isinstance(raw.get("model"), str):
+        raise ConfigError("needs `provider` and `model` strings", source=where, field=field)
+    _check_optional_keys(raw, field, where)
+    return raw
+
+
+def _check_optional_keys(raw: Mapping[str, Any], field: str, where: str) -> None:
+    for key in ("variant", "name"):
+        if key in raw and not isinstance(raw[key], str):
+            raise ConfigError("must be a string", source=where, field=f"{field}.{key}")
+    for key in ("contexts", "tools"):
+        if key in raw and not _is_string_list(raw[key]):
+            raise ConfigError("must be a list of strings", source=where, field=f"{field}.{key}")
+
+
+def _is_string_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+
+def _targets_of(raw: Mapping[str, Any], field: str, where: str
+                ) -> tuple[int | None, float | None]:
+    """A case's `max_tokens` and `min_static_share` (None: not given)."""
+    limit, share = raw.get("max_tokens"), raw.get("min_static_share")
+    if limit is not None and (type(limit) is not int or limit <= 0):
+        raise ConfigError("must be a positive whole number", source=where,
+                          field=f"{field}.max_tokens")
+    if share is not None and (type(share) not in (int, float) or not 0 <= share <= 1):
+        raise ConfigError("must be a number from 0 to 1", source=where,
+                          field=f"{field}.min_static_share")
+    return limit, None if share is None else float(share)
+
+
+class _MatrixReader:
+    """The matrix's cases, read one `[[case]]` table at a time."""
+
+    def __init__(self, where: str, contexts: dict[str, PromptContext],
+                 compiler: Compiler | None) -> None:
+        self.where = where
+        self.contexts = contexts
+        self.compiler = compiler
+        # the context the token targets and the tool JSON are taken in
+        self.full = contexts["full" if "full" in contexts else next(iter(contexts))]
+        self.cases: list[Case] = []
+        self.tool_cases: list[ToolCase] = []
+        self.targets: list[Target] = []
+        self.seen: set[str] = set()
+
+    def add(self, field: str, table: Any) -> None:
+        raw = _check_case(table, field, self.where)
         caps = {k: raw[k] for k in _CAP_KEYS if k in raw}
         info = ProviderInfo.from_dict({"id": raw["provider"], "model": raw["model"], **caps},
-                                      source=str(p))
+                                      source=self.where)
         variant = raw.get("variant")
-        if compiler is not None:
-            resolved = variant or compiler.resolve(info).variant.id
-        else:
-            resolved = variant or "auto"
+        resolved = self._resolved(variant, info)  # resolved even when named: a bad model fails
         name = raw.get("name") or resolved
-        wanted = raw.get("contexts") or list(contexts)
-        for ctx_name in wanted:
-            if ctx_name not in contexts:
-                raise ConfigError(f"unknown context {ctx_name!r}", source=str(p),
-                                  field=f"{field}.contexts")
-            cid = safe_id(f"{name}__{raw['provider']}_{raw['model']}__{ctx_name}")
-            if cid in seen:
-                raise ConfigError(f"duplicate case {cid!r}", source=str(p), field=field)
-            seen.add(cid)
-            cases.append(Case(cid, info, variant, ctx_name, contexts[ctx_name], name))
-        limit, share = raw.get("max_tokens"), raw.get("min_static_share")
-        if limit is not None and (type(limit) is not int or limit <= 0):
-            raise ConfigError("must be a positive whole number", source=str(p),
-                              field=f"{field}.max_tokens")
-        if share is not None and (type(share) not in (int, float) or not 0 <= share <= 1):
-            raise ConfigError("must be a number from 0 to 1", source=str(p),
-                              field=f"{field}.min_static_share")
-        full_name = "full" if "full" in contexts else next(iter(contexts))
-        targets.append(Target(name, info, variant, contexts[full_name], limit,
-                              None if share is None else float(share)))
+        model = f"{raw['provider']}_{raw['model']}"
+        for ctx_name in raw.get("contexts") or list(self.contexts):
+            self._add_case(field, f"{name}__{model}__{ctx_name}", info, variant, ctx_name, name)
+        limit, share = _targets_of(raw, field, self.where)
+        self.targets.append(Target(name, info, variant, self.full, limit, share))
         for fmt in raw.get("tools") or []:
             if fmt not in TOOL_FORMATS:
                 raise ConfigError(f"tool format must be one of {list(TOOL_FORMATS)}",
-                                  source=str(p), field=f"{field}.tools")
-            ctx_name = "full" if "full" in contexts else next(iter(contexts))
-            tid = safe_id(f"tools__{name}__{raw['provider']}_{raw['model']}__{fmt}")
-            tool_cases.append(ToolCase(tid, info, variant, contexts[ctx_name], fmt))
-    if not cases:
-        raise ConfigError("a matrix needs at least one [[case]]", source=str(p), field="case")
-    return Matrix(str(p), tuple(cases), tuple(tool_cases), tuple(targets))
+                                  source=self.where, field=f"{field}.tools")
+            self.tool_cases.append(ToolCase(safe_id(f"tools__{name}__{model}__{fmt}"), info,
+                                            variant, self.full, fmt))
+
+    def _resolved(self, variant: str | None, info: ProviderInfo) -> str:
+        """The case's default name: the variant it pins, or the one its model resolves to."""
+        if self.compiler is not None:
+            return variant or self.compiler.resolve(info).variant.id
+        return variant or "auto"
+
+    def _add_case(self, field: str, case_name: str, info: ProviderInfo, variant: str | None,
+                  ctx_name: str, name: str) -> None:
+        if ctx_name not in self.contexts:
+            raise ConfigError(f"unknown context {ctx_name!r}", source=self.where,
+                              field=f"{field}.contexts")
+        cid = safe_id(case_name)
+        if cid in self.seen:
+            raise ConfigError(f"duplicate case {cid!r}", source=self.where, field=field)
+        self.seen.add(cid)
+        self.cases.append(Case(cid, info, variant, ctx_name, self.contexts[ctx_name], name))
+
+    def matrix(self) -> Matrix:
+        if not self.cases:
+            raise ConfigError("a matrix needs at least one [[case]]", source=self.where,
+                              field="case")
+        return Matrix(self.where, tuple(self.cases), tuple(self.tool_cases), tuple(self.targets))
 
 
 @attrs.frozen

@@ -25,9 +25,9 @@ from .._compile.dynamic import Placement
 from .._model.placeholders import STANDARD
 from .._model.prices import Prices, model_prices
 from .._model.provider import ProviderInfo, encoding_for
-from .result import Break, RequestResult, SessionReport, totals_of
-from .rules import (AnthropicRules, CacheRules, CacheState, GeminiRules, OpenAIRules,
-                    TTL_MINUTES, rules_for)
+from .result import Break, Part, RequestResult, SessionReport, totals_of
+from .rules import (MAX_MARKERS, AnthropicRules, CacheRules, CacheState, GeminiRules,
+                    OpenAIRules, TTL_MINUTES, Usage, rules_for)
 from .script import SessionScript, Step, load_script
 from .wire import Piece, PromptWire, digest, prompt_wire
 
@@ -101,10 +101,10 @@ def _api_of(provider: str, model: str, source: str) -> str:
     return api
 
 
-def _rules(api: str, info: ProviderInfo, count: Any) -> CacheRules:
+def _rules(api: str, info: ProviderInfo, count: Any, marker_limit: int | None) -> CacheRules:
     resolved = info.resolved()
     if api == "anthropic":
-        return AnthropicRules(resolved.cache_min_tokens or 1024)
+        return AnthropicRules(resolved.cache_min_tokens or 1024, max_markers=marker_limit)
     if api == "openai":
         return OpenAIRules(count)
     return GeminiRules(count, resolved.cache_min_tokens or 1024)
@@ -134,10 +134,10 @@ class _Replay:
     """One replay: walks the script's steps, request by request."""
 
     def __init__(self, script: SessionScript, source: PromptSource, dynamic: str,
-                 breakpoints: int, compiler: Compiler) -> None:
+                 breakpoints: int, compiler: Compiler, marker_limit: int | None) -> None:
         self.script, self.source = script, source
         self.dynamic, self.breakpoints = dynamic, breakpoints
-        self.compiler = compiler
+        self.compiler, self.marker_limit = compiler, marker_limit
         self.states: dict[tuple[str, ...], CacheState] = {}
         self.results: list[RequestResult] = []
         self.prices: dict[tuple[str, str], Prices | None] = {}
@@ -186,17 +186,13 @@ class _Replay:
         api = _api_of(self.provider, self.model, self.script.source)
         wire = self.source.wire(info, self.context, api, self.dynamic, self.breakpoints)
         pieces = self._pieces(wire)
-        client = self._client_markers(pieces) if api == "anthropic" else []
-        promptc_marks = [i for i, p in enumerate(pieces) if p.marker]
         namespace = (api, self.provider, self.model) + ((wire.cache_key or "",)
                                                          if api == "openai" else ())
-        state = self.states.setdefault(namespace, CacheState())
-        encoding = encoding_for(info)[0]
-        rules = _rules(api, info, lambda text: self.compiler.tokens.count(text, encoding))
-        self.rules[api] = rules.describe()
-        usage = rules.bill(pieces, sorted(set(promptc_marks + client)), state, self.now)
+        usage, markers = self._bill(info, api, namespace, pieces)
         brk = self._break(info, namespace, pieces, wire, step, first_of_step)
+        lost = _rewritten_static(pieces, brk, usage.cache_read)
         prices = self._prices(info)
+        prompt, conversation = _parts(pieces, usage, prices)
         out_tokens = self.output_tokens
         self.results.append(RequestResult(
             index=len(self.results) + 1, session=self.conversation.number,
@@ -206,11 +202,25 @@ class _Replay:
             cache_read=usage.cache_read, cache_write=usage.cache_write,
             uncached=usage.uncached, turn_tokens=self.turn_tokens, output_tokens=out_tokens,
             cost=_cost(usage.cache_read, usage.cache_write, usage.uncached, out_tokens, prices),
-            brk=brk, markers=len(set(promptc_marks + client)) if api == "anthropic" else 0,
-            notes=usage.notes, rejected=usage.rejected))
+            brk=brk, markers=markers, notes=usage.notes + ((lost,) if lost else ()),
+            rejected=usage.rejected, prompt=prompt, conversation=conversation))
         self.last = _Last(namespace, pieces, usage.cached_pieces if not usage.rejected else
                           (self.last.cached if self.last else 0), dict(self.context),
                           self.model, wire.variant, self.now)
+
+    def _bill(self, info: ProviderInfo, api: str, namespace: tuple[str, ...],
+              pieces: Sequence[Piece]) -> tuple[Usage, int]:
+        """The request billed under its provider's rules, and the cache markers it carries
+        (Anthropic: promptc's and the client's)."""
+        client = self._client_markers(pieces) if api == "anthropic" else []
+        marks = sorted({i for i, p in enumerate(pieces) if p.marker} | set(client))
+        state = self.states.setdefault(namespace, CacheState())
+        encoding = encoding_for(info)[0]
+        rules = _rules(api, info, lambda text: self.compiler.tokens.count(text, encoding),
+                       self.marker_limit)
+        self.rules[api] = rules.describe()
+        usage = rules.bill(pieces, marks, state, self.now)
+        return usage, len(marks) if api == "anthropic" else 0
 
     def _pieces(self, wire: PromptWire) -> list[Piece]:
         """The whole input: prompt, dynamic first message, the conversation so far."""
@@ -220,10 +230,12 @@ class _Replay:
             now = {p.where: p.digest for p in wire.message}
             if not c.first:
                 c.first = wire.message
-            elif now != c.sent:  # what changed goes with the latest message
+            elif now != c.sent:  # what changed goes with the latest message, as one block
                 whole = set(now) != set(c.sent)
-                c.history.extend(attrs.evolve(p, kind="update", where=f"update: {p.where}")
-                                 for p in wire.message if whole or c.sent[p.where] != p.digest)
+                sent = [p for p in wire.message if whole or c.sent[p.where] != p.digest]
+                c.history.extend(attrs.evolve(p, kind="update", where=f"update: {p.where}",
+                                              marker=False, block_end=p is sent[-1])
+                                 for p in sent)
             c.sent = now
         c.history.append(Piece("turn", f"turn {c.turns}", "", self.turn_tokens,
                                digest("turn", str(c.number), str(c.turns))))
@@ -256,8 +268,9 @@ class _Replay:
         if d >= last.cached or d >= len(pieces) or pieces[d].kind == "turn":
             return None  # what was cached is all still there (or only the conversation is new)
         new_session = step.new_session and first_of_step
-        return Break(pieces[d].where, pieces[d].cache,
-                     self._cause(info, pieces[d], last, new_session),
+        piece, gone = _broken_piece(pieces, last.pieces, d)
+        return Break(piece.where, piece.cache,
+                     self._cause(info, piece, last, new_session, gone),
                      "new_session" if new_session else "change")
 
     def _model_break(self, last: _Last, wire: PromptWire) -> Break:
@@ -266,12 +279,16 @@ class _Replay:
         return Break("model", "static", f"model {last.model} → {self.model}{variant}: each "
                      "model has its own cache", "model")
 
-    def _cause(self, info: ProviderInfo, piece: Piece, last: _Last, new_session: bool) -> str:
+    def _cause(self, info: ProviderInfo, piece: Piece, last: _Last, new_session: bool,
+               gone: bool = False) -> str:
         changed = _changes(last.context, self.context)
         reads = self.source.reads(info, piece.where) if piece.kind != "tools" else None
         relevant = {k: v for k, v in changed.items() if reads is None or k in reads} or changed
         text = _list_changes(relevant)
-        if piece.kind == "tools":
+        if gone:
+            text = f"{'the session tools' if piece.kind == 'tools' else 'the section'} went " \
+                   f"({text})"
+        elif piece.kind == "tools":
             text = f"the tool definitions changed ({text})"
         return f"new session: {text}" if new_session else text
 
@@ -282,6 +299,61 @@ def _first_difference(pieces: Sequence[Piece], before: Sequence[Piece]) -> int:
     while d < limit and pieces[d].digest == before[d].digest:
         d += 1
     return d
+
+
+def _broken_piece(pieces: Sequence[Piece], before: Sequence[Piece], d: int
+                  ) -> tuple[Piece, bool]:
+    """Which piece the prefix broke at, and whether it is one that went: at the first
+    difference, a piece of the request before that this request no longer sends (the session
+    tools of a user without MCP servers, a section that went) is the break, not the unchanged
+    piece that now follows in its place."""
+    if d < len(before):
+        old = before[d]
+        sent = {(p.kind, p.where) for p in pieces}
+        if (old.kind, old.where) not in sent:
+            return old, True
+    return pieces[d], False
+
+
+def _rewritten_static(pieces: Sequence[Piece], brk: Break | None, read: int) -> str | None:
+    """A note when static-class text after a break is not read: the tools come first on the
+    wire (tools → system → messages), so a change in a session's tools costs the static
+    system prompt after them."""
+    if brk is None or brk.static or brk.kind in ("model", "expired"):
+        return None
+    seen, lost = 0, 0
+    for piece in pieces:
+        if seen >= read and piece.kind not in ("tools", "turn") and piece.cache == "static":
+            lost += piece.tokens
+        seen += piece.tokens
+    if not lost:
+        return None
+    return (f"{lost:,} tokens of the static class after {brk.where} are not read from the "
+            "cache: the tools come first on the wire (tools → system → messages)")
+
+
+def _parts(pieces: Sequence[Piece], usage: Usage, prices: Prices | None) -> tuple[Part, Part]:
+    """The bill split between the prompt's pieces and the conversation's turns: the cache
+    read covers the input's first tokens, the write the ones after it, the rest is uncached
+    (a rejected request is billed nothing)."""
+    read_end, write_end = usage.cache_read, usage.cache_read + usage.cache_write
+    prompt, turns = [0, 0, 0, 0], [0, 0, 0, 0]  # tokens, read, written, uncached
+    at = 0
+    for piece in pieces:
+        end = at + piece.tokens
+        read = max(0, min(end, read_end) - at)
+        write = max(0, min(end, write_end) - max(at, read_end))
+        sums = turns if piece.kind == "turn" else prompt
+        billed = (0, 0, 0) if usage.rejected else (read, write, piece.tokens - read - write)
+        for i, value in enumerate((piece.tokens, *billed)):
+            sums[i] += value
+        at = end
+    return _part(prompt, prices), _part(turns, prices)
+
+
+def _part(sums: Sequence[int], prices: Prices | None) -> Part:
+    tokens, read, write, uncached = sums
+    return Part(tokens, read, write, uncached, _cost(read, write, uncached, 0, prices))
 
 
 def _list_changes(changes: Mapping[str, str]) -> str:
@@ -308,12 +380,14 @@ def _cost(read: int, write: int, uncached: int, output: int, prices: Prices | No
 
 def replay(script: SessionScript | str | Path, *, compiler: Compiler | None = None,
            dynamic: str | None = None, breakpoints: int | None = None,
-           source: PromptSource | None = None) -> SessionReport:
+           source: PromptSource | None = None,
+           marker_limit: int | None = MAX_MARKERS) -> SessionReport:
     """Replay a session script (a path or a loaded `SessionScript`) and report what each request
     reads from and writes to the provider's cache, what it sends uncached, what it costs, and
     where the cached prefix broke and why. `dynamic` and `breakpoints` override the script's;
     `compiler` defaults to `Compiler.default()`; `source` builds the prompts (default: promptc's
-    own, through that compiler)."""
+    own, through that compiler). `marker_limit=None` lifts Anthropic's limit of 4 markers, for
+    a what-if with a source that marks more (benchmarks/session_costs.py's bound)."""
     loaded = script if isinstance(script, SessionScript) else load_script(script)
     compiler = compiler or Compiler.default()
     placement = dynamic or loaded.dynamic
@@ -322,4 +396,5 @@ def replay(script: SessionScript | str | Path, *, compiler: Compiler | None = No
     marks = loaded.breakpoints if breakpoints is None else breakpoints
     if not 0 <= marks <= 4:
         raise ValueError(f"breakpoints must be 0..4, got {marks}")
-    return _Replay(loaded, source or PromptcSource(compiler), placement, marks, compiler).run()
+    return _Replay(loaded, source or PromptcSource(compiler), placement, marks, compiler,
+                   marker_limit).run()

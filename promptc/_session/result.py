@@ -15,7 +15,7 @@ import attrs
 from .._model.prices import Prices
 from .script import SessionScript
 
-__all__ = ["Break", "RequestResult", "Totals", "Gate", "SessionReport", "totals_of"]
+__all__ = ["Break", "RequestResult", "Totals", "Gate", "SessionReport", "totals_of", "Part"]
 
 BreakKind = Literal["change", "new_session", "model", "expired"]
 
@@ -41,6 +41,23 @@ class Break:
 
 
 @attrs.frozen
+class Part:
+    """A part of a request's input as billed: the prompt's (tools, system prompt, first
+    message, the details sent later) or the conversation's own tokens."""
+
+    tokens: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    uncached: int = 0
+    cost: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tokens": self.tokens, "cache_read": self.cache_read,
+                "cache_write": self.cache_write, "uncached": self.uncached,
+                "cost": _usd(self.cost)}
+
+
+@attrs.frozen
 class RequestResult:
     """One request's input tokens as the provider bills them."""
 
@@ -63,6 +80,8 @@ class RequestResult:
     markers: int = 0
     notes: tuple[str, ...] = ()
     rejected: str | None = None
+    prompt: Part = Part()
+    conversation: Part = Part()
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "session": self.session, "turn": self.turn,
@@ -72,7 +91,8 @@ class RequestResult:
                 "uncached": self.uncached, "turn_tokens": self.turn_tokens,
                 "output_tokens": self.output_tokens, "cost": _usd(self.cost),
                 "break": self.brk.to_dict() if self.brk else None, "markers": self.markers,
-                "notes": list(self.notes), "rejected": self.rejected}
+                "notes": list(self.notes), "rejected": self.rejected,
+                "prompt": self.prompt.to_dict(), "conversation": self.conversation.to_dict()}
 
 
 def _usd(value: float | None) -> float | None:
@@ -92,6 +112,10 @@ class Totals:
     breaks: int
     static_breaks: int
     rejected: int
+    # the input cost of the prompt's tokens (tools, system, first message, details sent
+    # later) and of the conversation's; with output, they add up to `cost`
+    prompt_cost: float | None = None
+    conversation_cost: float | None = None
 
     @property
     def cached_share(self) -> float:
@@ -103,16 +127,17 @@ class Totals:
                 "cache_read": self.cache_read, "cache_write": self.cache_write,
                 "uncached": self.uncached, "output": self.output, "cost": _usd(self.cost),
                 "cached_share": round(self.cached_share, 4), "breaks": self.breaks,
-                "static_breaks": self.static_breaks, "rejected": self.rejected}
+                "static_breaks": self.static_breaks, "rejected": self.rejected,
+                "prompt_cost": _usd(self.prompt_cost),
+                "conversation_cost": _usd(self.conversation_cost)}
 
 
 def _sum(results: Sequence[RequestResult], field: str) -> int:
     return sum(getattr(r, field) for r in results)
 
 
-def _total_cost(results: Sequence[RequestResult]) -> float | None:
+def _total_cost(costs: Sequence[float | None]) -> float | None:
     """The session's cost, or None when any request has none (a model without prices)."""
-    costs = [r.cost for r in results]
     return None if None in costs else sum(c for c in costs if c is not None)
 
 
@@ -122,9 +147,11 @@ def totals_of(results: Sequence[RequestResult]) -> Totals:
         requests=len(results), sessions=len({r.session for r in results}),
         input=_sum(results, "input"), cache_read=_sum(results, "cache_read"),
         cache_write=_sum(results, "cache_write"), uncached=_sum(results, "uncached"),
-        output=_sum(results, "output_tokens"), cost=_total_cost(results),
+        output=_sum(results, "output_tokens"), cost=_total_cost([r.cost for r in results]),
         breaks=len(broken), static_breaks=sum(b.static for b in broken),
-        rejected=sum(r.rejected is not None for r in results))
+        rejected=sum(r.rejected is not None for r in results),
+        prompt_cost=_total_cost([r.prompt.cost for r in results]),
+        conversation_cost=_total_cost([r.conversation.cost for r in results]))
 
 
 @attrs.frozen

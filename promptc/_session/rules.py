@@ -29,6 +29,7 @@ from typing import Protocol
 
 import attrs
 
+from .._model.provider import normalize_provider
 from .wire import Piece, common_prefix, digest
 
 __all__ = ["Usage", "CacheRules", "AnthropicRules", "OpenAIRules", "GeminiRules", "CacheState",
@@ -108,19 +109,23 @@ class AnthropicRules:
 
     minimum: int
     name: str = "anthropic"
+    # Anthropic's limit; None lifts it, for a what-if (how much markers anywhere would buy)
+    max_markers: int | None = MAX_MARKERS
 
     def describe(self) -> str:
-        return (f"Anthropic: explicit cache_control markers (at most {MAX_MARKERS}); a prefix "
+        limit = f"at most {self.max_markers}" if self.max_markers is not None else \
+            "no limit: a what-if, Anthropic allows 4"
+        return (f"Anthropic: explicit cache_control markers ({limit}); a prefix "
                 f"under {self.minimum:,} tokens is not cached; reads look back "
                 f"{LOOKBACK_BLOCKS} blocks; entries live {TTL_MINUTES:g} minutes")
 
     def bill(self, pieces: Sequence[Piece], markers: Sequence[int], state: CacheState,
              now: float) -> Usage:
         total = sum(p.tokens for p in pieces)
-        if len(markers) > MAX_MARKERS:
+        if self.max_markers is not None and len(markers) > self.max_markers:
             return Usage(0, 0, 0, 0, rejected=(
                 f"{len(markers)} cache_control markers: Anthropic rejects a request with more "
-                f"than {MAX_MARKERS} (HTTP 400)"))
+                f"than {self.max_markers} (HTTP 400)"))
         keys, cum = chain(pieces), cumulative(pieces)
         effective = [m for m in markers if cum[m] >= self.minimum]
         hit = self._hit(pieces, keys, markers, state, now)
@@ -247,7 +252,7 @@ _BY_PROVIDER = {"anthropic": "anthropic", "bedrock": "anthropic", "openai": "ope
 
 def rules_for(provider: str, model: str) -> str | None:
     """The rules a provider bills by, or None when promptc does not model that provider."""
-    key = provider.strip().lower()
+    key = normalize_provider(provider)
     found = _BY_PROVIDER.get(key)
     if found == "gemini" and key.startswith("vertex") and "claude" in model.lower():
         return "anthropic"

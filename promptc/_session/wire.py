@@ -130,19 +130,27 @@ def _tool_pieces(prompt: Any, fmt: str, marked_stable: bool) -> list[Piece]:
     return pieces
 
 
-def _anthropic(prompt: Any, breakpoints: int) -> list[Piece]:
+def _block_ends(blocks: Sequence[dict[str, Any]]) -> tuple[frozenset[int], frozenset[int]]:
+    """Where each content block ends in their joined text, and where a marked one does."""
+    ends, marked, at = set(), set(), 0
+    for block in blocks:
+        at += len(block["text"])
+        ends.add(at)
+        if "cache_control" in block:
+            marked.add(at)
+    return frozenset(ends), frozenset(marked)
+
+
+def _anthropic(prompt: Any, breakpoints: int) -> tuple[list[Piece], list[Piece]]:
+    """(tools and system, the first message) with the payload's blocks and markers."""
     payload = prompt.to_anthropic(breakpoints=breakpoints)
     tools = payload.get("tools", [])
     stable = prompt.tools.stable
     marked_stable = 0 < stable <= len(tools) and "cache_control" in tools[stable - 1]
     pieces = _tool_pieces(prompt, "anthropic", marked_stable)
-    ends, marked, at = set(), set(), 0
-    for block in payload["system"]:
-        at += len(block["text"])
-        ends.add(at)
-        if "cache_control" in block:
-            marked.add(at)
-    return pieces + _system(prompt, frozenset(ends), frozenset(marked))
+    first = payload.get("messages", [{"content": []}])[0]["content"]
+    return (pieces + _system(prompt, *_block_ends(payload["system"])),
+            _message(prompt, *_block_ends(first)))
 
 
 def _system(prompt: Any, ends: frozenset[int] = frozenset(),
@@ -157,11 +165,12 @@ def _system(prompt: Any, ends: frozenset[int] = frozenset(),
                        _rank_classes(sections), ends, marked)
 
 
-def _message(prompt: Any) -> list[Piece]:
+def _message(prompt: Any, ends: frozenset[int] = frozenset(),
+             marked: frozenset[int] = frozenset()) -> list[Piece]:
     if not prompt.message:
         return []
     return text_pieces(prompt.message, prompt.message_sections, prompt.message_spans, prompt,
-                       "message", _rank_classes(prompt.message_sections))
+                       "message", _rank_classes(prompt.message_sections), ends, marked)
 
 
 def prompt_wire(prompt: Any, api: str, breakpoints: int = 2) -> PromptWire:
@@ -172,10 +181,9 @@ def prompt_wire(prompt: Any, api: str, breakpoints: int = 2) -> PromptWire:
     them first is the cautious assumption (a tool change then breaks everything after it)."""
     key = None
     if api == "anthropic":
-        head = _anthropic(prompt, breakpoints)
-    elif api == "openai":
-        key = prompt.to_openai()["prompt_cache_key"]
-        head = _tool_pieces(prompt, "openai", False) + _system(prompt)
+        head, message = _anthropic(prompt, breakpoints)
     else:
-        head = _tool_pieces(prompt, "gemini", False) + _system(prompt)
-    return PromptWire(tuple(head), tuple(_message(prompt)), key, prompt.variant.id)
+        if api == "openai":
+            key = prompt.to_openai()["prompt_cache_key"]
+        head, message = _tool_pieces(prompt, api, False) + _system(prompt), _message(prompt)
+    return PromptWire(tuple(head), tuple(message), key, prompt.variant.id)

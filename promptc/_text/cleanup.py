@@ -11,7 +11,7 @@ The result is idempotent: cleaning clean text changes nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -50,50 +50,52 @@ def _lines(pieces: Iterable[Any]) -> list[list[Any]]:
     return lines
 
 
+# The test that ends a verbatim block (a fence or a SEARCH/REPLACE diff), given a line of
+# literal text, stripped.
+_Closer = Callable[[str], object]
+
+
+def _fence_closer(fence: str) -> _Closer:
+    return lambda text: text.startswith(fence) and text.strip(fence[0]) == ""
+
+
 def _classify(lines: list[list[Any]]) -> list[tuple[int, int, list[Any]]]:
     """(kind, header level, parts) per line."""
     items: list[tuple[int, int, list[Any]]] = []
-    fence: str | None = None
-    in_diff = False
+    closer: _Closer | None = None  # inside a verbatim block: what ends it
     for parts in lines:
         literal_only = all(p.__class__ is str for p in parts)
         first = parts[0] if parts and parts[0].__class__ is str else ""
-        if fence is not None:
-            if literal_only and first.strip().startswith(fence) and \
-                    first.strip().strip(fence[0]) == "":
-                fence = None
-            items.append((_CONTENT, 0, parts))
+        if closer is None:
+            kind, level, closer = _kind(parts, first, literal_only)
+            items.append((kind, level, parts))
             continue
-        if in_diff:
-            if literal_only and _REPLACE.match(first.strip()):
-                in_diff = False
-            items.append((_CONTENT, 0, parts))
-            continue
-        stripped = first.lstrip()
-        if stripped.startswith(("```", "~~~")):
-            marker = stripped[:3]
-            run = len(stripped) - len(stripped.lstrip(marker[0]))
-            fence = marker[0] * run
-            items.append((_CONTENT, 0, parts))
-            continue
-        if literal_only:
-            text = "".join(parts)
-            if not text or text.isspace():
-                items.append((_BLANK, 0, parts))
-                continue
-            if _SEARCH.match(text.strip()):
-                in_diff = True
-                items.append((_CONTENT, 0, parts))
-                continue
-            if is_separator(text):
-                items.append((_SEP, 0, parts))
-                continue
-        m = _HEADER.match(first)
-        if m:
-            items.append((_HEAD, m.end(), parts))
-            continue
+        if literal_only and closer(first.strip()):
+            closer = None
         items.append((_CONTENT, 0, parts))
     return items
+
+
+def _kind(parts: list[Any], first: str, literal_only: bool
+          ) -> tuple[int, int, _Closer | None]:
+    """A line outside verbatim blocks: (kind, header level, the closer of the verbatim block
+    it opens, if it opens one)."""
+    stripped = first.lstrip()
+    if stripped.startswith(("```", "~~~")):
+        marker = stripped[0]
+        return _CONTENT, 0, _fence_closer(marker * (len(stripped) - len(stripped.lstrip(marker))))
+    if literal_only:
+        text = "".join(parts)
+        if not text or text.isspace():
+            return _BLANK, 0, None
+        if _SEARCH.match(text.strip()):
+            return _CONTENT, 0, _REPLACE.match
+        if is_separator(text):
+            return _SEP, 0, None
+    m = _HEADER.match(first)
+    if m:
+        return _HEAD, m.end(), None
+    return _CONTENT, 0, None
 
 
 def _drop_dangling_headers(items: list[tuple[int, int, list[Any]]]) -> list[bool]:
@@ -117,47 +119,45 @@ def _drop_dangling_headers(items: list[tuple[int, int, list[Any]]]) -> list[bool
     return keep
 
 
-def _render_line(parts: list[Any], out: list[Any]) -> None:
-    for p in parts:
-        out.append(p)
-
-
 def clean_pieces(pieces: Iterable[Any]) -> list[Any]:
     """Clean rendered pieces; return pieces (str and the surviving atoms), joined by newlines."""
     items = _classify(_lines(pieces))
     keep = _drop_dangling_headers(items)
     out: list[Any] = []
     seen_content = False
-    glue_blank_before = False
-    glue_sep = False
-    glue_blank_after = False
-    for idx, (kind, _level, parts) in enumerate(items):
-        if not keep[idx]:
+    # what stands between the last content line and the next: blank lines before a separator,
+    # the separator's text (None: none), blank lines after it
+    blank_before = blank_after = False
+    sep_text: str | None = None
+    for (kind, _level, parts), kept in zip(items, keep):
+        if not kept:
             continue
         if kind == _BLANK:
-            if glue_sep:
-                glue_blank_after = True
+            if sep_text is None:
+                blank_before = True
             else:
-                glue_blank_before = True
+                blank_after = True
             continue
         if kind == _SEP:
-            if glue_sep:
-                glue_blank_after = False  # blanks between two separators collapse away
-            glue_sep = True
+            blank_after = False  # blanks between two separators collapse away
             sep_text = "".join(parts).strip()
             continue
         if seen_content:
-            if glue_sep:
-                if glue_blank_before:
-                    out.append("\n")
-                out.append("\n" + sep_text)
-                out.append("\n\n" if glue_blank_after else "\n")
+            if sep_text is None:
+                out.append("\n\n" if blank_before else "\n")
             else:
-                out.append("\n\n" if glue_blank_before else "\n")
+                out.extend(_separator_glue(blank_before, sep_text, blank_after))
         seen_content = True
-        glue_blank_before = glue_sep = glue_blank_after = False
-        _render_line(parts, out)
+        blank_before = blank_after = False
+        sep_text = None
+        out.extend(parts)
     return out
+
+
+def _separator_glue(blank_before: bool, sep_text: str, blank_after: bool) -> tuple[str, ...]:
+    """What stands between two content lines with a separator between them."""
+    return (*(("\n",) if blank_before else ()), "\n" + sep_text,
+            "\n\n" if blank_after else "\n")
 
 
 def clean(pieces: Iterable[Any]) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from .._compile.result import CompiledPrompt
 from .._emit.payloads import cache_key
 from .._emit.toolset import wire_format
+from .._model.provider import normalize_provider
 from ._common import Mode, ToolRunner, answer, require
 
 __all__ = ["system_message", "bind_tools_kwargs", "answer_calls", "tool_messages"]
@@ -32,7 +33,7 @@ def system_message(prompt: CompiledPrompt, *, breakpoints: int = 2,
     if wire_format(prompt.provider) == "anthropic":
         blocks = prompt.to_anthropic(breakpoints, include_request=include_request)["system"]
         return messages.SystemMessage(content=blocks)
-    text = prompt.to_openai(include_request=include_request)["messages"][0]["content"]
+    text = prompt.to_openai("chat", include_request=include_request)["messages"][0]["content"]
     return messages.SystemMessage(content=text)
 
 
@@ -46,7 +47,7 @@ def bind_tools_kwargs(prompt: CompiledPrompt, *, breakpoints: int = 2) -> dict[s
             out["tools"] = prompt.to_anthropic(breakpoints).get("tools", [])
         else:
             out["tools"] = prompt.tools.openai("chat", strict=fmt == "openai")
-    if fmt == "openai" and prompt.provider.provider.strip().lower() == "openai":
+    if fmt == "openai" and normalize_provider(prompt.provider.provider) == "openai":
         out["prompt_cache_key"] = cache_key(prompt, "openai")
     return out
 

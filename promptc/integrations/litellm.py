@@ -18,6 +18,7 @@ from typing import Any
 from .._compile.result import CompiledPrompt
 from .._emit.payloads import cache_key
 from .._emit.toolset import wire_format
+from .._model.provider import normalize_provider
 from ._common import Mode, ToolRunner, answer, require
 
 __all__ = ["completion_kwargs", "model_name", "answer_calls", "run_tool_calls"]
@@ -29,7 +30,7 @@ def model_name(prompt: CompiledPrompt) -> str:
     """LiteLLM's `provider/model` for the prompt's provider (`anthropic/claude-sonnet-4-5`,
     `gemini/gemini-2.5-pro`, `openrouter/anthropic/claude-sonnet-4.5`)."""
     info = prompt.provider
-    name = info.provider.strip().lower()
+    name = normalize_provider(info.provider)
     if not name:
         return info.model
     return f"{_PREFIX.get(name, name)}/{info.model}"
@@ -61,7 +62,7 @@ def completion_kwargs(prompt: CompiledPrompt, messages: Iterable[Mapping[str, An
                            "messages": [system, *(dict(m) for m in messages)]}
     if tools:
         out["tools"] = tools
-    if fmt == "openai" and prompt.provider.provider.strip().lower() == "openai":
+    if fmt == "openai" and normalize_provider(prompt.provider.provider) == "openai":
         out["prompt_cache_key"] = cache_key(prompt, "openai")
     return out
 

@@ -22,10 +22,10 @@ from .._compile.compiler import Compiler
 from .._compile.result import CompiledPrompt
 from .._emit.payloads import cache_key
 from .._model.context import PromptContext
-from .._model.provider import ProviderInfo
+from .._model.provider import ProviderInfo, normalize_provider
 from ._common import Mode, ToolRunner, answer_async, require
 
-__all__ = ["make_agent", "tools", "function_tools", "instructions"]
+__all__ = ["make_agent", "tools", "function_tools", "dynamic_instructions"]
 
 
 def _run_mode(tool_context: Any) -> Mode:
@@ -53,8 +53,8 @@ def tools(prompt: CompiledPrompt, run_tool: ToolRunner) -> list[Any]:
     return out
 
 
-def instructions(compiler: Compiler, provider: ProviderInfo, prompt: CompiledPrompt,
-                 context: PromptContext) -> Any:
+def dynamic_instructions(compiler: Compiler, provider: ProviderInfo, prompt: CompiledPrompt,
+                         context: PromptContext) -> Any:
     """An `instructions` callable for `agents.Agent`: the session's prompt, or the prompt of
     the PromptContext a run was given as its context."""
     def dynamic(run_context: Any, _agent: Any) -> str:
@@ -74,13 +74,17 @@ def make_agent(compiler: Compiler, provider: ProviderInfo,
     ctx = compiler.context(context)
     prompt = compiler.compile(provider, ctx)
     made = tools(prompt, run_tool) if prompt.tools.mode == "native" else []
-    if prompt.provider.provider.strip().lower() == "openai":  # route by what is sent first
+    if normalize_provider(prompt.provider.provider) == "openai":  # route by what is sent first
         settings = agent_kwargs.pop("model_settings", None) or agents.ModelSettings()
         extra = dict(settings.extra_args or {})
         extra.setdefault("prompt_cache_key", cache_key(prompt, "openai-responses"))
         agent_kwargs["model_settings"] = dataclasses.replace(settings, extra_args=extra)
-    return agents.Agent(name=name, instructions=instructions(compiler, provider, prompt, ctx),
+    return agents.Agent(name=name,
+                        instructions=dynamic_instructions(compiler, provider, prompt, ctx),
                         tools=made, **agent_kwargs)
 
 
 function_tools = tools  # the name before 0.2
+# The name before 0.2, still importable but not exported: `instructions` elsewhere
+# (pydantic_ai) is the instructions themselves, not a callable that compiles them per run.
+instructions = dynamic_instructions

@@ -10,7 +10,11 @@ marker after the literal part: exactly promptc's static block, which every sessi
 variant shares (the date and the working directory stay out of it). Pydantic AI strips white
 space from the ends of every part, so the blank lines at the two block boundaries are not sent;
 the words are. Its tool marker
-(`anthropic_cache_tool_definitions`) can only go on the last tool. Elsewhere the instructions
+(`anthropic_cache_tool_definitions`) can only go on the last tool, so it is asked for only when
+that tool ends the built-in block: after a session's own tools (skills, MCP) it would cache a
+prefix that only sessions with the same tools share, which the static block's marker, later in
+the same prefix, already covers, and it would take one of Anthropic's four markers for nothing.
+Elsewhere the instructions
 are the prompt's text as one string (Pydantic AI joins several parts with blank lines, which
 would change the text), and on OpenAI's own API the settings carry the `prompt_cache_key`.
 Tools are Pydantic AI tools built from their JSON Schemas (it adapts schemas per model itself,
@@ -24,6 +28,7 @@ from typing import Any
 from .._compile.result import CompiledPrompt
 from .._emit.payloads import cache_key
 from .._emit.toolset import wire_format
+from .._model.provider import normalize_provider
 from ._common import ToolRunner, answer_async, require
 
 __all__ = ["agent_kwargs", "tools", "toolset", "instructions"]
@@ -60,6 +65,13 @@ def instructions(prompt: CompiledPrompt) -> Any:
             for b in blocks]
 
 
+def _built_in_block_ends_the_tools(prompt: CompiledPrompt) -> bool:
+    """Pydantic AI marks only the last tool: that is the end of the built-in block (the tools
+    every session shares) only when no session brings tools of its own after it."""
+    tools = prompt.tools
+    return tools.mode == "native" and 0 < tools.stable == len(tools.names)
+
+
 def agent_kwargs(prompt: CompiledPrompt, run_tool: ToolRunner) -> dict[str, Any]:
     """`instructions`, `toolsets` and the cache settings, for
     `pydantic_ai.Agent(model, **agent_kwargs(prompt, run_tool))`."""
@@ -67,9 +79,11 @@ def agent_kwargs(prompt: CompiledPrompt, run_tool: ToolRunner) -> dict[str, Any]
                            "toolsets": [tools(prompt, run_tool)]}
     fmt = wire_format(prompt.provider)
     if fmt == "anthropic":
-        out["model_settings"] = {"anthropic_cache_tool_definitions": True,
-                                 "anthropic_cache_instructions": True}
-    elif fmt == "openai" and prompt.provider.provider.strip().lower() == "openai":
+        settings: dict[str, Any] = {"anthropic_cache_instructions": True}
+        if _built_in_block_ends_the_tools(prompt):
+            settings["anthropic_cache_tool_definitions"] = True
+        out["model_settings"] = settings
+    elif fmt == "openai" and normalize_provider(prompt.provider.provider) == "openai":
         # Pydantic AI's `openai:` models use the Responses API: the key of that payload
         out["model_settings"] = {"openai_prompt_cache_key": cache_key(prompt,
                                                                       "openai-responses")}

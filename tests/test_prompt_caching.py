@@ -1,4 +1,6 @@
-"""Cache classes, blocks, fingerprints and the provider adapters."""
+"""Prompt caching at the providers: cache classes, blocks, fingerprints, and the provider
+adapters' cache markers and keys. (That the compiler's own memos never show is another concern:
+test_cache_equivalence.py.)"""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ import pytest
 
 from promptc import Compiler, ProviderInfo, count_tokens
 from promptc._cli import main
+from promptc.testing import make_context
 
-from .conftest import CONTEXTS, load_context
+from .conftest import CONTEXTS
 
 SONNET = ProviderInfo("anthropic", "claude-sonnet-4-5")
 TEXT_VARIANTS = [("generic", ProviderInfo("openai", "gpt-4.1")),
@@ -23,7 +26,7 @@ TEXT_VARIANTS = [("generic", ProviderInfo("openai", "gpt-4.1")),
 
 def test_blocks_rebuild_the_text_in_cache_order(builtins: Compiler) -> None:
     for vid in builtins.registry.variants:
-        out = builtins.compile(SONNET, load_context("full"), variant=vid)
+        out = builtins.compile(SONNET, make_context("full"), variant=vid)
         assert "".join(b.text for b in out.blocks) == out.text
         order = [b.cache for b in out.blocks]
         assert order == sorted(order, key=["static", "session", "request"].index)
@@ -33,8 +36,8 @@ def test_blocks_rebuild_the_text_in_cache_order(builtins: Compiler) -> None:
 @pytest.mark.parametrize(("vid", "provider"), TEXT_VARIANTS, ids=[v for v, _ in TEXT_VARIANTS])
 def test_text_variants_share_a_long_static_prefix_across_sessions(
         builtins: Compiler, vid: str, provider: ProviderInfo) -> None:
-    a = builtins.compile(provider, load_context("full"), variant=vid)
-    b = builtins.compile(provider, attrs.evolve(load_context("full"), cwd="/other/place",
+    a = builtins.compile(provider, make_context("full"), variant=vid)
+    b = builtins.compile(provider, attrs.evolve(make_context("full"), cwd="/other/place",
                                                 date="2030-06-30"), variant=vid)
     assert a.text != b.text
     assert a.static_prefix == b.static_prefix
@@ -51,7 +54,7 @@ def marks(payload: dict[str, Any]) -> list[str]:
 
 
 def test_anthropic_payload_breakpoints(builtins: Compiler) -> None:
-    out = builtins.compile(SONNET, load_context("full"))
+    out = builtins.compile(SONNET, make_context("full"))
     payload = out.to_anthropic()
     assert "".join(b["text"] for b in payload["system"]) == out.text
     tools = out.tools.anthropic()
@@ -71,7 +74,7 @@ def test_anthropic_payload_breakpoints(builtins: Compiler) -> None:
     with pytest.raises(ValueError):
         out.to_anthropic(breakpoints=5)
     # no per-session tools: the static marker covers the tools, so it is the first place
-    bare = builtins.compile(SONNET, load_context("minimal"))
+    bare = builtins.compile(SONNET, make_context("minimal"))
     assert bare.tools.stable == len(bare.tools.names)
     places = [f"system:{i}" for i in range(len(bare.blocks))]
     assert marks(bare.to_anthropic(breakpoints=4)) == places
@@ -81,7 +84,7 @@ def test_a_fifth_cache_marker_is_refused_never_sent(builtins: Compiler) -> None:
     """The client's markers on the conversation count against Anthropic's 4: given as a
     number or as the messages themselves (counted), a request over the limit is an error."""
     from promptc import CacheMarkerError
-    out = builtins.compile(SONNET, load_context("full"))
+    out = builtins.compile(SONNET, make_context("full"))
     marked = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
     conversation = [{"role": "user", "content": [marked]},
                     {"role": "assistant", "content": "plain"},
@@ -104,7 +107,7 @@ def test_sessions_share_the_request_bytes_up_to_the_static_breakpoint(
     """Two sessions with a different cwd, rules and skills: Anthropic's cache prefix (tools,
     then system) is byte-identical up to the first marker; the static block and the built-in
     tools are identical; OpenAI gets the same built-in tools, static prefix and cache key."""
-    one = load_context("full")
+    one = make_context("full")
     two = attrs.evolve(one, cwd="/elsewhere/repo", rules=[{"name": "mine", "text": "Tabs."}],
                        skills=[{"name": "deploy", "description": "Ship it",
                                 "references": ["ops/deploy.md"]}])
@@ -135,10 +138,10 @@ def test_sessions_share_the_request_bytes_up_to_the_static_breakpoint(
 
 
 def test_no_breakpoint_below_the_models_minimum(builtins: Compiler) -> None:
-    out = builtins.compile(SONNET, load_context("minimal"), variant="compact")
+    out = builtins.compile(SONNET, make_context("minimal"), variant="compact")
     small = out.to_anthropic(cache_min_tokens=10**6)
     assert not any("cache_control" in b for b in small["system"])
-    opus = builtins.compile(ProviderInfo("anthropic", "claude-opus-4-5"), load_context("full"))
+    opus = builtins.compile(ProviderInfo("anthropic", "claude-opus-4-5"), make_context("full"))
     tools_tokens = count_tokens(json.dumps(opus.tools.anthropic(), ensure_ascii=False))
     prefix = tools_tokens
     for block in opus.to_anthropic(breakpoints=4)["system"]:
@@ -148,7 +151,7 @@ def test_no_breakpoint_below_the_models_minimum(builtins: Compiler) -> None:
 
 
 def test_openai_and_gemini_payloads(builtins: Compiler) -> None:
-    gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), load_context("full"))
+    gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), make_context("full"))
     chat = gpt.to_openai()
     assert chat["messages"] == [{"role": "system", "content": gpt.text}]
     assert chat["tools"] == gpt.tools.openai()
@@ -156,15 +159,38 @@ def test_openai_and_gemini_payloads(builtins: Compiler) -> None:
     resp = gpt.to_openai(api="responses")
     assert resp["instructions"] == gpt.text and resp["tools"][0]["type"] == "function"
     assert "function" not in resp["tools"][0]
-    gem = builtins.compile(ProviderInfo("google", "gemini-3-pro-preview"), load_context("full"))
+    gem = builtins.compile(ProviderInfo("google", "gemini-3-pro-preview"), make_context("full"))
     g = gem.to_gemini()
     assert g["system_instruction"]["parts"][0]["text"] == gem.text
     assert g["tools"][0]["function_declarations"]
     text = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                            load_context("full")).to_openai()
+                            make_context("full")).to_openai()
     assert "tools" not in text  # text variants carry their tools in the prompt
-    native = builtins.compile(ProviderInfo("openai", "gpt-4.1"), load_context("full"))
+    native = builtins.compile(ProviderInfo("openai", "gpt-4.1"), make_context("full"))
     assert native.variant.id == "generic" and native.to_openai()["tools"]
+
+
+@pytest.mark.parametrize(("provider", "model", "shape"), [
+    ("openai", "gpt-5.1-codex", "instructions"),     # the table: LiteLLM's "mode": "responses"
+    ("azure", "gpt-5.1-codex-max", "instructions"),
+    ("openai", "gpt-5.9-codex", "instructions"),     # not in the table: the family says so
+    ("openai", "gpt-5", "messages"), ("openai", "gpt-4.1", "messages"),
+])
+def test_openai_payloads_default_to_the_api_the_model_speaks(
+        builtins: Compiler, capsys: pytest.CaptureFixture[str], provider: str, model: str,
+        shape: str) -> None:
+    """Issue 23: a Responses-only model (model data, not a name list) gets the Responses shape
+    unless the caller names the API; `render --format openai` follows the same default."""
+    prompt = builtins.compile(ProviderInfo(provider, model), make_context("full"))
+    assert shape in prompt.to_openai()
+    assert "messages" in prompt.to_openai("chat") and "instructions" in \
+        prompt.to_openai("responses")
+    code = main(["render", "--builtins-only", "--provider", provider, "--model", model,
+                 "--date", "2026-01-01", "--format", "openai"])
+    assert code == 0 and shape in json.loads(capsys.readouterr().out)
+    code = main(["render", "--builtins-only", "--provider", provider, "--model", model,
+                 "--date", "2026-01-01", "--format", "openai", "--openai-api", "chat"])
+    assert code == 0 and "messages" in json.loads(capsys.readouterr().out)
 
 
 def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:
@@ -191,12 +217,12 @@ def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_the_request_block_can_travel_with_the_user_message(builtins: Compiler) -> None:
-    out = builtins.compile(SONNET, load_context("full"))
+    out = builtins.compile(SONNET, make_context("full"))
     tail = out.request_text
     assert "2026-01-15" in tail and out.text.endswith(tail)
     a = out.to_anthropic(include_request=False)
     assert "".join(b["text"] for b in a["system"]) + tail == out.text
-    later = builtins.compile(SONNET, attrs.evolve(load_context("full"), date="2026-01-16"))
+    later = builtins.compile(SONNET, attrs.evolve(make_context("full"), date="2026-01-16"))
     assert later.to_anthropic(include_request=False) == a  # the date no longer breaks the cache
     o = out.to_openai(include_request=False)
     assert o["messages"][0]["content"] == out.text[: -len(tail)].rstrip("\n")
@@ -206,13 +232,13 @@ def test_the_request_block_can_travel_with_the_user_message(builtins: Compiler) 
 
 def test_cache_key_follows_static_prefix_and_tools(builtins: Compiler) -> None:
     gpt = ProviderInfo("openai", "gpt-5")
-    a = builtins.compile(gpt, load_context("full")).to_openai()["prompt_cache_key"]
-    b = builtins.compile(gpt, attrs.evolve(load_context("full"), cwd="/x",
+    a = builtins.compile(gpt, make_context("full")).to_openai()["prompt_cache_key"]
+    b = builtins.compile(gpt, attrs.evolve(make_context("full"), cwd="/x",
                                            date="2027-01-01")).to_openai()["prompt_cache_key"]
-    c = builtins.compile(gpt, load_context("no_browser")).to_openai()["prompt_cache_key"]
-    d = builtins.compile(gpt, load_context("no_rules_skills")).to_openai()["prompt_cache_key"]
+    c = builtins.compile(gpt, make_context("no_browser")).to_openai()["prompt_cache_key"]
+    d = builtins.compile(gpt, make_context("no_rules_skills")).to_openai()["prompt_cache_key"]
     assert a == b  # same static prefix, same tools
     assert a != c  # the built-in tool block differs (no browser_action)
     assert a == d  # only per-session tools differ: they come after what the key covers
-    loose = builtins.compile(gpt, load_context("full")).to_openai(strict=False)
+    loose = builtins.compile(gpt, make_context("full")).to_openai(strict=False)
     assert loose["prompt_cache_key"] != a  # other bytes sent first

@@ -11,10 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._base.errors import ConfigError
-from .._base.files import read_toml
-from .._base.suggest import did_you_mean
-from .provider import FamilyRule, parse_family_row
+import attrs
+
+from ..._base.errors import ConfigError
+from ..._base.files import read_toml
+from ..._base.suggest import did_you_mean
+from .rules import FamilyRule, parse_family_row
 
 __all__ = ["FAMILY_FILE", "read_families", "merged_families"]
 
@@ -45,9 +47,7 @@ def read_families(path: Path, origin: str) -> tuple[FamilyRule, ...]:
 
 
 def _cited(rule: FamilyRule, origin: str) -> FamilyRule:
-    return FamilyRule(rule.id, rule.title, rule.patterns, rule.compiled, rule.facts,
-                      f"{origin}: {rule.source}" if rule.source else origin, rule.unless,
-                      rule.providers, rule.aliases, rule.examples, rule.wins)
+    return attrs.evolve(rule, source=f"{origin}: {rule.source}" if rule.source else origin)
 
 
 def merged_families(layers: Sequence[tuple[str, Sequence[FamilyRule]]]

@@ -1,0 +1,90 @@
+"""`promptc inputs` and `new-variant`: for a variant's author and a client's settings form —
+the runtime inputs a variant declares, and a new variant that extends another."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .._model.provider import ProviderInfo
+from .args import (COMMANDS, Command, CommandFactory, UsageError, add_command, add_json,
+                   add_sources, compiler_from, print_json)
+from .format import clean, table
+
+__all__ = ["cmd_inputs", "cmd_new_variant", "add_inputs_command", "add_new_variant_command"]
+
+
+def cmd_inputs(args: argparse.Namespace) -> int:
+    from .._model.inputs import inputs_schema
+    compiler = compiler_from(args)
+    if args.variant:
+        variant = compiler.registry.get(args.variant)
+    else:
+        if not args.model:
+            raise UsageError("give --variant, or --provider and --model")
+        variant = compiler.resolve(ProviderInfo(args.provider or "", args.model)).variant
+    schema = inputs_schema(variant.id, variant.inputs)
+    if args.json:
+        print_json(schema)
+        return 0
+    rows = [[s.name, s.type, "yes" if s.required else "", "" if s.default is None else
+             s.default, ", ".join(s.options), s.label or s.description]
+            for s in variant.inputs]
+    sys.stdout.write(f"inputs of variant {clean(variant.id)}:\n")
+    sys.stdout.write(table(["name", "type", "required", "default", "options", "label"],
+                           rows, max_lines=3) + "\n" if rows else "(none)\n")
+    return 0
+
+
+def cmd_new_variant(args: argparse.Namespace) -> int:
+    from .._review.scaffold import new_variant
+    compiler = compiler_from(args)
+    path = new_variant(compiler, args.id, args.base, Path(args.dir) if args.dir else None,
+                       force=args.force)
+    sys.stdout.write(f"wrote {clean(path)}\n")
+    sys.stdout.write(f"try: promptc render --variant {clean(args.id)} --provider P --model M\n")
+    return 0
+
+
+def add_inputs_command(sub: Any, commands: dict[str, Command] = COMMANDS,
+                       command: CommandFactory = add_command) -> None:
+    p = command(sub, "inputs", "a variant's runtime inputs (as JSON Schema with --json)",
+                "Show the runtime inputs a variant declares (pass them with --set NAME=VALUE "
+                "or the context's `runtime` table), or their JSON Schema for a client's "
+                "settings form.",
+                ["promptc inputs --variant generic",
+                 "promptc inputs --provider openai --model gpt-5",
+                 "promptc inputs --variant generic --json"],
+                "0 ok · 2 bad usage or an unknown variant")
+    g = p.add_argument_group("which variant")
+    g.add_argument("--provider", metavar="P", help="provider id (with --model: the variant "
+                                                   "this model routes to)")
+    g.add_argument("--model", metavar="M", help="model id as the provider spells it")
+    g.add_argument("--variant", metavar="ID", help="the variant's id (`promptc variants`)")
+    add_json(p, "a JSON Schema (additionalProperties: false)")
+    add_sources(p)
+    commands["inputs"] = cmd_inputs
+
+
+def add_new_variant_command(sub: Any, commands: dict[str, Command] = COMMANDS,
+                            command: CommandFactory = add_command) -> None:
+    p = command(sub, "new-variant", "scaffold a variant that extends another",
+                "Write a commented variant.toml that extends BASE: the new variant renders "
+                "exactly like its base until you uncomment a [match] table or add "
+                "components/<id>.md next to it.",
+                ["promptc new-variant mine --from generic",
+                 "promptc new-variant acme --from generic --dir promptc_acme/data",
+                 "promptc new-variant mine --from next-gen --force"],
+                "0 written · 2 bad usage, an unknown BASE, or a variant that exists (without "
+                "--force)", "promptc help folders · docs/authoring.md in the promptc "
+                            "repository")
+    p.add_argument("id", help="the new variant's id")
+    p.add_argument("--from", dest="base", required=True, metavar="BASE",
+                   help="the variant to extend (`promptc variants` lists them)")
+    p.add_argument("--dir", metavar="DIR",
+                   help="folder to write into (default: the project's .promptc/)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing variant.toml")
+    add_sources(p)
+    commands["new-variant"] = cmd_new_variant

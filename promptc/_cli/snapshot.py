@@ -1,0 +1,154 @@
+"""`promptc snapshot`: render the snapshot matrix and check a folder of snapshot files against
+it (per changed section: the changed lines, the token delta, whether the cached prefix moved),
+or update the folder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from .args import (COMMANDS, Command, CommandFactory, UsageError, add_command, add_sources,
+                   compiler_from, print_json)
+from .format import clean, paint
+from .review import render_snapshot_text
+from .review_options import (add_review_output, emit_review, expected_renders, matrix_path,
+                             output_format, snapshot_command)
+
+if TYPE_CHECKING:
+    from .._review.diff import CaseReview
+    from .._review.snapshot import Rendered
+
+__all__ = ["cmd_snapshot", "add_snapshot_command"]
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    from .._review.snapshot import check_matrix, load_matrix
+    folder = Path(args.dir)
+    if args.update:
+        check_matrix(folder, matrix_path(args), force=args.force)
+    compiler = compiler_from(args)
+    matrix = load_matrix(args.matrix, compiler)
+    if not args.update and not folder.is_dir():
+        raise UsageError(f"no snapshot folder at {folder} (write one with "
+                         f"`{snapshot_command(args, '--update')}`)")
+    expected = expected_renders(args, compiler, matrix, strict=True)
+    if args.update:
+        return _update(args, folder, expected)
+    return _check(args, folder, expected)
+
+
+def _update(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered]) -> int:
+    from .._review.manifest import matrix_name
+    from .._review.snapshot import update_dir
+    diff = update_dir(folder, expected, allow_foreign=args.force,
+                      matrix=matrix_name(matrix_path(args), folder))
+    if output_format(args) == "json":
+        print_json({"updated": True, "added": list(diff.added), "removed": list(diff.removed),
+                    "changed": [c[0] for c in diff.changed]})
+    else:
+        sys.stdout.write(f"{len(expected)} snapshot(s) in {clean(folder)}: {len(diff.added)} "
+                         f"added, {len(diff.changed)} changed, {len(diff.removed)} removed\n")
+    return 0
+
+
+def _check(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered]) -> int:
+    """Compare the folder with the renders; exit 1 when anything differs."""
+    from .._review.diff import review_snapshots
+    cases = review_snapshots(folder, expected)
+    changed = [c for c in cases if c.status != "same"]
+    update = _update_command(args, folder, expected)
+    if output_format(args) == "json":
+        print_json(_check_report(changed, update))
+    elif not emit_review(args, cases, f"promptc snapshot review: {folder}"):
+        _write_check(sys.stdout, args, folder, changed, len(expected), update)
+    return 1 if changed else 0
+
+
+def _update_command(args: argparse.Namespace, folder: Path,
+                    expected: Mapping[str, Rendered]) -> str:
+    """The command that accepts this check's differences, as it must be typed: with --force
+    when the folder holds files promptc did not write (an update refuses such a folder without
+    it, and with it leaves those files alone)."""
+    from .._review.snapshot import check_dir
+    command = snapshot_command(args, "--update")
+    return f"{command} --force" if folder.is_dir() and check_dir(folder, expected).foreign \
+        else command
+
+
+def _write_check(out: IO[str], args: argparse.Namespace, folder: Path,
+                 changed: Sequence[CaseReview], n: int, update: str) -> None:
+    render_snapshot_text(out, changed, args.lines)
+    if not changed:
+        out.write(paint(f"ok: {n} snapshot(s) match {clean(folder)}", "green", out) + "\n")
+        return
+    _other_matrix_note(out, args, folder)
+    counts = {k: sum(c.status == k for c in changed) for k in ("added", "changed", "removed")}
+    out.write(f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} "
+              f"removed; run `{clean(update)}` to accept\n")
+
+
+def _check_report(changed: Sequence[CaseReview], update: str) -> dict[str, Any]:
+    """`snapshot --check --json`: what differs, and the command that accepts it."""
+    return {
+        "clean": not changed,
+        "added": [_file(c) for c in changed if c.status == "added"],
+        "removed": [_file(c) for c in changed if c.status == "removed"],
+        "changed": [_changed_entry(c) for c in changed if c.status == "changed"],
+        "update": update}
+
+
+def _changed_entry(case: CaseReview) -> dict[str, Any]:
+    return {"case": _file(case), "sections": [s.id for s in case.changes],
+            "diff": "\n".join(s.unified() for s in case.changes if s.hunks),
+            "tokens_delta": case.tokens_delta, "static_prefix_moved": case.prefix_moved,
+            "changes": [s.to_dict() for s in case.changes]}
+
+
+def _other_matrix_note(out: IO[str], args: argparse.Namespace, folder: Path) -> None:
+    """When the folder was written from another matrix, say so and how to check against it."""
+    from .._review.manifest import BUILTIN, read_manifest, same_matrix, shown_matrix
+    recorded = read_manifest(folder).matrix
+    if recorded is None or same_matrix(recorded, matrix_path(args), folder):
+        return
+    theirs = shown_matrix(recorded, folder)
+    check = snapshot_command(args, "--check", matrix="" if recorded == BUILTIN else theirs)
+    out.write(f"note: {clean(folder)} was written from "
+              f"{theirs if recorded == BUILTIN else 'the matrix ' + theirs}; to check it "
+              f"against that one: `{clean(check)}`\n")
+
+
+def _file(case: CaseReview) -> str:
+    return case.name if case.name.endswith(".json") else case.name + ".md"
+
+
+def add_snapshot_command(sub: Any, commands: dict[str, Command] = COMMANDS,
+                         command: CommandFactory = add_command) -> None:
+    p = command(sub, "snapshot", "render the snapshot matrix; check or update a folder",
+                "Render every case of the snapshot matrix (see: promptc help matrix) and "
+                "compare it with a folder of snapshot files: per changed section, the changed "
+                "lines, the token delta and whether the cached prefix moved. --update "
+                "rewrites the folder instead.",
+                ["promptc snapshot --check --builtins-only",
+                 "promptc snapshot --update --builtins-only",
+                 "promptc snapshot --builtins-only --format markdown > review.md"],
+                "0 the folder matches (or was updated) · 1 differences · 2 bad usage, a bad "
+                "matrix or a missing folder")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true",
+                      help="compare with the folder (the default); exit 1 on differences")
+    mode.add_argument("--update", action="store_true",
+                      help="rewrite the snapshot files in the folder with the current renders "
+                           "(only files promptc wrote are changed or removed)")
+    p.add_argument("--force", action="store_true",
+                   help="with --update: update even though the folder holds files promptc did "
+                        "not write (they are left alone)")
+    p.add_argument("--matrix", metavar="FILE",
+                   help="matrix TOML (default: the built-in one; see: promptc help matrix)")
+    p.add_argument("--dir", default="snapshots", metavar="DIR",
+                   help="snapshot folder (default: snapshots)")
+    add_review_output(p)
+    add_sources(p)
+    commands["snapshot"] = cmd_snapshot
