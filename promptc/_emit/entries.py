@@ -32,7 +32,8 @@ class SchemaForms:
     schema, whatever its name: a new session whose MCP servers are named differently converts
     nothing again. The forms are never handed out as they are; `copy` gives fresh ones."""
 
-    __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies", "_makers")
+    __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies", "_makers",
+                 "_found")
 
     def __init__(self, schema: dict[str, Any], problems: tuple[Problem, ...] = (),
                  reword: Reword | None = None) -> None:
@@ -43,6 +44,7 @@ class SchemaForms:
         self._gemini: Converted | None = None
         self._copies: dict[str, FreshCopies] = {}
         self._makers: dict[str, EntryMaker] = {}
+        self._found: dict[str, tuple[Problem, ...]] = {}  # problems by form, found once
 
     def maker(self, fmt: str) -> EntryMaker:
         """A function making a new entry in `fmt` for a tool with this schema, from its name
@@ -70,7 +72,14 @@ class SchemaForms:
         return done.schema
 
     def problems(self, kind: str) -> tuple[Problem, ...]:
-        """What is wrong with the schema, for one form (`json`, `strict`, `gemini`)."""
+        """What is wrong with the schema, for one form (`json`, `strict`, `gemini`): found
+        once per form (every session that connects the server asks)."""
+        found = self._found.get(kind)
+        if found is None:
+            found = self._found[kind] = self._problems_of(kind)
+        return found
+
+    def _problems_of(self, kind: str) -> tuple[Problem, ...]:
         if kind == "json":
             return self._problems
         self.form(kind)

@@ -249,7 +249,7 @@ class NativeTools:
         openai, gemini) sends them: each a warning naming the tool and the keyword."""
         kind = _FORM_OF.get(fmt, "json")
         return tuple(_diagnostic(b, p) for b, forms in zip(self._mcp, self._forms())
-                     for p in forms.problems(kind))
+                     if forms.problems(kind) for p in forms.problems(kind))
 
     def strict(self) -> tuple[bool, ...]:
         """Per tool, whether its OpenAI definition is strict."""
