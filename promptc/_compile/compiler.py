@@ -454,7 +454,10 @@ def _unsupported_features(ctx: PromptContext, plan: Plan, known: frozenset[str],
     """A known feature the context turns on but nothing of the chosen variant reads (compact
     offers no web fetch, for one): the client believes the model has it, so say it does not
     (info: the prompt is still right, it just leaves the feature out)."""
-    wanted = {n for n, on in ctx.features.items() if on} & known
+    features = ctx.features
+    if not features or plan.features_read.issuperset(features):
+        return  # the usual case, found in C
+    wanted = {n for n in features if features[n]} & known
     for name in sorted(wanted - plan.features_read):
         report("info", "feature-unsupported",
                f"feature {name!r} is on, but variant {plan.variant.id!r} does not support it: "
