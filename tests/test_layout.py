@@ -99,6 +99,7 @@ outer = st.fixed_dictionaries({}, optional={"intro": text, "name": text, "text":
                                             "tags": st.lists(text, max_size=2), "c": text})
 
 
+@pytest.mark.property
 @settings(deadline=None)
 @given(st.sampled_from(range(len(TEMPLATES))), data, st.lists(outer, min_size=2, max_size=4))
 def test_rows_render_as_their_tables_whatever_surrounds_them(
@@ -129,6 +130,7 @@ def stand_ins(value: Any, fills: dict[str, str]) -> Any:
     return value
 
 
+@pytest.mark.property
 @settings(deadline=None)
 @given(st.sampled_from(range(len(TEMPLATES))), st.lists(data, min_size=1, max_size=3))
 def test_a_filled_row_renders_as_the_table_it_stands_for(which: int,
