@@ -21,9 +21,6 @@ from ._base.errors import (BudgetExceededError, CacheMarkerError, ComponentError
 from ._compile.compiler import Compiler
 from ._compile.result import CompiledPrompt, Dropped, Section
 from ._emit.blocks import Block
-from ._calls.records import (CallError, CallProblem, CallWarning, Notice, OpenCall,
-                             ParsedMessage, Problem, ToolCall)
-from ._calls.wire import CallShapeError
 from ._emit.toolset import ToolSet
 from ._load.registry import Registry, Resolution, TraceEntry
 from ._model.component import Component
@@ -40,6 +37,10 @@ from ._text.tokens import TokenReport, count_tokens
 
 if TYPE_CHECKING:
     from pluggy import HookimplMarker, HookspecMarker
+
+    from ._calls.records import (CallError, CallProblem, CallWarning, Notice, OpenCall,
+                                 ParsedMessage, Problem, ToolCall)
+    from ._calls.wire import CallShapeError
 
     hookimpl: HookimplMarker
     hookspec: HookspecMarker
@@ -109,9 +110,19 @@ __all__ = [
 ]
 
 
+# The records of calls coming back: loaded with the call checker, on first use.
+_CALL_NAMES = {"CallError": "records", "CallProblem": "records", "CallWarning": "records",
+               "Notice": "records", "OpenCall": "records", "ParsedMessage": "records",
+               "Problem": "records", "ToolCall": "records", "CallShapeError": "wire"}
+
+
 def __getattr__(name: str) -> Any:
     """Names that cost an import are loaded on first use: pluggy's markers (a plugin needs
-    them, a client rendering prompts does not) and the version (from package metadata)."""
+    them, a client rendering prompts does not), the records of calls coming back, and the
+    version (from package metadata)."""
+    if name in _CALL_NAMES:
+        import importlib
+        return getattr(importlib.import_module(f"._calls.{_CALL_NAMES[name]}", __name__), name)
     if name in ("hookimpl", "hookspec"):
         from ._load import hookspecs
         return getattr(hookspecs, name)

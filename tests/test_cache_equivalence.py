@@ -501,3 +501,25 @@ def test_two_compilers_do_not_share_results(first: Request, second: Request) -> 
     a, b = Compiler.builtins(), Compiler.builtins()
     run(a, first)
     assert_same(fresh(second, load=True), run(b, second), "compiler B after compiler A")
+
+
+@pytest.mark.parametrize("provider", ["sonnet", "gpt-5", "gemini-3", "gpt-4.1", "ollama"])
+def test_renamed_servers_render_as_fresh_from_plain_data(provider: str) -> None:
+    """(5) A new session often brings the same MCP servers under new names: the shared
+    compiler keeps what the servers offer and fills in each session's names (the MCP section,
+    the function names, the native entries). Names that are blank, need escaping, clash with a
+    built-in tool or with each other must come out as on a fresh compiler. Plain data (as a
+    client sends it), each session three times, so contexts, parts and sections come back."""
+    names = [("github", "postgres"), ("", " "), ('gi"t<h>ub', "post\ngres"),
+             ("read_file", "read_file"), ("github", "postgres")]
+    shared = new_compiler()
+
+    def data(first: str, second: str) -> dict[str, Any]:
+        return {"cwd": "/w", "date": DATES[0],
+                "mcp_servers": [{**copy.deepcopy(_GITHUB), "name": first},
+                                {**copy.deepcopy(_POSTGRES), "name": second}]}
+    for pair in names:
+        expected = fingerprint(new_compiler().compile(PROVIDERS[provider], data(*pair)))
+        for _ in range(3):
+            got = fingerprint(shared.compile(PROVIDERS[provider], data(*pair)))
+            assert differences(expected, got) == [], pair

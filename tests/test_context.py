@@ -118,3 +118,36 @@ def test_toml_native_dates_are_accepted(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text("date = 2026-01-15\n", encoding="utf-8")
     assert PromptContext.load(path).date == "2026-01-15"
+
+
+PLAIN_TABLES = [
+    {}, {"cwd": "/w", "mode": "plan", "date": "2026-01-01", "features": {"browser": True}},
+    {"rules": [{"name": "p", "text": "a\r\nb"}], "runtime": {"X": 1.0, "Y": "v\r"}},
+    {"mcp_servers": [{"name": "s", "url": "http://x", "tools": [
+        {"name": "t", "input_schema": {"type": "object"}, "annotations": {"readOnlyHint": True}}],
+        "resources": [{"uri": "r://x"}]}], "skills": [{"name": "k", "references": ["a.md"]}]},
+    {"provider": ProviderInfo("openai", "gpt-5"), "attachments": [{"name": "a.png"}],
+     "workspace_roots": [{"path": "/a"}, {"path": "/b", "vcs": "git"}]},
+]
+REFUSED_TABLES = [{"cwd": 1}, {"mode": "walk"}, {"date": "tomorrow"}, {"rules": [{"text": "x"}]},
+                  {"features": {"browser": 1}}, {"rules": "not a list"},
+                  {"mcp_servers": [{"name": "s", "tools": [{"name": 2}]}]}]
+
+
+@pytest.mark.parametrize("table", PLAIN_TABLES)
+def test_the_plain_builder_makes_what_the_constructor_makes(table: dict[str, object]) -> None:
+    """Records from a plain table are built by code written per class (the attrs constructor's
+    converters and checks without its calls per field): the same records, field for field."""
+    made = PromptContext.__plain__(dict(table))
+    expected = PromptContext(**table)  # type: ignore[arg-type]
+    assert made == expected and made.key == expected.key
+    assert [getattr(made, name) for name in PromptContext.__key_fields__] == \
+        [getattr(expected, name) for name in PromptContext.__key_fields__]
+
+
+@pytest.mark.parametrize("table", REFUSED_TABLES)
+def test_what_the_plain_builder_refuses_the_constructor_explains(table: dict[str, object]
+                                                                ) -> None:
+    assert PromptContext.__plain__(dict(table)) is None
+    with pytest.raises(ContextError):
+        PromptContext.from_dict(table)

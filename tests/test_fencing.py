@@ -399,3 +399,16 @@ def test_an_attribute_is_one_line_and_stays_in_its_quotes(value: str) -> None:
     assert not re.search("[\x00-\x1f\x7f-\x9f\u2028\u2029\"<>\uff02\uff1c\uff1e]", text)
     assert html.unescape(text) == one_line(value)  # nothing but the documented changes
     assert len(one_line(value)) == len(value)  # one space per removed character
+
+
+@pytest.mark.property
+@given(st.lists(st.one_of(forged_lines, st.sampled_from(
+    ["\n ", "\n\t", "\r# x", "\x0b=== ", "\x0c", "\x85#", "\u2028", "\n\u200b# y", " ", "#", "="]),
+    st.text(max_size=6)), max_size=10).map("".join))
+def test_structural_lines_are_escaped_alike_with_or_without_the_quick_check(value: str) -> None:
+    """Escaping skips its second pass when nothing in the text can start that pass's match
+    (checked by a few scans): the result is the two passes' either way."""
+    from promptc._text import fence
+    both = fence._OTHERWISE.sub(r"\g<lead>\\", fence._AT_START.sub("\n\\\\", "\n" + value))[1:]
+    if "#" in value or "=" in value or not value.isascii():
+        assert fence._escape_lines(value) == both

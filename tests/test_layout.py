@@ -12,12 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc._base.memo import Memo
 from promptc._text.cleanup import clean
-from promptc._text.layout import collect, render_clean
+from promptc._text.layout import Filled, Row, collect, render_clean, stand_in
 from promptc._text.template import compile_template, render
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,3 +82,96 @@ def test_the_shape_tells_apart_what_cleaning_depends_on() -> None:
     assert present[2] != blank[2] == absent[2]  # a blank value is cleaned like an absent one
     assert blank[0] == absent[0] == ["b"]
     assert collect(template, [{"x": ["a list"], "y": "b"}]) is None  # not text: full render
+
+
+# --- rows: tables whose walk is kept, and rows filled in per use ------------------------------
+
+def rows(value: Any) -> Any:
+    """`value` with every table a Row."""
+    if isinstance(value, dict):
+        return Row({k: rows(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [rows(v) for v in value]
+    return value
+
+
+outer = st.fixed_dictionaries({}, optional={"intro": text, "name": text, "text": text,
+                                            "tags": st.lists(text, max_size=2), "c": text})
+
+
+@pytest.mark.property
+@settings(deadline=None)
+@given(st.sampled_from(range(len(TEMPLATES))), data, st.lists(outer, min_size=2, max_size=4))
+def test_rows_render_as_their_tables_whatever_surrounds_them(
+        which: int, scope: dict[str, Any], outers: list[dict[str, Any]]) -> None:
+    """A Row keeps what a section body collects over it only when the body looked nothing up
+    past the row: the same rows under other surrounding values still render as plain tables
+    (a kept walk that had read the surroundings would show the first ones)."""
+    template = compile_template(TEMPLATES[which], f"t{which}")
+    memo = Memo(64)
+    as_rows = rows(scope)
+    for around in outers * 2:  # twice: the second time through the compiled walk and kept rows
+        if collect(template, [around, as_rows], named=False) is None:
+            return  # a value that is not text: the full render reports it
+        assert render_clean(template, [around, as_rows], memo.get, memo.put) == \
+            full(template, [around, scope])
+
+
+def stand_ins(value: Any, fills: dict[str, str]) -> Any:
+    """`value` with every text replaced by a stand-in (and `fills` saying what it stands for)."""
+    if isinstance(value, dict):
+        return {k: stand_ins(v, fills) for k, v in value.items()}
+    if isinstance(value, list):
+        return [stand_ins(v, fills) for v in value]
+    if isinstance(value, str):
+        made = stand_in("t")
+        fills[made] = value
+        return made
+    return value
+
+
+@pytest.mark.property
+@settings(deadline=None)
+@given(st.sampled_from(range(len(TEMPLATES))), st.lists(data, min_size=1, max_size=3))
+def test_a_filled_row_renders_as_the_table_it_stands_for(which: int,
+                                                         requests: list[dict[str, Any]]) -> None:
+    """A shared Row with stand-ins, filled in per use, renders exactly as the table with the
+    texts in place: through the row's kept walk when every filled text is text that is not
+    blank, through the table otherwise."""
+    template = compile_template(TEMPLATES[which], f"t{which}")
+    memo = Memo(64)
+    for scope in requests:
+        fills: dict[str, str] = {}
+        row = rows(stand_ins(scope, fills))
+        for _ in range(2):
+            filled = Filled(row, fills, lambda scope=scope: scope)
+            if collect(template, [filled], named=False) is None:
+                break
+            assert render_clean(template, [filled], memo.get, memo.put) == \
+                full(template, [scope])
+
+
+def test_a_blank_fill_walks_the_table_instead() -> None:
+    template = compile_template("# H\n{{#xs}}\n- {{name}}\n{{/xs}}\n", "t")
+    name = stand_in("name")
+    row = Row({"xs": [Row({"name": name})]})
+    made: list[int] = []
+
+    def table() -> dict[str, Any]:
+        made.append(1)
+        return {"xs": [{"name": " "}]}
+    for _ in range(2):
+        assert collect(template, [Filled(row, {name: "kept"}, table)], named=False) == \
+            (["kept"], [], (1, 1))
+    assert not made  # the row's walk served: no table was built
+    assert collect(template, [Filled(row, {name: " "}, table)], named=False) == ([], [], (1, 0))
+    assert made == [1]
+
+
+def test_a_row_is_read_only() -> None:
+    row = Row({"a": "b"})
+    with pytest.raises(TypeError):
+        row["a"] = "c"
+    with pytest.raises(TypeError):
+        row.update(a="c")
+    assert row == {"a": "b"}

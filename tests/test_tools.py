@@ -284,3 +284,39 @@ def test_every_condition_key_compiles_to_its_own_test() -> None:
     for key, (value, expected) in _EVERY_CONDITION.items():
         condition = compile_condition({key: value}, "look.toml")
         assert condition(context, provider, "text") is expected, (key, condition.description)
+
+
+def _scribble(value: object) -> None:
+    """Change every table and list inside `value`, as a client adding its own tools might."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+            node["scribbled"] = True
+        elif isinstance(node, list):
+            stack.extend(node)
+            node.append("scribbled")
+
+
+@pytest.mark.parametrize(("provider", "fmt"), [
+    (ProviderInfo("anthropic", "claude-sonnet-4-5"), "anthropic"),
+    (ProviderInfo("openai", "gpt-5"), "openai"),
+    (ProviderInfo("google", "gemini-3-pro-preview"), "gemini")])
+def test_a_client_may_change_every_payload_it_gets(provider: ProviderInfo, fmt: str) -> None:
+    """Every call hands out new tables and lists all the way down, whichever way it was made:
+    a tool set's first payloads (assembled from its parts), later ones (copied at once), and
+    the MCP tools of sessions whose servers only changed their names (made per tool)."""
+    compiler = Compiler.builtins()
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+
+    def context(server: str) -> dict[str, object]:
+        return {"cwd": "/w", "mcp_servers": [{"name": server, "command": "x", "tools": [
+            {"name": "search", "description": "Search.", "input_schema": schema}]}]}
+    for server in ("one", "one", "one", "one", "two", "three"):
+        prompt = compiler.compile(provider, context(server))
+        for _ in range(4):
+            payload = getattr(prompt.tools, fmt)()
+            before = repr(payload)
+            _scribble(payload)
+            assert repr(getattr(prompt.tools, fmt)()) == before

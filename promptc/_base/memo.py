@@ -1,7 +1,13 @@
 """A bounded, thread-safe memo: reads take no lock, writes evict the oldest entry when full.
 
 Every cache promptc keeps is one of these, owned by one Compiler (or one of its plans) and keyed
-by the complete, typed input of what it stores.
+by the complete, typed input of what it stores. A memo is typed by its keys and values
+(`Memo[bytes, PromptContext]`), so what comes out is what went in.
+
+A memo made with `second_sight=True` keeps a value only when its key comes a second time (it
+remembers the hashes of keys seen once): the pieces of a new session are built for that
+session alone and most sessions never come back, so keeping them would only push out what
+does.
 """
 
 from __future__ import annotations
@@ -9,32 +15,51 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Any
+from typing import Generic, TypeVar
 
 __all__ = ["Memo"]
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
-class Memo:
-    __slots__ = ("_data", "_lock", "maxsize")
 
-    def __init__(self, maxsize: int = 256) -> None:
+class Memo(Generic[K, V]):
+    __slots__ = ("_data", "_lock", "maxsize", "_seen")
+
+    def __init__(self, maxsize: int = 256, *, second_sight: bool = False) -> None:
         # An OrderedDict, not a dict: evicting the oldest entry of a plain dict means iterating
         # from its start past every slot deleted before, which grows with each eviction.
-        self._data: OrderedDict[Hashable, Any] = OrderedDict()
+        self._data: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
         self.maxsize = maxsize
+        self._seen: OrderedDict[int, None] | None = OrderedDict() if second_sight else None
 
-    def get(self, key: Hashable, default: Any = None) -> Any:
+    def get(self, key: K, default: V | None = None) -> V | None:
         return self._data.get(key, default)
 
-    def put(self, key: Hashable, value: Any) -> Any:
+    def put(self, key: K, value: V) -> V:
+        """Keep `value` for `key` (with `second_sight`, only from the key's second time)."""
         with self._lock:
             data = self._data
-            if key not in data and len(data) >= self.maxsize:
-                # FIFO eviction: cheap, and sessions that stay hot get re-inserted quickly.
-                data.popitem(last=False)
+            if key not in data:
+                if self._seen is not None and self._first_sight(hash(key)):
+                    return value
+                if len(data) >= self.maxsize:
+                    # FIFO eviction: cheap, and sessions that stay hot get re-inserted quickly.
+                    data.popitem(last=False)
             data[key] = value
         return value
+
+    def _first_sight(self, h: int) -> bool:
+        seen = self._seen
+        assert seen is not None
+        if h in seen:
+            del seen[h]
+            return False
+        seen[h] = None
+        if len(seen) > 4 * self.maxsize:
+            seen.popitem(last=False)
+        return True
 
     def __len__(self) -> int:
         return len(self._data)
@@ -42,3 +67,5 @@ class Memo:
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            if self._seen is not None:
+                self._seen.clear()

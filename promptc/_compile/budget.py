@@ -12,13 +12,16 @@ part of its text, and a native one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import Literal
+
+import attrs
 
 from .._base.errors import BudgetExceededError
 from .._model.diagnostics import Reporter
 from .._model.provider import encoding_for
 from .._model.request import Request
 from .._text.tokens import TokenCounter
+from .base import Assembled
 from .plan import Plan
 from .result import Dropped, Section
 from .steps import Form
@@ -28,80 +31,94 @@ USER_SECTIONS = frozenset({"user_instructions"})
 
 __all__ = ["fit_budget"]
 
-Placed = list[tuple[Section, tuple[int, int]]]
-Attempt = tuple[list[Section | None], str, Placed, Mapping[str, str], int]
+Cut = Literal["shortened", "dropped"]
 
 
-def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
-               report: Reporter, tools_tokens: int = 0
-               ) -> tuple[str, Placed, Mapping[str, str], tuple[Dropped, ...]]:
-    """Sections that fit `budget` tokens together with `tools_tokens` of native tool JSON (and
-    the text they make), or BudgetExceededError."""
-    if budget < 0:
-        raise BudgetExceededError(f"budget must be ≥ 0, got {budget}", field="budget")
-    encoding, _ = encoding_for(plan.provider)
-    forms: dict[str, Form] = {}
-    dropped: set[str] = set()
-    quiet = Reporter(False)  # later attempts repeat what the first one reported
+@attrs.frozen(eq=False)
+class _Attempt:
+    laid: Assembled
+    total: int  # tokens: the text's and the native tool definitions'
 
-    def attempt(into: Reporter) -> Attempt:
-        sections = plan.sections(request, into, forms, frozenset(dropped))
-        text, placed, layers = plan.assemble(sections, request)
-        cuts = [span[0] for _section, span in placed]
-        return sections, text, placed, layers, counter.total(text, cuts, encoding) + tools_tokens
 
-    current = attempt(report)
-    if current[4] <= budget:
-        return current[1], current[2], current[3], ()
-    order = {step.cid: step.index for step in plan.steps}
-    steps = {step.cid: step for step in plan.steps}
-    log: list[Dropped] = []
+class _Search:
+    """One budget search over a bound request: the forms and drops chosen so far."""
 
-    def candidates() -> list[Section]:
-        return sorted((s for s, _span in current[2] if s.id in order),
+    def __init__(self, plan: Plan, request: Request, counter: TokenCounter, budget: int,
+                 tools_tokens: int) -> None:
+        self.plan = plan
+        self.request = request
+        self.counter = counter
+        self.budget = budget
+        self.tools_tokens = tools_tokens
+        self.encoding = encoding_for(plan.provider)[0]
+        self.forms: dict[str, Form] = {}
+        self.dropped: set[str] = set()
+        self.log: list[Dropped] = []
+        self.order = {step.cid: step.index for step in plan.steps}
+        self.steps = {step.cid: step for step in plan.steps}
+
+    def attempt(self, report: Reporter) -> _Attempt:
+        plan = self.plan
+        sections = plan.sections(self.request, report, self.forms, frozenset(self.dropped))
+        laid = plan.assemble(sections, self.request)
+        cuts = [span[0] for _section, span in laid.placed]
+        return _Attempt(laid, self.counter.total(laid.text, cuts, self.encoding) +
+                        self.tools_tokens)
+
+    def candidates(self, current: _Attempt) -> list[Section]:
+        """The placed sections, least important first (later in the order first)."""
+        order = self.order
+        return sorted((s for s, _span in current.laid.placed if s.id in order),
                       key=lambda s: (s.priority, -order[s.id]))
 
-    for section in candidates():  # 1. shorter forms, least important first
-        if steps[section.id].short is None:
-            continue
-        before = current[4]
-        forms[section.id] = "short"
-        current = attempt(quiet)
-        log.append(Dropped(section.id, section.priority, before - current[4],
-                           f"over budget ({before} > {budget}): used the shorter form",
-                           "shortened"))
-        if current[4] <= budget:
-            break
-    if current[4] > budget:
-        for section in candidates():  # 2. drop optional sections, least important first
-            if section.required:
-                continue
-            before = current[4]
-            dropped.add(section.id)
-            current = attempt(quiet)
-            log.append(Dropped(section.id, section.priority, before - current[4],
-                               f"over budget ({before} > {budget}): optional, priority "
-                               f"{section.priority}"))
-            if current[4] <= budget:
+    def cut(self, current: _Attempt, action: Cut) -> _Attempt:
+        """Shorten (or drop) the sections that allow it, least important first, one at a
+        time, until the attempt fits."""
+        quiet = Reporter(False)  # later attempts repeat what the first one reported
+        for section in self.candidates(current):
+            if current.total <= self.budget:
                 break
-    if current[4] > budget:
-        present = [s for s, _span in current[2]]
-        counts = {s.id: counter.count(s.text, encoding) for s in present}
+            if not self._allows(section, action):
+                continue
+            before = current.total
+            if action == "shortened":
+                self.forms[section.id] = "short"
+            else:
+                self.dropped.add(section.id)
+            current = self.attempt(quiet)
+            why = "used the shorter form" if action == "shortened" else \
+                f"optional, priority {section.priority}"
+            self.log.append(Dropped(section.id, section.priority, before - current.total,
+                                    f"over budget ({before} > {self.budget}): {why}", action))
+        return current
+
+    def _allows(self, section: Section, action: Cut) -> bool:
+        if action == "shortened":
+            return self.steps[section.id].short is not None
+        return not section.required
+
+    def refusal(self, current: _Attempt) -> BudgetExceededError:
+        """What the smallest attempt still needs, part by part."""
+        present = [s for s, _span in current.laid.placed]
+        counts = {s.id: self.counter.count(s.text, self.encoding) for s in present}
         rows = [{"id": s.id, "tokens": counts[s.id], "required": s.required,
                  "priority": s.priority, "form": s.form} for s in present]
         required = sum(counts[s.id] for s in present if s.required)
         parts = [f"{required} in required sections"]
-        if tools_tokens:
-            parts.append(f"{tools_tokens} of native tool definitions")
-        rest = current[4] - required - tools_tokens
+        if self.tools_tokens:
+            parts.append(f"{self.tools_tokens} of native tool definitions")
+        rest = current.total - required - self.tools_tokens
         if rest > 0:
             parts.append(f"{rest} in the template's own text")
-        raise BudgetExceededError(
-            f"the prompt needs at least {current[4]} tokens ({', '.join(parts)}); the budget "
-            f"is {budget}",
-            report={"sections": rows, "total": current[4], "budget": budget,
-                    "tools": tools_tokens, "dropped": [d.to_dict() for d in log]},
+        return BudgetExceededError(
+            f"the prompt needs at least {current.total} tokens ({', '.join(parts)}); the "
+            f"budget is {self.budget}",
+            report={"sections": rows, "total": current.total, "budget": self.budget,
+                    "tools": self.tools_tokens, "dropped": [d.to_dict() for d in self.log]},
             field="budget")
+
+
+def _report_cuts(log: list[Dropped], report: Reporter) -> None:
     for d in log:
         if d.id in USER_SECTIONS and d.action != "shortened":  # the user's own words: loud
             report("warning", "budget-dropped-user-rules",
@@ -111,4 +128,19 @@ def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
         report("info", "budget-" + ("shortened" if d.action == "shortened" else "dropped"),
                f"section {d.id!r} {d.action} (priority {d.priority}, saved {d.tokens} tokens): "
                f"{d.reason}", d.id)
-    return current[1], current[2], current[3], tuple(log)
+
+
+def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
+               report: Reporter, tools_tokens: int = 0) -> Assembled:
+    """Sections that fit `budget` tokens together with `tools_tokens` of native tool JSON (and
+    the text they make), or BudgetExceededError."""
+    if budget < 0:
+        raise BudgetExceededError(f"budget must be ≥ 0, got {budget}", field="budget")
+    search = _Search(plan, request, counter, budget, tools_tokens)
+    current = search.attempt(report)
+    # 1. shorter forms, least important first; 2. optional sections dropped, likewise
+    current = search.cut(search.cut(current, "shortened"), "dropped")
+    if current.total > budget:
+        raise search.refusal(current)
+    _report_cuts(search.log, report)
+    return attrs.evolve(current.laid, dropped=tuple(search.log))

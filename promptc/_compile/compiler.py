@@ -20,7 +20,7 @@ import datetime
 import threading
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -33,22 +33,26 @@ from .._load.plugins import PluginSet, load_plugins
 from .._load.registry import Registry, Resolution, build_registry
 from .._load.sources import (builtin_root, find_project_folder, project_outside_note,
                              user_folder)
-from .._model.context import (ContextParts, PromptContext, check_feature_names,
-                              context_from_data)
+from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic, Reporter, first_failure
 from .._model.provider import ProviderInfo, encoding_for, model_data, resolve_provider
 from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
-from .dynamic import PLACEMENTS, Placement, note_text, place_in_message
+from .base import Assembled
+from .contexts import ContextMemo
 from .plan import Plan
-from .result import CompiledPrompt, Dropped, Section
+from .result import CompiledPrompt, Section
+
+if TYPE_CHECKING:  # dynamic placement is loaded when a request asks for it
+    from .dynamic import Placement
 
 __all__ = ["Compiler", "Route"]
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Route:
-    """Stage 1's result: the variant chosen for a provider, and its plan. Shared by requests."""
+    """Stage 1's result: the variant chosen for a provider, and its plan. Shared by requests,
+    one per (provider, pinned variant): it stands for them in a result's key, by identity."""
 
     resolution: Resolution
     plan: Plan
@@ -70,6 +74,39 @@ def _model_table_notes(user: bool) -> list[Diagnostic]:
             for problem in problems]
 
 
+def _project_layer(project: str | Path | None, start: str | Path | None) -> list[Layer]:
+    """The project's `.promptc` layer: the folder given, or the one found from `start` (a
+    warning when it lies outside the repository), or none."""
+    note = None
+    if project is None:
+        here = start if start is not None else Path.cwd()
+        found = find_project_folder(here)
+        if found is None:
+            return []
+        note = project_outside_note(found, here)
+    else:
+        found = Path(project)
+        try:
+            is_dir = found.is_dir()
+        except (OSError, ValueError) as exc:  # a name too long, a NUL in it
+            raise ConfigError(f"not a usable path ({exc})", source=repr(str(found))) from None
+        if not is_dir:
+            raise ConfigError("project folder not found", source=str(found))
+    layer = read_layer(found, "project")
+    if note is not None:
+        layer = attrs.evolve(layer, notes=(*layer.notes, Diagnostic(
+            "warning", "project-outside-repository", note, str(found))))
+    return [layer]
+
+
+def _provider_of(provider: ProviderInfo | None, ctx: PromptContext) -> ProviderInfo:
+    if provider is not None:
+        return provider
+    if ctx.provider is None:
+        raise NoVariantError("no provider: pass a ProviderInfo or set context.provider")
+    return ctx.provider
+
+
 class Compiler:
     """Compiles prompts. Build one per process (`Compiler.default()`), share it across threads."""
 
@@ -85,12 +122,12 @@ class Compiler:
             diags.extend(plugins.diagnostics)
         diags.extend(_model_table_notes(registry.user_models))
         self.load_diagnostics: tuple[Diagnostic, ...] = tuple(diags)
-        self._routes = Memo(1024)  # (provider, pinned variant id) -> Route
+        self._routes: Memo[tuple[ProviderInfo, str | None], Route] = Memo(1024)  # -> Route
         self._plans: dict[tuple[str, ProviderInfo, bool | None, bool], Plan] = {}
         self._plans_lock = threading.Lock()
-        self._contexts = Memo(memo_size)  # marshal bytes of plain context data -> PromptContext
-        self._parts = ContextParts()  # the same for parts: an MCP server's tools, the skills
-        self._results = Memo(memo_size)  # complete request key -> CompiledPrompt
+        self._contexts = ContextMemo(self.features, memo_size)  # contexts from plain data
+        # complete request key -> CompiledPrompt, kept from its second time
+        self._results: Memo[Hashable, CompiledPrompt] = Memo(memo_size, second_sight=True)
         self.tokens = TokenCounter()
         self._context_hooks = plugins.context_hooks if plugins else ()
         self._inspect_hooks = plugins.inspect_hooks if plugins else ()
@@ -108,42 +145,18 @@ class Compiler:
         """
         builtin = read_layer(builtin_root(), "builtin")
         layers = [builtin]
-        sources = [("builtin", str(builtin_root()))]
         plugin_set = None
         if plugins:
             plugin_set = load_plugins(validate=lambda layer: build_registry([builtin, layer]))
             layers.extend(plugin_set.layers)
-            sources.extend((layer.source, layer.root) for layer in plugin_set.layers)
-        if user:
-            folder = user_folder()
-            if folder.is_dir():
-                layers.append(read_layer(folder, "user"))
-                sources.append(("user", str(folder)))
+        if user and user_folder().is_dir():
+            layers.append(read_layer(user_folder(), "user"))
         if project is not False:
-            note = None
-            if project is None or project is True:
-                here = start if start is not None else Path.cwd()
-                found = find_project_folder(here)
-                note = project_outside_note(found, here) if found is not None else None
-            else:
-                found = Path(project)
-                try:
-                    is_dir = found.is_dir()
-                except (OSError, ValueError) as exc:  # a name too long, a NUL in it
-                    raise ConfigError(f"not a usable path ({exc})", source=repr(str(found))
-                                      ) from None
-                if not is_dir:
-                    raise ConfigError("project folder not found", source=str(found))
-            if found is not None:
-                layer = read_layer(found, "project")
-                if note is not None:
-                    layer = attrs.evolve(layer, notes=(*layer.notes, Diagnostic(
-                        "warning", "project-outside-repository", note, str(found))))
-                layers.append(layer)
-                sources.append(("project", str(found)))
+            layers.extend(_project_layer(None if project is True else project, start))
         findings = plugin_set.findings if plugin_set is not None else ()
         registry = build_registry(layers, findings=findings, user_models=user)
-        return cls(registry, plugins=plugin_set, sources=sources)
+        return cls(registry, plugins=plugin_set,
+                   sources=[(layer.source, layer.root) for layer in layers])
 
     @classmethod
     def builtins(cls) -> Compiler:
@@ -184,7 +197,7 @@ class Compiler:
         plan = self._plan(resolution.variant, info, provider.native_tools)
         diags = (*self.load_diagnostics, *resolution.diagnostics, *plan.diagnostics)
         route = Route(resolution, plan, diags, first_failure(diags))
-        return self._routes.put(key, route)  # type: ignore[no-any-return]
+        return self._routes.put(key, route)
 
     def _plan(self, variant: Variant, info: ProviderInfo,
               client_choice: bool | None = None, shared_tools: bool = False) -> Plan:
@@ -216,25 +229,25 @@ class Compiler:
         """A PromptContext from a context or its plain data (the context-file shape).
 
         Equal data gives the same, already validated context: the memo is keyed by the data's
-        `marshal` bytes, which are typed (`1`, `1.0` and `true` differ) and complete.
+        `marshal` bytes, which are typed (`1`, `1.0` and `true` differ) and complete (see
+        contexts.py).
         """
+        return self._context(data)[0]
+
+    def _context(self, data: PromptContext | Mapping[str, Any] | None
+                 ) -> tuple[PromptContext, bool]:
+        """Stage 0: the context, and whether it may have been seen before (data new to the
+        memo is a new context: no result can be kept for it yet)."""
+        cls = data.__class__
+        if cls is dict:
+            return self._contexts.context(data)  # type: ignore[arg-type]
+        if cls is PromptContext:
+            return data, True  # type: ignore[return-value]
         if data is None:
-            return PromptContext()
-        if data.__class__ is PromptContext:
-            return data
+            return PromptContext(), True
         if not isinstance(data, Mapping):
             raise ContextError("the context must be a PromptContext or a table/object")
-        import marshal
-        try:
-            key = marshal.dumps(data)  # type: ignore[arg-type]  # any Mapping: ValueError
-        except ValueError:  # not plain data (a date from TOML, a record): build it directly
-            return check_feature_names(context_from_data(data, None, self._parts),
-                                       self.features, None)
-        hit: PromptContext | None = self._contexts.get(key)
-        if hit is None:
-            built = context_from_data(data, None, self._parts)
-            hit = self._contexts.put(key, check_feature_names(built, self.features, None))
-        return hit
+        return self._contexts.context(data)
 
     # --- the per-request path --------------------------------------------------------------
 
@@ -251,65 +264,91 @@ class Compiler:
         system prompt keeps only the static block (plus a note saying where the rest is), and
         the session- and request-class text comes back in `prompt.message`.
         """
-        ctx = self.context(context)
-        if provider is None:
-            provider = ctx.provider
-            if provider is None:
-                raise NoVariantError("no provider: pass a ProviderInfo or set context.provider")
-        route = self.route(provider, variant)                                   # 1. route
-        if strict and route.failure is not None:
-            raise route.failure.error()
+        ctx, seen = self._context(context)                                      # 0. context
+        provider = _provider_of(provider, ctx)
+        route = self._routed(provider, variant, strict)                         # 1. route
         date = ctx.date if ctx.date is not None else datetime.date.today().isoformat()
         counted = bool(count_tokens)
-        key: Hashable = None
-        if budget is None and route.plan.pure and not self._context_hooks and \
-                not self._inspect_hooks:
-            key = (provider, variant, ctx, date, counted, dynamic)
-            done: CompiledPrompt | None = self._results.get(key)
-            if done is not None:
-                if strict and (failure := first_failure(done.diagnostics)) is not None:
-                    raise failure.error()
-                return done
+        key = self._result_key(route, budget, seen, (route, ctx, date, counted, dynamic))
+        done = self._stored(key, strict)
+        if done is not None:
+            return done
         plan = self._placed_plan(route.plan, provider, dynamic)
         report = Reporter(strict, route.diagnostics)
-        if ctx.features and not ctx.features.keys() <= self.features.names:
+        prompt = self._build(route, plan, ctx, date, budget, counted, report)   # 2.–5.
+        prompt = self._place(self._inspected(prompt, report), plan.variant, dynamic)
+        if key is not None:
+            self._results.put(key, prompt)
+        return prompt
+
+    def _routed(self, provider: ProviderInfo, variant: str | None, strict: bool) -> Route:
+        """Stage 1; strict mode refuses a route whose load or resolution was not clean."""
+        route = self.route(provider, variant)
+        if strict and route.failure is not None:
+            raise route.failure.error()
+        return route
+
+    def _result_key(self, route: Route, budget: int | None, seen: bool, request: Hashable
+                    ) -> Hashable | None:
+        """The key a whole result is kept under, or None when it is not kept: a budget, code
+        that does not declare what it reads, or plugin hooks make every build count; and a
+        context met for the first time is kept only when it comes again (most are new
+        sessions that never do)."""
+        if not seen or budget is not None or not route.plan.pure or self._context_hooks or \
+                self._inspect_hooks:
+            return None
+        return request
+
+    def _stored(self, key: Hashable | None, strict: bool) -> CompiledPrompt | None:
+        """A result built before for this complete request (strict refuses it as it would
+        have refused the build)."""
+        done = self._results.get(key) if key is not None else None
+        if done is not None and strict and (failure := first_failure(done.diagnostics)):
+            raise failure.error()
+        return done
+
+    def _build(self, route: Route, plan: Plan, ctx: PromptContext, date: str,
+               budget: int | None, counted: bool, report: Reporter) -> CompiledPrompt:
+        """Stages 2–5: bind the request, its tools, sections and their assembly (within the
+        budget), and the result."""
+        ctx = self._checked(ctx, plan, report)
+        request = plan.bind(ctx, date, report)                                  # 2. bind
+        tools = plan.toolset(request, report)
+        if budget is None:                                                      # 3.–4.
+            laid = plan.assemble(plan.sections(request, report), request)
+        else:
+            from .budget import fit_budget
+            laid = fit_budget(plan, request, self.tokens, budget, report,
+                              self._tool_tokens(tools, plan.provider))
+        return self._wrap(route, plan, laid, tools, report, counted, budget)    # 5. wrap
+
+    def _checked(self, ctx: PromptContext, plan: Plan, report: Reporter) -> PromptContext:
+        """Features no one reads reported; plugins' contributions to the context added."""
+        if ctx.features and not self.features.names.issuperset(ctx.features):
             self._unknown_features(ctx, report)
         _unsupported_features(ctx, plan, self.features.names, report)
         if self._context_hooks:
             ctx = self._contribute(ctx, plan.provider, report)
-        request = plan.bind(ctx, date, report)                                  # 2. bind
-        tools = plan.toolset(request, report)
-        dropped: tuple[Dropped, ...] = ()
-        if budget is None:
-            sections = plan.sections(request, report)                           # 3. sections
-            text, placed, layers = plan.assemble(sections, request)             # 4. assemble
-        else:
-            from .budget import fit_budget
-            text, placed, layers, dropped = fit_budget(
-                plan, request, self.tokens, budget, report,
-                self._tool_tokens(tools, plan.provider))
-        kept = [section for section, _span in placed]
-        kept_spans = [span for _section, span in placed]
+        return ctx
+
+    def _wrap(self, route: Route, plan: Plan, laid: Assembled, tools: ToolSet,
+              report: Reporter, counted: bool, budget: int | None) -> CompiledPrompt:
+        kept = [section for section, _span in laid.placed]
+        spans = [span for _section, span in laid.placed]
         tokens = None
         if counted or budget is not None:
-            kept, tokens = self._count(kept, text, kept_spans, plan.provider, tools)
-        prompt = CompiledPrompt(text=text, variant=plan.variant, provider=plan.provider,   # 5.
-                                sections=tuple(kept), spans=tuple(kept_spans), tools=tools,
-                                diagnostics=tuple(report.items),
-                                trace=route.resolution.trace, placeholders=layers,
-                                dropped=dropped, tokens=tokens, budget=budget,
-                                _counter=self.tokens)
-        if self._inspect_hooks:
-            prompt = self._inspect(prompt, report)
-        prompt = self._place(prompt, plan.variant, dynamic)
-        if key is not None:
-            self._results.put(key, prompt)
-        return prompt
+            kept, tokens = self._count(kept, laid.text, spans, plan.provider, tools)
+        return CompiledPrompt(text=laid.text, variant=plan.variant, provider=plan.provider,
+                              sections=tuple(kept), spans=tuple(spans), tools=tools,
+                              diagnostics=tuple(report.items), trace=route.resolution.trace,
+                              placeholders=laid.layers, dropped=laid.dropped, tokens=tokens,
+                              budget=budget, _counter=self.tokens)
 
     def _place(self, prompt: CompiledPrompt, variant: Variant, dynamic: str) -> CompiledPrompt:
         """Dynamic placement (see dynamic.py): "system" leaves the prompt as it is."""
         if dynamic == "system":
             return prompt
+        from .dynamic import PLACEMENTS, note_text, place_in_message
         if dynamic != "message":
             raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
         note, origin = note_text(variant, self.registry.components)
@@ -381,7 +420,10 @@ class Compiler:
                        f"plugin:{name}")
         return ctx.with_provider(client_provider)
 
-    def _inspect(self, prompt: CompiledPrompt, report: Reporter) -> CompiledPrompt:
+    def _inspected(self, prompt: CompiledPrompt, report: Reporter) -> CompiledPrompt:
+        """Plugins' findings on the finished prompt, added to its diagnostics."""
+        if not self._inspect_hooks:
+            return prompt
         before = len(report)
         for name, hook in self._inspect_hooks:
             try:
@@ -397,12 +439,7 @@ class Compiler:
                        f"plugin:{name}")
         if len(report) == before:
             return prompt
-        return CompiledPrompt(text=prompt.text, variant=prompt.variant,
-                              provider=prompt.provider, sections=prompt.sections,
-                              spans=prompt.spans, tools=prompt.tools,
-                              diagnostics=tuple(report.items), trace=prompt.trace,
-                              placeholders=prompt.placeholders, dropped=prompt.dropped,
-                              tokens=prompt.tokens, budget=prompt.budget, _counter=self.tokens)
+        return attrs.evolve(prompt, diagnostics=tuple(report.items))
 
     # --- introspection -----------------------------------------------------------------------
 
@@ -417,7 +454,10 @@ def _unsupported_features(ctx: PromptContext, plan: Plan, known: frozenset[str],
     """A known feature the context turns on but nothing of the chosen variant reads (compact
     offers no web fetch, for one): the client believes the model has it, so say it does not
     (info: the prompt is still right, it just leaves the feature out)."""
-    wanted = {n for n, on in ctx.features.items() if on} & known
+    features = ctx.features
+    if not features or plan.features_read.issuperset(features):
+        return  # the usual case, found in C
+    wanted = {n for n in features if features[n]} & known
     for name in sorted(wanted - plan.features_read):
         report("info", "feature-unsupported",
                f"feature {name!r} is on, but variant {plan.variant.id!r} does not support it: "

@@ -11,16 +11,12 @@ plan, hence by one Compiler, and keyed by the complete, typed input of what it s
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from itertools import accumulate
 from typing import Any
 
 from .._base.errors import PLUGIN_FAILURES
 from .._base.frozen import EMPTY, FrozenDict
 from .._base.memo import Memo
-from .._base.suggest import did_you_mean
-from .._calls.checker import USE_MCP_TOOL
-from .._emit.toolset import NativeTools, ToolSet, native_key, wire_format
-from .._load.builtin_data import DataCache
+from .._emit.toolset import NativeTools, ToolBlock, ToolSet, wire_format
 from .._model.cache import CacheClass
 from .._model.component import Component
 from .._model.context import McpServer, PromptContext
@@ -29,17 +25,77 @@ from .._model.inputs import resolve_inputs
 from .._model.placeholders import STANDARD
 from .._model.provider import ProviderInfo
 from .._model.request import Request
-from .._model.tools import McpBinding, ToolSpec, enum_sources, mcp_bindings, per_session
-from .._model.variant import Variant, choose_tool_mode
-from .._text.fence import element
+from .._model.conditions import ALWAYS
+from .._model.tools import McpBinding, ToolSpec, mcp_bindings, per_session, sources_of
+from .._model.variant import ToolModeChoice, Variant, choose_tool_mode
 from .._text.cleanup import clean
-from .._text.layout import laid_out, render_clean
+from .._text.layout import Layout, laid_out, layout_of, render_clean
+from .builtin_data import BUILTIN_DATA, DataCache
 from .result import Section
+from .base import (Assembled, FlatLayout, base_scope, base_slots, flat_layout, join_flat,
+                   place_sections)
 from .steps import OFFERS, Form, Step, bind_step, class_of
 
 __all__ = ["Plan", "Produced"]
 
 Produced = tuple[Section | None, tuple[Diagnostic, ...]]  # a step's output and what it noticed
+Bindings = tuple[tuple[McpBinding, ...], tuple[Diagnostic, ...]]  # MCP names, renames reported
+
+
+def _tool_classes(specs: Sequence[ToolSpec], per: frozenset[str]
+                  ) -> tuple[CacheClass, CacheClass]:
+    """The cache class of which tools are offered (as volatile as what their conditions read,
+    and the skills when an option list comes from them), and of the built-in block alone."""
+    reads = {r for spec in specs for r in spec.when.reads}
+    if any(p.enum_from for spec in specs for p in spec.parameters):
+        reads.add("skills")
+    stable = frozenset(r for spec in specs if spec.name not in per for r in spec.when.reads)
+    return class_of(frozenset(reads), "static"), class_of(stable, "static")
+
+
+def _tool_links(specs: Sequence[ToolSpec]
+                ) -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]]]:
+    """Per spec, the tools its parameters depend on; and what the option lists of each spec
+    that has some come from."""
+    depends = {s.name: frozenset(d for p in s.parameters for d in p.depends_on) for s in specs}
+    enum_from = {s.name: kinds for s in specs
+                 if (kinds := tuple(p.enum_from for p in s.parameters if p.enum_from))}
+    return depends, enum_from
+
+
+def _step_memos(steps: Sequence[Step], size: int
+                ) -> tuple[dict[int, Memo[Hashable, Produced]], dict[int, Memo[Hashable, Layout]]]:
+    """Each step's own memos, so a section that changes with every session never pushes out
+    one that stays: its outputs by (form, values read, runtime overrides), kept from their
+    second time, and its layouts by (form, shape)."""
+    outputs: dict[int, Memo[Hashable, Produced]] = {
+        step.index: Memo(size, second_sight=True) for step in steps if step.key is not None}
+    return outputs, {step.index: Memo(size) for step in steps}
+
+
+def _tool_order(specs: Sequence[ToolSpec], per: frozenset[str]) -> tuple[ToolSpec, ...]:
+    """Built-in block first, per-session tools after it (both in the variant's order), so the
+    tools every session shares come first on the wire."""
+    return (*(s for s in specs if s.name not in per), *(s for s in specs if s.name in per))
+
+
+def _use_mcp_tool() -> str:
+    from .._calls.checker import USE_MCP_TOOL  # the call checker loads on first use
+    return USE_MCP_TOOL
+
+
+def _tool_mode_notes(variant: Variant, choice: ToolModeChoice) -> list[Diagnostic]:
+    """What the client's tool-mode choice does to a variant that pins another mode."""
+    if not choice.overrides_variant:
+        return []
+    if choice.mode == "text" and "tools" not in variant.components:
+        return [Diagnostic("warning", "tool-mode-unsupported",
+                           f"tool mode text: {choice.reason}, but the variant has no `tools` "
+                           "component to list them in the prompt: the model sees no tools",
+                           variant.id)]
+    return [Diagnostic("info", "tool-mode-client",
+                       f"tool mode {choice.mode}: {choice.reason}; the client's choice wins",
+                       variant.id)]
 
 
 class Plan:
@@ -59,45 +115,29 @@ class Plan:
         # dynamic="message": session tools in their generic form (see Request; text mode
         # already calls MCP tools through use_mcp_tool, so it changes nothing there)
         self.shared_tools = shared_tools
+        # shared tools: MCP calls go through use_mcp_tool, so its condition is tested as in
+        # text mode
+        self._text_tool = _use_mcp_tool() if shared_tools else None
         specs: tuple[ToolSpec, ...] = variant.tool_specs
-        # Built-in block first, per-session tools after it (both in the variant's order), so the
-        # tools every session shares come first on the wire.
-        self.tool_order: tuple[ToolSpec, ...] = (
-            *(s for s in specs if not per_session(s)), *(s for s in specs if per_session(s)))
-        tool_reads = {r for spec in specs for r in spec.when.reads}
-        if any(p.enum_from for spec in specs for p in spec.parameters):
-            tool_reads.add("skills")
-        self.tools_class: CacheClass = class_of(frozenset(tool_reads), "static")
-        self.stable_class: CacheClass = class_of(frozenset(
-            r for spec in specs if not per_session(spec) for r in spec.when.reads), "static")
-        self.data_cache = DataCache(mcp_names=lambda servers: self.mcp_bindings(servers)[0])
-        self._outputs = Memo(memo_size)  # (step, form, values read) -> Produced
-        self._layouts = Memo(4 * memo_size)  # (step or -1 for the base, form, shape) -> layout
-        self._inputs = Memo(memo_size)  # runtime's typed key -> (values, diagnostics)
-        self._bindings = Memo(memo_size)  # MCP servers' keys -> (bindings, diagnostics)
-        self._native = Memo(memo_size)  # native_key -> NativeTools
-        # one tool's Shape, or one schema's forms, by its complete input (see NativeTools)
-        self._shapes = Memo(4 * memo_size)
-        diags: list[Diagnostic] = []
-        if self.tool_choice.overrides_variant:
-            if self.tool_mode == "text" and "tools" not in variant.components:
-                diags.append(Diagnostic(
-                    "warning", "tool-mode-unsupported",
-                    f"tool mode text: {self.tool_choice.reason}, but the variant has no "
-                    "`tools` component to list them in the prompt: the model sees no tools",
-                    variant.id))
-            else:
-                diags.append(Diagnostic(
-                    "info", "tool-mode-client",
-                    f"tool mode {self.tool_mode}: {self.tool_choice.reason}; the client's "
-                    "choice wins", variant.id))
-        self.steps: list[Step] = []
-        for index, cid in enumerate(variant.components):
-            step = bind_step(variant, cid, index, components, self.tools_class, diags,
-                             self.stable_class)
-            if step is not None:
-                self.steps.append(step)
-        self._classify_base(components, diags)
+        self.per_session = frozenset(s.name for s in specs if per_session(s))
+        self.tool_order = _tool_order(specs, self.per_session)
+        self._depends, self._enum_from = _tool_links(specs)
+        self.tools_class, self.stable_class = _tool_classes(specs, self.per_session)
+        self.data_cache = DataCache()
+        self._base_layouts: Memo[Hashable, Layout] = Memo(memo_size)  # the base's, by shape
+        self._flat: Memo[tuple[int, ...], FlatLayout] = Memo(memo_size)  # base, by shape
+        self._inputs: Memo[Hashable, tuple[FrozenDict, tuple[Diagnostic, ...]]] = \
+            Memo(memo_size)  # runtime's typed key -> (values, diagnostics)
+        self._bindings: Memo[Hashable, Bindings] = Memo(  # MCP servers' keys ->
+            memo_size, second_sight=True)
+        # the tool set without MCP tools, by the tools offered and their option sources
+        self._natives: Memo[Hashable, NativeTools] = Memo(memo_size)
+        # an MCP schema's forms by its JSON text (see NativeTools), a call checker's validators
+        self._shapes: Memo[Hashable, Any] = Memo(4 * memo_size)
+        diags = _tool_mode_notes(variant, self.tool_choice)
+        self.steps = self._bind_steps(components, diags)
+        self._outputs, self._layouts = _step_memos(self.steps, memo_size)
+        self.base = base_slots(variant, self.steps, components, diags)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diags)
         # The feature switches something of this variant reads (a tool's condition, a section's
         # data): a context that turns on any other one is told so (`feature-unsupported`).
@@ -105,72 +145,28 @@ class Plan:
         # A whole result may be reused for an equal request only when every step says what it
         # reads: code that does not may depend on anything, so it runs on every request.
         self.pure = all(step.reads is not None for step in self.steps)
-        report = Reporter(False)
-        empty = self.bind(PromptContext(), "", report)
+        self._static = self._static_sections()
+        self._full = [(step, self._static.get((step.index, "full")), self._outputs.get(step.index))
+                      for step in self.steps]
+
+    def _bind_steps(self, components: Mapping[str, Component], diags: list[Diagnostic]
+                    ) -> tuple[Step, ...]:
+        steps = (bind_step(self.variant, cid, index, components, self.tools_class, diags,
+                           self.stable_class)
+                 for index, cid in enumerate(self.variant.components))
+        return tuple(step for step in steps if step is not None)
+
+    def _static_sections(self) -> dict[tuple[int, Form], Produced]:
+        """The sections that read nothing but the provider (a static section may also read the
+        client's settings, such as its features), computed once, now."""
+        empty = self.bind(PromptContext(), "", Reporter(False))
+        out: dict[tuple[int, Form], Produced] = {}
         for step in self.steps:
-            # Computed once, now: a section that reads nothing but the provider (a static
-            # section may also read the client's settings, such as its features)
             if step.reads == ():
-                step.static = self._produce(step, empty, "full")
+                out[step.index, "full"] = self._produce(step, empty, "full")
                 if step.short is not None:
-                    step.static_short = self._produce(step, empty, "short")
-
-    # --- plan time -----------------------------------------------------------------------
-
-    def _classify_base(self, components: Mapping[str, Component],
-                       diags: list[Diagnostic]) -> None:
-        """Sort every name the base template uses into section / standard / default / input."""
-        v = self.variant
-        inputs = {i.name for i in v.inputs}
-        by_id = {s.cid: i for i, s in enumerate(self.steps)}
-        slots: list[tuple[str, str, int]] = []
-        used: set[str] = set()
-        for name in v.template.top_names:
-            if name in by_id:
-                slots.append((name, "section", by_id[name]))
-                used.add(name)
-            elif name in v.components:
-                slots.append((name, "missing", -1))  # listed but unregistered
-            elif name in components:
-                diags.append(Diagnostic(
-                    "error", "component-not-in-order",
-                    f"template of variant {v.id!r} uses component {name!r}, which is not in "
-                    "its component order; it renders empty", name))
-                slots.append((name, "missing", -1))
-            elif name in STANDARD:
-                slots.append((name, "standard", -1))
-            elif name in v.placeholders:
-                slots.append((name, "default", -1))
-            elif name in inputs:
-                slots.append((name, "input", -1))
-            else:
-                line = v.template.name_lines.get(name)
-                where = f"{v.template.source}:{line}" if line else v.template.source
-                diags.append(Diagnostic(
-                    "error", "placeholder-unknown",
-                    f"{where}: template names {{{{{name}}}}}, which is no component, standard "
-                    "placeholder, default or declared input; it renders empty" +
-                    did_you_mean(name, [*v.components, *STANDARD, *v.placeholders, *inputs]),
-                    name))
-                slots.append((name, "missing", -1))
-        for step in self.steps:
-            if step.cid not in used:
-                diags.append(Diagnostic(
-                    "error", "component-not-in-template",
-                    f"component {step.cid!r} is in the order of variant {v.id!r} but its "
-                    "template has no {{" + step.cid + "}}; the section is dropped", step.cid))
-        self.base_slots = tuple(slots)
-        self.slot_names = slot_names = frozenset(n for n, _, _ in slots)
-        self.sections_only = all(kind == "section" for _, kind, _ in slots)
-        self.section_slots = {name: idx for name, kind, idx in slots if kind == "section"}
-        self.component_layers = FrozenDict({n: "component" for n, _, _ in slots})
-        # What a runtime value that is not a declared input would replace (it is reported).
-        overridable = {n: f"the variant's default for {{{{{n}}}}}" for n in v.placeholders}
-        overridable.update((n, f"the standard placeholder {{{{{n}}}}}") for n in STANDARD)
-        overridable.update((n, f"the value of {{{{{n}}}}} in the template") for n in slot_names
-                           if n not in overridable)
-        overridable.update((s.cid, f"the section of component {s.cid!r}") for s in self.steps)
-        self.overridable: Mapping[str, str] = overridable
+                    out[step.index, "short"] = self._produce(step, empty, "short")
+        return out
 
     # --- bind: the request record ----------------------------------------------------------
 
@@ -178,29 +174,47 @@ class Plan:
         """Bind a request: validate its runtime values, evaluate every tool condition once."""
         inputs = self._runtime_inputs(context.runtime, report)
         tools = self._enabled_tools(context, report)
+        enum_from = self._enum_from
+        sources = sources_of([kind for t in tools if t.name in enum_from
+                              for kind in enum_from[t.name]], context.skills)
+        bindings: tuple[McpBinding, ...] = ()
+        if self.tool_mode == "native" and context.mcp_servers and not self.shared_tools:
+            bindings = self._named(context.mcp_servers, report)
         return Request(context=context, provider=self.provider, variant=self.variant,
-                       tool_mode=self.tool_mode, date=date, tools=tools,
-                       enum_sources=enum_sources(tools, context.skills), inputs=inputs,
-                       shared_tools=self.shared_tools)
+                       tool_mode=self.tool_mode, date=date, tools=tools, enum_sources=sources,
+                       inputs=inputs, shared_tools=self.shared_tools, bindings=bindings,
+                       offered=(tuple(t.name for t in tools), sources),
+                       stable=self._stable(tools))
+
+    def _stable(self, tools: tuple[ToolSpec, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The read `stable_tools`: the offered tools whose presence depends on no session
+        value, and which offered tools their parameters depend on."""
+        per = self.per_session
+        stable = tuple(t.name for t in tools if t.name not in per)
+        wanted = frozenset().union(*(self._depends[name] for name in stable))
+        return stable, tuple(t.name for t in tools if t.name in wanted)
 
     def _runtime_inputs(self, runtime: FrozenDict, report: Reporter) -> Mapping[str, str]:
         key = runtime.flat  # typed: `true`, `1` and `1.0` are three keys
         hit = self._inputs.get(key)
         if hit is None:
             local = Reporter(False)
-            values = resolve_inputs(self.variant.inputs, runtime, self.overridable, local)
-            hit = self._inputs.put(key, (FrozenDict(values), tuple(local.items)))
+            resolved = resolve_inputs(self.variant.inputs, runtime, self.base.overridable, local)
+            hit = self._inputs.put(key, (FrozenDict(resolved), tuple(local.items)))
         values, diags = hit
         if diags:
             report.extend(diags)
-        return values  # type: ignore[no-any-return]
+        return values
 
     def _enabled_tools(self, context: PromptContext, report: Reporter
                        ) -> tuple[ToolSpec, ...]:
         out = []
         for spec in self.tool_order:
+            if spec.when is ALWAYS:
+                out.append(spec)
+                continue
             # shared tools: MCP calls go through use_mcp_tool, as in text mode
-            mode = "text" if self.shared_tools and spec.name == USE_MCP_TOOL else self.tool_mode
+            mode = "text" if spec.name == self._text_tool else self.tool_mode
             try:
                 ok = spec.when.test(context, self.provider, mode)
             except PLUGIN_FAILURES as exc:  # a plugin's condition: it must not break the build
@@ -218,6 +232,8 @@ class Plan:
                  forms: Mapping[str, Form] | None = None,
                  dropped: frozenset[str] = frozenset()) -> list[Section | None]:
         """Every step's section for this request (the per-request hot loop)."""
+        if forms is None and not dropped and not request.inputs:
+            return self._full_sections(request, report)
         out: list[Section | None] = []
         for step in self.steps:
             if step.cid in dropped:
@@ -230,46 +246,50 @@ class Plan:
             out.append(section)
         return out
 
+    def _full_sections(self, request: Request, report: Reporter) -> list[Section | None]:
+        """The usual request (every section in its full form, no runtime value replacing
+        one): static sections as computed with the plan, the others through the memo."""
+        out: list[Section | None] = []
+        for step, produced, outputs in self._full:
+            if produced is None:
+                if outputs is None or step.key is None:
+                    produced = self._produce(step, request, "full")
+                else:
+                    key = ("full", step.key(request), None)
+                    produced = outputs.get(key)
+                    if produced is None:
+                        produced = outputs.put(key, self._produce(step, request, "full"))
+            if produced[1]:
+                report.extend(produced[1])
+            out.append(produced[0])
+        return out
+
     def section(self, step: Step, request: Request, form: Form = "full") -> Produced:
         """One step's section: static, memoized by the values it reads, or produced."""
         inputs = request.inputs
         overridden = bool(inputs) and bool(step.runtime_names) and \
             not step.runtime_names.isdisjoint(inputs)
         if not overridden:
-            static = step.static if form == "full" else step.static_short
+            static = self._static.get((step.index, form))
             if static is not None:
                 return static
-        if step.reads is None:
+        outputs = self._outputs.get(step.index)
+        if outputs is None or step.key is None:
             return self._produce(step, request, form)
-        read = request.read
-        key: Hashable = (step.index, form, tuple(read(r) for r in step.reads),
+        key: Hashable = (form, step.key(request),
                          tuple(inputs.get(n) for n in step.runtime_order) if overridden else None)
-        result: Produced | None = self._outputs.get(key)
+        result: Produced | None = outputs.get(key)
         if result is None:
-            result = self._outputs.put(key, self._produce(step, request, form))
+            result = outputs.put(key, self._produce(step, request, form))
         return result
 
     def _produce(self, step: Step, request: Request, form: Form) -> Produced:
         """Run one component; a component's own failure is reported, never raised."""
         report = Reporter(False)
-        comp = step.component
-        template = step.short if form == "short" else step.template
-        text: str | None = None
         try:
-            if template is None:
-                if comp is not None and comp.function is not None:
-                    out = comp.function(self.variant, request.plugin_context())
-                    if out is not None and not isinstance(out, str):
-                        report("error", "component-not-text",
-                               f"component {step.cid!r} returned {type(out).__name__}, not "
-                               "text; its section is skipped", step.cid)
-                    elif out is not None:
-                        text = clean([out.replace("\r\n", "\n")])
-            else:
-                data = self._data(comp, request)
-                if data is not None:
-                    text = self._render(step, form, template, request, data, report)
+            text = self._text(step, request, form, report)
         except PLUGIN_FAILURES as exc:  # a component's bug must not break the client's request
+            comp = step.component
             owner = f" ({comp.source})" if comp is not None and comp.source != "builtin" else ""
             report("error", "component-raised",
                    f"component {step.cid!r}{owner} raised {type(exc).__name__}: {exc}; its "
@@ -285,11 +305,32 @@ class Plan:
                        step.short_origin, step.priority, step.required, None,
                        form), tuple(report.items)
 
+    def _text(self, step: Step, request: Request, form: Form, report: Reporter) -> str | None:
+        template = step.short if form == "short" else step.template
+        if template is None:
+            return self._function_text(step, request, report)
+        data = self._data(step.component, request)
+        if data is None:
+            return None
+        return self._render(step, form, template, request, data, report)
+
+    def _function_text(self, step: Step, request: Request, report: Reporter) -> str | None:
+        """A function component's text (from a plugin), line endings folded to LF."""
+        comp = step.component
+        if comp is None or comp.function is None:
+            return None
+        out = comp.function(self.variant, request.plugin_context())
+        if out is not None and not isinstance(out, str):
+            report("error", "component-not-text", f"component {step.cid!r} returned "
+                   f"{type(out).__name__}, not text; its section is skipped", step.cid)
+            return None
+        return None if out is None else clean([out.replace("\r\n", "\n")])
+
     def _data(self, comp: Component | None, request: Request) -> Mapping[str, Any] | None:
         if comp is None:
             return EMPTY
         if comp.request_data is not None:
-            return comp.request_data(request, self.data_cache)
+            return BUILTIN_DATA[comp.request_data](request, self.data_cache)
         if comp.data is not None:
             data = comp.data(self.variant, request.plugin_context())
             if data is not None and not isinstance(data, Mapping):
@@ -308,118 +349,71 @@ class Plan:
             report("error", "placeholder-not-text",
                    f"{template.source}:{line}: {{{{{name}}}}} {message}; rendered empty",
                    step.cid)
-        layouts = self._layouts
-        return render_clean(template, scopes,
-                            lambda shape: layouts.get((step.index, form, shape)),
-                            lambda shape, layout: layouts.put((step.index, form, shape), layout),
-                            problem)
+        layouts = self._layouts[step.index]
+        return render_clean(template, scopes, lambda shape: layouts.get((form, shape)),
+                            lambda shape, layout: layouts.put((form, shape), layout), problem)
 
     # --- assemble: the base template -----------------------------------------------------
 
-    def assemble(self, sections: list[Section | None], request: Request
-                 ) -> tuple[str, list[tuple[Section, tuple[int, int]]], Mapping[str, str]]:
+    def assemble(self, sections: list[Section | None], request: Request) -> Assembled:
         """Join the base template for these sections: the text, the sections placed in it (in
-        text order, with their spans), and which layer supplied each placeholder.
-
-        A runtime value that replaces a slot is placed as a request-class section of its own
-        (origin "runtime"), so it can never sit inside the static or session block.
-        """
-        inputs = request.inputs
-        override = bool(inputs) and not self.slot_names.isdisjoint(inputs)
-        if self.sections_only and not override:
-            scope: dict[str, Any] = {}
-            for name, _kind, idx in self.base_slots:
-                s = sections[idx]
-                if s is not None:
-                    scope[name] = s.text
-            layers: Mapping[str, str] = self.component_layers
-        else:
-            scope, layers = self._slot_values(sections, request)
-        template = self.variant.template
-        layouts = self._layouts
-        found = laid_out(template, [scope], lambda shape: layouts.get((-1, "base", shape)),
-                         lambda shape, made: layouts.put((-1, "base", shape), made))
+        text order, with their spans), and which layer supplied each placeholder."""
+        flat = self.base.flat
+        if flat is not None and (not request.inputs or self.base.names.isdisjoint(
+                request.inputs)):
+            return self._assemble_flat(flat, sections)
+        scope, layers, override = base_scope(self.base, self.variant, sections, request)
+        layouts = self._base_layouts
+        found = laid_out(self.variant.template, [scope], layouts.get, layouts.put)
         if found is None:  # never: every slot value is text (inputs are checked as text)
             raise RuntimeError(f"internal error: variant {self.variant.id!r}'s template got a "
                                "value that is not text")
         layout, (texts, names, _shape) = found
-        parts = [op if op.__class__ is str else texts[op] for op in layout]
-        ends = list(accumulate(map(len, parts)))
-        placed: list[tuple[Section, tuple[int, int]]] = []
-        seen: set[str] = set()
-        slot_of = self.section_slots
-        for i, op in enumerate(layout):
-            if op.__class__ is str:
-                continue
-            name = names[op]
-            if name in seen:
-                continue  # a slot used twice: the first place is the section's
-            seen.add(name)
-            span = (ends[i - 1] if i else 0, ends[i])
-            if override and layers.get(name) == "runtime":
-                placed.append((Section(name, texts[op], "request", "runtime", 0, False), span))
-                continue
-            idx = slot_of.get(name, -1)
-            section = sections[idx] if idx >= 0 else None
-            if section is not None:
-                placed.append((section, span))
-        return "".join(parts), placed, layers
+        text, placed = place_sections(self.base, layout, texts, names, sections, layers,
+                                      override)
+        return Assembled(text, placed, layers)
 
-    def _slot_values(self, sections: list[Section | None], request: Request
-                     ) -> tuple[dict[str, Any], dict[str, str]]:
-        inputs = request.inputs
-        runtime = request.context.runtime
-        scope: dict[str, Any] = {}
-        layers: dict[str, str] = {}
-        for name, kind, idx in self.base_slots:
-            value: str | None
-            if kind == "section":
-                s = sections[idx]
-                value = s.text if s is not None else None
-                layer = "component"
-            elif kind == "standard":
-                value = STANDARD[name][1](request)
-                layer = "standard"
-            elif kind == "default":
-                value = self.variant.placeholders[name]
-                layer = "default"
-            else:
-                value = None
-                layer = "missing"
-            if name in inputs:
-                value = inputs[name]
-                layer = "runtime" if name in runtime else "default"
-                if layer == "runtime" and kind == "section":  # the client's text, fenced
-                    value = element("runtime_value", value, name=name)
-            if value is not None:
-                scope[name] = value
-            layers[name] = layer
-        return scope, layers
+    def _assemble_flat(self, flat: tuple[int, ...], sections: list[Section | None]
+                       ) -> Assembled:
+        """A base template of section names only: which sections are present is its whole
+        shape, so its layout (and where each section lands in it) is made once per shape."""
+        present = [i for i in flat if sections[i] is not None]
+        shape = tuple([0 if sections[i] is None else 1 for i in flat])
+        made = self._flat.get(shape)
+        if made is None:
+            scope = {s.id: s.text for i in present if (s := sections[i]) is not None}
+            found = layout_of(self.variant.template, [scope])
+            assert found is not None  # every value is a section's text
+            made = self._flat.put(shape, flat_layout(found[0], present))
+        text, placed = join_flat(made, sections, present)
+        return Assembled(text, placed, self.base.component_layers)
 
     # --- tools ---------------------------------------------------------------------------
 
     def toolset(self, request: Request, report: Reporter) -> ToolSet:
-        """The request's tools: MCP tools named for native calling (memoized by the servers),
-        and the native definitions (memoized by the complete tool set)."""
-        servers = request.context.mcp_servers
-        bindings: tuple[McpBinding, ...] = ()
-        if self.tool_mode == "native" and servers and not self.shared_tools:
-            bindings, diags = self.mcp_bindings(servers)
-            if diags:
-                report.extend(diags)
-        # shared tools: no option lists from the session in the schemas (the checker still
-        # holds a call to the session's skills)
-        sources = () if self.shared_tools else request.enum_sources
-        nkey = native_key(request.tools, sources, bindings)
-        native = self._native.get(nkey)
+        """The request's tools: the built-in block (made once per distinct block) and the MCP
+        tools named for native calling. With shared tools, the schemas take no option lists
+        from the session (the checker still holds a call to the session's skills)."""
+        key = request.offered if not self.shared_tools else (request.offered[0], ())
+        native = self._natives.get(key)
         if native is None:
-            native = self._native.put(nkey, NativeTools(request.tools, sources, bindings,
-                                                        self._shapes))
-        if bindings:  # what the servers' schemas hold that the provider's format cannot take
+            sources = request.enum_sources if not self.shared_tools else ()
+            native = self._natives.put(key, NativeTools(
+                request.tools, sources, (), self._shapes, ToolBlock(request.tools, sources)))
+        if request.bindings:  # the session's MCP tools: new with the session, not kept
+            native = native.with_mcp(request.bindings)
+            # what the servers' schemas hold that the provider's format cannot take
             report.extend(native.diagnostics(wire_format(self.provider)))
-        return ToolSet(self.tool_mode, request.tools, bindings, request.context.skills, native,
-                       self.tool_choice, request.context, self.provider,
+        return ToolSet(self.tool_mode, request.tools, request.bindings, request.context.skills,
+                       native, self.tool_choice, request.context, self.provider,
                        shared=self.shared_tools)
+
+    def _named(self, servers: Sequence[McpServer], report: Reporter
+               ) -> tuple[McpBinding, ...]:
+        bindings, diags = self.mcp_bindings(servers)
+        if diags:
+            report.extend(diags)
+        return bindings
 
     def mcp_bindings(self, servers: Sequence[McpServer]
                      ) -> tuple[tuple[McpBinding, ...], tuple[Diagnostic, ...]]:
@@ -433,7 +427,7 @@ class Plan:
             found = mcp_bindings(servers, taken,
                                  lambda src, msg: local("warning", "mcp-renamed", msg, src))
             hit = self._bindings.put(key, (found, tuple(local.items)))
-        return hit  # type: ignore[no-any-return]
+        return hit
 
 
 def features_read(specs: Sequence[ToolSpec], steps: Sequence[Step]) -> frozenset[str]:

@@ -4,13 +4,15 @@ Binding decides which template a component uses (the variant's own text, else th
 its budget settings, exactly which request values its output is computed from (`reads`, the
 standard placeholders and runtime names its templates use), hence its cache class and the key a
 request's output is memoized by. A component that does not declare what it reads is request-class
-and never memoized.
+and never memoized. A `Step` is built whole by `bind_step` and never changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Hashable, Mapping
+from typing import Literal
+
+import attrs
 
 from .._base.suggest import did_you_mean
 from .._model.cache import RANK, CacheClass, most_volatile
@@ -18,6 +20,7 @@ from .._model.component import Component
 from .._model.context import FIELD_CLASSES
 from .._model.diagnostics import Diagnostic
 from .._model.placeholders import STANDARD
+from .._model.request import Request, reader
 from .._model.tools import per_session
 from .._model.variant import Variant
 from .._text.template import Template
@@ -42,34 +45,142 @@ def class_of(reads: frozenset[str], tools_class: CacheClass,
     return most_volatile(*classes)
 
 
+@attrs.frozen(eq=False)
 class Step:
-    """One component of the variant, bound to a plan (read-only once the plan is built)."""
+    """One component of the variant, bound to a plan."""
 
-    __slots__ = ("cid", "index", "component", "template", "short", "origin", "short_origin",
-                 "cache", "priority", "required", "reads", "runtime_names", "runtime_order",
-                 "std_names", "static", "static_short", "offers")
+    cid: str
+    index: int
+    component: Component | None
+    template: Template | None  # None: a function component
+    short: Template | None  # the shorter form a budget may use
+    origin: str
+    short_origin: str
+    priority: int
+    required: bool
+    cache: CacheClass
+    # The request values the output is computed from, sorted (the provider is fixed for a
+    # plan and left out); None: undeclared, so computed on every request.
+    reads: tuple[str, ...] | None
+    runtime_names: frozenset[str] = frozenset()  # names a runtime value may override
+    runtime_order: tuple[str, ...] = ()  # the same names, sorted once for keys
+    std_names: tuple[str, ...] = ()  # standard placeholders its templates use
+    offers: bool = False  # its templates test `offers.<tool>`: which tools are offered
+    # The values of `reads` for a request, as its output's memo key (None: not memoized).
+    key: Callable[[Request], Hashable] | None = attrs.field(default=None, eq=False, repr=False)
 
-    def __init__(self, cid: str, index: int) -> None:
-        self.cid = cid
-        self.index = index
-        self.component: Component | None = None
-        self.template: Template | None = None
-        self.short: Template | None = None
-        self.origin = ""
-        self.short_origin = ""
-        self.cache: CacheClass = "static"
-        self.priority = 50
-        self.required = False
-        # The request values the output is computed from, sorted (the provider is fixed for a
-        # plan and left out); None: undeclared, so computed on every request.
-        self.reads: tuple[str, ...] | None = ()
-        self.runtime_names: frozenset[str] = frozenset()  # names a runtime value may override
-        self.runtime_order: tuple[str, ...] = ()  # the same names, sorted once for keys
-        self.std_names: tuple[str, ...] = ()  # standard placeholders its templates use
-        # (Section | None, diagnostics) of a static step, computed when the plan is built
-        self.static: tuple[Any, tuple[Diagnostic, ...]] | None = None
-        self.static_short: tuple[Any, tuple[Diagnostic, ...]] | None = None
-        self.offers = False  # its templates test `offers.<tool>`: which tools are offered
+
+@attrs.frozen(eq=False)
+class _Texts:
+    """Which templates a step renders, and where each came from."""
+
+    template: Template | None
+    origin: str
+    short: Template | None
+    short_origin: str
+
+
+def _texts(v: Variant, cid: str, comp: Component | None) -> _Texts:
+    """The variant's own text wins over the component's; a variant that overrides the full
+    text without a shorter form gets none (the component's would not match it)."""
+    override: Template | None = v.component_templates.get(cid)
+    short: Template | None = v.component_templates.get(cid + ".short")
+    short_origin = short.source if short is not None else ""
+    if override is not None:
+        return _Texts(override, v.origins.get(f"component:{cid}", override.source), short,
+                      short_origin)
+    assert comp is not None  # bind_step refuses a component neither registered nor overridden
+    if short is None and comp.parsed_short is not None:
+        short, short_origin = comp.parsed_short, comp.short_origin
+    if comp.parsed is not None:
+        return _Texts(comp.parsed, comp.origin, short, short_origin)
+    name = getattr(comp.function, "__qualname__", cid)
+    return _Texts(None, f"{comp.source}: function {name}", short, short_origin)
+
+
+def _budget(v: Variant, cid: str, comp: Component | None) -> tuple[int, bool]:
+    """(priority, required): the component's, unless the variant's settings say otherwise."""
+    priority = comp.priority if comp is not None else 50
+    required = comp.required if comp is not None else False
+    settings = v.component_settings.get(cid)
+    if settings is not None:
+        if settings.priority is not None:
+            priority = settings.priority
+        if settings.required is not None:
+            required = settings.required
+    return priority, required
+
+
+def _undeclared(comp: Component | None) -> bool:
+    """Python code that does not say what it reads: it runs on every request."""
+    return comp is not None and comp.reads is None and (comp.function is not None or
+                                                        comp.data is not None)
+
+
+def _declared_reads(v: Variant, comp: Component | None) -> set[str]:
+    reads: set[str] = set(comp.reads or ()) if comp is not None else set()
+    if "stable_tools" in reads and SESSION_TOOLS not in v.components:
+        # the static catalogue leaves the per-session tools to `session_tools`; a variant
+        # without that section gets them all in this one (as volatile as they are)
+        reads = (reads - {"stable_tools"}) | {"tools"}
+    return reads
+
+
+def _used_names(v: Variant, cid: str, comp: Component | None, templates: tuple[Template, ...],
+                diags: list[Diagnostic]) -> set[str]:
+    """The top-level names the templates use that no data of the component provides; an
+    unknown one is reported (lint reports it, strict refuses)."""
+    provided = set(comp.provides) if comp is not None else set()
+    known = {*STANDARD, OFFERS, *v.placeholders, *(i.name for i in v.inputs), *provided}
+    # A data function that does not say what it provides may provide any name.
+    open_data = comp is not None and (comp.data is not None or comp.request_data is not None) \
+        and not provided
+    names: set[str] = set()
+    for tpl in templates:
+        names.update(tpl.top_names)
+        if open_data:
+            continue
+        for name in tpl.top_names:
+            if name not in known:
+                diags.append(Diagnostic(
+                    "error", "placeholder-unknown",
+                    f"{tpl.source}:{tpl.name_lines.get(name, 0)}: unknown placeholder "
+                    f"{{{{{name}}}}} in component {cid!r}; it renders empty" +
+                    did_you_mean(name, known), cid))
+    return names - provided
+
+
+def _offered_tools(templates: tuple[Template, ...]) -> set[str] | None:
+    """The tools `{{#offers.<tool>}}…` names in the templates (also where it is tested inside
+    a section); None when no template tests `offers`."""
+    names = [n.partition(".") for tpl in templates for n in tpl.all_names]
+    if not any(head == OFFERS for head, _dot, _rest in names):
+        return None
+    return {rest.split(".")[0] for head, dot, rest in names if head == OFFERS and dot}
+
+
+def _reads(v: Variant, comp: Component | None, names: set[str],
+           templates: tuple[Template, ...]) -> tuple[set[str], tuple[str, ...], bool]:
+    """(what the output is computed from, the standard placeholders used, whether it tests
+    `offers`). `offers.<tool>` reads `tools` when a tool it names comes and goes with the
+    session, else `stable_tools` (a tool the variant never offers is constantly absent)."""
+    reads = _declared_reads(v, comp)
+    named = _offered_tools(templates)
+    if named is not None:
+        per = {s.name for s in v.tool_specs if per_session(s)}
+        reads.add("tools" if named & per else "stable_tools")
+    std_names = tuple(sorted(n for n in names if n in STANDARD))
+    reads.update(STANDARD[n][0] for n in std_names if STANDARD[n][0])
+    return reads, std_names, named is not None
+
+
+def _cache(reads: set[str], comp: Component | None, tools_class: CacheClass,
+           stable_class: CacheClass) -> CacheClass:
+    """The class of what the step reads, or the component's own when that is more volatile."""
+    cache = class_of(frozenset(reads), tools_class, stable_class)
+    if comp is not None and comp.cache is not None and RANK[comp.cache] > RANK[cache]:
+        return comp.cache  # type: ignore[return-value]
+    return cache
 
 
 def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Component],
@@ -77,85 +188,21 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Compone
               stable_class: CacheClass = "static") -> Step | None:
     """Resolve one component of the variant: its templates, settings, reads, class."""
     comp = components.get(cid)
-    override: Template | None = v.component_templates.get(cid)
-    if comp is None and override is None:
+    if comp is None and cid not in v.component_templates:
         diags.append(Diagnostic("error", "component-missing",
                                 f"variant {v.id!r} lists component {cid!r}, which is not "
                                 "registered; its section is skipped" +
                                 did_you_mean(cid, components), cid))
         return None
-    step = Step(cid, index)
-    step.component = comp
-    if override is not None:
-        step.template = override
-        step.origin = v.origins.get(f"component:{cid}", override.source)
-    elif comp is not None and comp.parsed is not None:
-        step.template = comp.parsed
-        step.origin = comp.origin
-    elif comp is not None:  # a function component
-        step.origin = f"{comp.source}: function {getattr(comp.function, '__qualname__', cid)}"
-    short_override: Template | None = v.component_templates.get(cid + ".short")
-    if short_override is not None:
-        step.short = short_override
-        step.short_origin = short_override.source
-    elif comp is not None and comp.parsed_short is not None and override is None:
-        step.short = comp.parsed_short
-        step.short_origin = comp.short_origin
-    settings = v.component_settings.get(cid)
-    step.priority = comp.priority if comp else 50
-    step.required = comp.required if comp else False
-    if settings is not None:
-        if settings.priority is not None:
-            step.priority = settings.priority
-        if settings.required is not None:
-            step.required = settings.required
-    if comp is not None and comp.reads is None and (comp.function is not None or
-                                                    comp.data is not None):
-        # Python code that does not say what it reads: run it on every request.
-        step.reads = None
-        step.cache = "request"
-        return step
-    reads: set[str] = set(comp.reads or ()) if comp is not None else set()
-    if "stable_tools" in reads and SESSION_TOOLS not in v.components:
-        # the static catalogue leaves the per-session tools to `session_tools`; a variant
-        # without that section gets them all in this one (as volatile as they are)
-        reads = (reads - {"stable_tools"}) | {"tools"}
-    provided = set(comp.provides) if comp is not None else set()
-    names: set[str] = set()
-    known = {*STANDARD, OFFERS, *v.placeholders, *(i.name for i in v.inputs), *provided}
-    # A data function that does not say what it provides may provide any name.
-    open_data = comp is not None and (comp.data is not None or comp.request_data is not None) \
-        and not provided
-    for tpl in (step.template, step.short):
-        if tpl is not None:
-            names.update(tpl.top_names)
-            for name in tpl.top_names:
-                if name not in known and not open_data:  # lint reports it, strict refuses
-                    line = tpl.name_lines.get(name, 0)
-                    diags.append(Diagnostic(
-                        "error", "placeholder-unknown",
-                        f"{tpl.source}:{line}: unknown placeholder {{{{{name}}}}} in component "
-                        f"{cid!r}; it renders empty" + did_you_mean(name, known), cid))
-    names -= provided
-    if any(n == OFFERS or n.startswith(OFFERS + ".") for tpl in (step.template, step.short)
-           if tpl is not None for n in tpl.all_names):
-        names.add(OFFERS)  # also where it is tested inside a section, `{{#plan}}…{{/plan}}`
-    if OFFERS in names:  # `{{#offers.read_file}}…`: text that depends on a tool being offered
-        names.discard(OFFERS)
-        step.offers = True
-        named = {n.split(".")[1] for tpl in (step.template, step.short) if tpl is not None
-                 for n in tpl.all_names if n.startswith(OFFERS + ".") and n.count(".") >= 1}
-        # a tool the variant never offers is constantly absent: it reads nothing
-        per = {s.name for s in v.tool_specs if per_session(s)}
-        reads.add("tools" if named & per else "stable_tools")
-    step.std_names = tuple(sorted(n for n in names if n in STANDARD))
-    for n in step.std_names:
-        if STANDARD[n][0]:
-            reads.add(STANDARD[n][0])
-    step.runtime_names = frozenset(names)
-    step.runtime_order = tuple(sorted(names))
-    step.cache = class_of(frozenset(reads), tools_class, stable_class)
-    if comp is not None and comp.cache is not None and RANK[comp.cache] > RANK[step.cache]:
-        step.cache = comp.cache  # type: ignore[assignment]
-    step.reads = tuple(sorted(r for r in reads if r != "provider"))
-    return step
+    texts = _texts(v, cid, comp)
+    priority, required = _budget(v, cid, comp)
+    if _undeclared(comp):
+        return Step(cid, index, comp, texts.template, texts.short, texts.origin,
+                    texts.short_origin, priority, required, "request", None)
+    templates = tuple(t for t in (texts.template, texts.short) if t is not None)
+    names = _used_names(v, cid, comp, templates, diags) - {OFFERS}
+    reads, std_names, offers = _reads(v, comp, names, templates)
+    ordered = tuple(sorted(reads - {"provider"}))
+    return Step(cid, index, comp, texts.template, texts.short, texts.origin, texts.short_origin,
+                priority, required, _cache(reads, comp, tools_class, stable_class), ordered,
+                frozenset(names), tuple(sorted(names)), std_names, offers, reader(ordered))

@@ -7,44 +7,43 @@ that depend on MCP servers, skills, rules, attachments or workspace roots, such 
 skill-loading tools with their enum of skill names), then the MCP tools. So the built-in block is
 byte-identical across sessions, and a cache breakpoint after it is shared by all of them.
 
-The JSON for a set of tools is built once and shared by every request that offers the same set
-(`NativeTools`, keyed by the complete input: the offered specs, what their option lists come from,
-and the MCP tools with their names, descriptions and schemas). Every call hands out a fresh copy,
-so a client may change what it gets. Schemas are normalized per provider (promptc/_emit/
-schemas/): OpenAI strict where the schema allows it, Gemini's OpenAPI subset (or its
-`parameters_json_schema`), Anthropic's object root; what conversion finds wrong in an MCP
-server's schema is reported per wire format (`NativeTools.diagnostics`). An MCP description is
-the server's words after its provenance mark, `[MCP <server>] …` (components/wire.toml,
-promptc/_emit/wording.py), in every format.
+The built-in block's JSON is made once per distinct block (`ToolBlock`, keyed by the offered specs
+and what their option lists come from) and shared by every request that offers it; a session's
+MCP tools are made per request straight in the provider's shape, from schema forms kept by schema
+(see entries.py). Every call hands out a fresh copy, so a client may change what it gets. What
+conversion finds wrong in an MCP server's schema is reported per wire format
+(`NativeTools.diagnostics`). An MCP description is the server's words after its provenance
+mark, `[MCP <server>] …` (components/wire.toml, promptc/_emit/wording.py), in every format.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, Literal, Protocol
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import attrs
 
 from .._base.frozen import FreshCopies, dumps_json, thaw
 from .._model.context import PromptContext, Skill
-from .._model.provider import ProviderInfo, normalize_provider
-from .._model.tools import (EnumSources, McpBinding, ToolSpec, json_schema, options_of,
-                            per_session)
-from .._model.variant import ActiveToolMode, ToolModeChoice
-from .._calls.desk import CallDesk, builtin_tools, mcp_entries
-from .._calls.records import CallError, ParsedMessage, ToolCall
-from .._calls.checker import BuiltinTool
 from .._model.diagnostics import Diagnostic
-from .schemas import Converted, Problem, checked_root, gemini_form, strict_form
-from .schemas.strict import Reword
+from .._model.provider import ProviderInfo, normalize_provider
+from .._model.tools import EnumSources, McpBinding, ToolSpec, json_schema, per_session
+from .._model.variant import ActiveToolMode, ToolModeChoice
+from .entries import (FORMATS, FunctionList, SchemaForms, Shape, to_anthropic, to_gemini,
+                      to_openai, to_openai_responses)
+from .schemas import Problem, checked_root
 from .wording import mcp_description, strict_reword
 
-__all__ = ["ToolSet", "NativeTools", "Shape", "SchemaForms", "native_key", "shape_key",
-           "FunctionList",
+if TYPE_CHECKING:  # the call checker is loaded when a call first comes back
+    from .._calls.checker import BuiltinTool
+    from .._calls.desk import CallDesk
+    from .._calls.records import CallError, ParsedMessage, ToolCall
+
+# Shape, SchemaForms, FORMATS and the to_* functions live in entries.py and are found here too.
+__all__ = ["ToolSet", "NativeTools", "ToolBlock", "Shape", "SchemaForms", "FunctionList",
            "to_openai", "to_openai_responses", "to_anthropic", "to_gemini", "FORMATS",
            "wire_format", "WireFormat"]
 
-FunctionList = list[tuple[str, str, dict[str, Any]]]  # (name, description, JSON schema)
 WireFormat = Literal["openai", "anthropic", "gemini"]
 
 
@@ -62,154 +61,11 @@ def wire_format(provider: ProviderInfo) -> WireFormat:
     return "openai"
 
 
-# --- per-provider shapes -----------------------------------------------------------------------
-
-FORMATS = ("functions", "openai", "openai-loose", "openai-responses", "openai-responses-loose",
-           "anthropic", "gemini", "gemini-json")
-
-
-class SchemaForms:
-    """One JSON Schema in the forms the providers take (as given, OpenAI strict, Gemini's
-    OpenAPI subset), each converted on first use and then kept. Shared by every tool with this
-    schema, whatever its name: a new session whose MCP servers are named differently converts
-    nothing again. The forms are never handed out as they are; `copy` gives fresh ones."""
-
-    __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies")
-
-    def __init__(self, schema: dict[str, Any], problems: tuple[Problem, ...] = (),
-                 reword: Reword | None = None) -> None:
-        self.schema = schema
-        self._problems = problems  # what checking the schema as it arrived found
-        self._reword = reword  # the strict form's wording of optional parameters (built-ins)
-        self._strict: Converted | None = None
-        self._gemini: Converted | None = None
-        self._copies: dict[str, FreshCopies] = {}
-
-    @property
-    def strict(self) -> dict[str, Any] | None:
-        """The schema in OpenAI strict form, or None when strict mode cannot express it."""
-        done = self._strict
-        if done is None:
-            done = self._strict = strict_form(self.schema, self._reword)
-        return done.schema
-
-    @property
-    def gemini(self) -> dict[str, Any] | None:
-        """Gemini `parameters`, or None for a tool without arguments."""
-        done = self._gemini
-        if done is None:
-            done = self._gemini = gemini_form(self.schema)
-        return done.schema
-
-    def problems(self, kind: str) -> tuple[Problem, ...]:
-        """What is wrong with the schema, for one form (`json`, `strict`, `gemini`)."""
-        if kind == "json":
-            return self._problems
-        self.form(kind)
-        done = self._strict if kind == "strict" else self._gemini
-        assert done is not None
-        return (*self._problems, *(p for p in done.problems if p not in self._problems))
-
-    def form(self, kind: str) -> dict[str, Any] | None:
-        return self.schema if kind == "json" else self.strict if kind == "strict" \
-            else self.gemini
-
-    def copy(self, kind: str) -> dict[str, Any] | None:
-        copies = self._copies.get(kind)
-        if copies is None:
-            value = self.form(kind)
-            if value is None:
-                return None
-            copies = self._copies[kind] = FreshCopies(value)
-        fresh: dict[str, Any] = copies()
-        return fresh
-
-
-def _entry(fmt: str, name: str, description: str, forms: SchemaForms,
-           get: Callable[[str], dict[str, Any] | None]) -> Any:
-    """One tool's entry in a format; `get(kind)` supplies the schema (shared or a copy)."""
-    if fmt == "functions":
-        return [name, description, get("json")]
-    if fmt in ("openai", "openai-responses"):
-        strict = forms.strict is not None
-        params = get("strict" if strict else "json")
-        if fmt == "openai":
-            return {"type": "function", "function": {"name": name, "description": description,
-                                                     "parameters": params, "strict": strict}}
-        return {"type": "function", "name": name, "description": description,
-                "parameters": params, "strict": strict}
-    if fmt == "openai-loose":
-        return {"type": "function", "function": {"name": name, "description": description,
-                                                 "parameters": get("json")}}
-    if fmt == "openai-responses-loose":
-        return {"type": "function", "name": name, "description": description,
-                "parameters": get("json"), "strict": False}
-    if fmt == "anthropic":
-        return {"name": name, "description": description, "input_schema": get("json")}
-    if fmt == "gemini":
-        decl: dict[str, Any] = {"name": name, "description": description}
-        if forms.gemini is not None:
-            decl["parameters"] = get("gemini")
-        return decl
-    if fmt == "gemini-json":
-        return {"name": name, "description": description, "parameters_json_schema": get("json")}
-    raise ValueError(f"unknown tool format {fmt!r}")
-
-
-class Shape:
-    """One tool as each provider wants it: its name, its description (verbatim) and the forms
-    of its schema. `entry` is the shared entry (made once, never handed out); `fresh` a new
-    one built from copies, for a client that may change it."""
-
-    __slots__ = ("name", "description", "forms", "_entries")
-
-    def __init__(self, name: str, description: str, forms: SchemaForms) -> None:
-        self.name = name
-        self.description = description
-        self.forms = forms
-        self._entries: dict[str, Any] = {}
-
-    @property
-    def schema(self) -> dict[str, Any]:
-        return self.forms.schema
-
-    @property
-    def strict(self) -> dict[str, Any] | None:
-        return self.forms.strict
-
-    def entry(self, fmt: str) -> Any:
-        made = self._entries.get(fmt)
-        if made is None:
-            made = self._entries[fmt] = _entry(fmt, self.name, self.description, self.forms,
-                                               self.forms.form)
-        return made
-
-    def fresh(self, fmt: str) -> Any:
-        return _entry(fmt, self.name, self.description, self.forms, self.forms.copy)
-
-
-def _shaped(functions: FunctionList, fmt: str) -> list[Any]:
-    return [Shape(n, d, SchemaForms(s)).entry(fmt) for n, d, s in functions]
-
-
-def to_openai(functions: FunctionList) -> list[dict[str, Any]]:
-    """Chat Completions `tools`, plain JSON Schema (optional parameters optional)."""
-    return _shaped(functions, "openai-loose")
-
-
-def to_openai_responses(functions: FunctionList) -> list[dict[str, Any]]:
-    """Responses API `tools` (flat function objects), not strict."""
-    return _shaped(functions, "openai-responses-loose")
-
-
-def to_anthropic(functions: FunctionList) -> list[dict[str, Any]]:
-    return _shaped(functions, "anthropic")
-
-
-def to_gemini(functions: FunctionList) -> list[dict[str, Any]]:
-    """Function declarations with `parameters` in Gemini's OpenAPI subset (left out for a tool
-    without arguments)."""
-    return [{"function_declarations": _shaped(functions, "gemini")}]
+def _wrapped(fmt: str, entries: list[Any]) -> Any:
+    """A format's payload around its entries (Gemini's is one `function_declarations` list)."""
+    if fmt.startswith("gemini"):
+        return [{"function_declarations": entries}]
+    return entries
 
 
 def _mcp_forms(binding: McpBinding) -> SchemaForms:
@@ -226,14 +82,6 @@ def _mcp_description(binding: McpBinding) -> str:
     return mcp_description(binding.server, binding.tool, binding.description)
 
 
-def native_key(specs: Sequence[ToolSpec], sources: EnumSources,
-               mcp: Sequence[McpBinding]) -> Hashable:
-    """The complete, typed input of a tool set's native JSON (all strings)."""
-    return (tuple(s.name for s in specs), sources,
-            tuple((b.native_name, b.server, b.tool, b.description,
-                   b.input_schema.json_text) for b in mcp))
-
-
 # The schema form each wire format sends (its problems are the ones reported).
 _FORM_OF: dict[str, str] = {"anthropic": "json", "openai": "strict", "gemini": "gemini"}
 
@@ -243,14 +91,6 @@ def _diagnostic(binding: McpBinding, problem: Problem) -> Diagnostic:
                       f"MCP tool {binding.tool!r} of server {binding.server!r} (function "
                       f"{binding.native_name!r}), input schema: {problem.message()}",
                       f"{binding.server}/{binding.tool}")
-
-
-def shape_key(spec: ToolSpec, enabled: frozenset[str], sources: EnumSources) -> Hashable:
-    """The complete input of a built-in tool's schema: its name (specs are the plan's own), the
-    tools its parameters depend on that are enabled, and its options from the request."""
-    deps = tuple(d for p in spec.parameters for d in p.depends_on if d in enabled)
-    options = tuple((p.name, options_of(p, sources)) for p in spec.parameters if p.enum_from)
-    return ("spec", spec.name, deps, options)
 
 
 class Cache(Protocol):
@@ -272,86 +112,126 @@ class _NoCache:
 FRESH_ASSEMBLIES = 2  # a tool set's first payloads are assembled from its tools' own copies
 
 
-class NativeTools:
-    """The native definitions of one tool set, handed out as fresh copies; also the parser of
-    its calls and the JSON text that is counted and keyed.
+class ToolBlock:
+    """The built-in tools a request offers (the specs whose conditions hold, and what their
+    option lists come from) as each provider wants them: made once per distinct block, shared
+    by every request that offers it (sessions differ in their MCP tools, rarely here). Its
+    entries are never handed out: `fresh` gives new ones."""
 
-    Each tool's Shape (and each schema's forms) comes from `cache`, the plan's memo, keyed by its
-    complete input, so a new tool set reuses what it shares with earlier ones: its first payloads
-    are assembled from the tools' own copies; from the third on, the whole payload is copied at
-    once (FreshCopies), which is faster for a set that keeps coming back.
-    """
+    __slots__ = ("specs", "sources", "shapes", "stable", "_copies", "_builtins")
 
-    __slots__ = ("_specs", "_sources", "_mcp", "_copies", "_uses", "_shaped", "_texts",
-                 "_diagnostics",
-                 "_builtins", "_cache", "stable")
-
-    def __init__(self, specs: tuple[ToolSpec, ...], sources: EnumSources,
-                 mcp: tuple[McpBinding, ...], cache: Cache | None = None) -> None:
-        self._specs = specs
-        self._sources = sources
-        self._mcp = mcp
-        self._cache: Cache = cache if cache is not None else _NoCache()
-        self._copies: dict[str, FreshCopies] = {}
-        self._uses: dict[str, int] = {}
-        self._texts: dict[tuple[str, int], str] = {}
-        self._diagnostics: dict[str, tuple[Diagnostic, ...]] = {}
-        self._shaped: list[Shape] | None = None
-        self._builtins: tuple[BuiltinTool, ...] | None = None
+    def __init__(self, specs: tuple[ToolSpec, ...], sources: EnumSources) -> None:
+        self.specs = specs
+        self.sources = sources
+        enabled = frozenset(s.name for s in specs)
+        self.shapes = tuple(Shape(s.name, s.description, SchemaForms(
+            json_schema(s, enabled, sources), reword=strict_reword)) for s in specs)
         stable = 0
         for spec in specs:
             if per_session(spec):
                 break
             stable += 1
         self.stable = stable  # leading specs in the built-in block
+        self._copies: dict[str, FreshCopies] = {}
+        self._builtins: tuple[BuiltinTool, ...] | None = None
+
+    def fresh(self, fmt: str) -> list[Any]:
+        """New entries of every tool in a format (a copy of the block, made at once)."""
+        copies = self._copies.get(fmt)
+        if copies is None:  # two threads may both make it: the results are equal
+            copies = self._copies[fmt] = FreshCopies([x.entry(fmt) for x in self.shapes])
+        entries: list[Any] = copies()
+        return entries
+
+    def builtin_tools(self) -> tuple[BuiltinTool, ...]:
+        """The tools as the call checker reads them (made once per block)."""
+        tools = self._builtins
+        if tools is None:
+            from .._calls.desk import builtin_tools
+            tools = self._builtins = builtin_tools(self.specs, self.sources)
+        return tools
+
+
+class NativeTools:
+    """The native definitions of one tool set, handed out as fresh copies; also the parser of
+    its calls and the JSON text that is counted and keyed.
+
+    A tool set is a built-in block (shared, see ToolBlock) and the session's MCP tools, whose
+    schema forms come from `cache`, the plan's memo, keyed by the schema's JSON text: a new
+    session whose servers only changed their names converts no schema again, and its entries
+    are built straight in the provider's shape. The first payloads of a set are assembled from
+    those copies; from the third on, the whole payload is copied at once (FreshCopies), which
+    is faster for a set that keeps coming back.
+    """
+
+    __slots__ = ("_block", "_mcp", "_mcp_forms", "_copies", "_uses", "_texts", "_cache")
+
+    def __init__(self, specs: tuple[ToolSpec, ...], sources: EnumSources,
+                 mcp: tuple[McpBinding, ...], cache: Cache | None = None,
+                 block: ToolBlock | None = None) -> None:
+        self._block = block if block is not None else ToolBlock(specs, sources)
+        self._mcp = mcp
+        self._cache: Cache = cache if cache is not None else _NoCache()
+        self._mcp_forms: list[SchemaForms] | None = None
+        self._copies: dict[str, FreshCopies] = {}
+        self._uses: dict[str, int] = {}
+        self._texts: dict[tuple[str, int], str] = {}
+
+    @property
+    def stable(self) -> int:
+        return self._block.stable
+
+    def with_mcp(self, mcp: tuple[McpBinding, ...]) -> NativeTools:
+        """This set's block with a session's MCP tools after it."""
+        return NativeTools(self._block.specs, self._block.sources, mcp, self._cache,
+                           self._block)
+
+    def _forms(self) -> list[SchemaForms]:
+        """Each MCP tool's schema forms (kept by the plan by schema text)."""
+        made = self._mcp_forms
+        if made is None:
+            cache = self._cache
+            made = []
+            for b in self._mcp:
+                key = ("schema", b.input_schema.json_text)
+                forms = cache.get(key)
+                if forms is None:
+                    forms = cache.put(key, _mcp_forms(b))
+                made.append(forms)
+            self._mcp_forms = made
+        return made
 
     def shapes(self) -> list[Shape]:
-        out = self._shaped
-        if out is None:
-            cache = self._cache
-            enabled = frozenset(s.name for s in self._specs)
-            sources = self._sources
-            built: list[Shape] = []
-            for spec in self._specs:
-                key = shape_key(spec, enabled, sources)
-                shape = cache.get(key)
-                if shape is None:
-                    shape = cache.put(key, Shape(spec.name, spec.description, SchemaForms(
-                        json_schema(spec, enabled, sources), reword=strict_reword)))
-                built.append(shape)
-            for b in self._mcp:
-                key = ("mcp", b.native_name, b.server, b.tool, b.description,
-                       b.input_schema.json_text)
-                shape = cache.get(key)
-                if shape is None:
-                    forms_key = ("schema", b.input_schema.json_text)
-                    forms = cache.get(forms_key)
-                    if forms is None:
-                        forms = cache.put(forms_key, _mcp_forms(b))
-                    shape = cache.put(key, Shape(b.native_name, _mcp_description(b), forms))
-                built.append(shape)
-            out = self._shaped = built
-        return out
+        return [*self._block.shapes, *(Shape(b.native_name, _mcp_description(b), forms)
+                                       for b, forms in zip(self._mcp, self._forms()))]
+
+    def _fresh_mcp(self, fmt: str) -> list[Any]:
+        """New entries of the MCP tools, each made in one call."""
+        return [forms.maker(fmt)(b.native_name, _mcp_description(b))
+                for b, forms in zip(self._mcp, self._forms())]
 
     def functions(self) -> FunctionList:
         """(name, description, JSON schema) per tool; shared: never hand it out as it is."""
         return [(x.name, x.description, x.schema) for x in self.shapes()]
 
-    def _value(self, fmt: str, upto: int | None = None, fresh: bool = False) -> Any:
+    def _value(self, fmt: str, upto: int | None = None) -> Any:
+        """The payload made of the tools' shared entries (never handed out as it is)."""
         if fmt not in FORMATS:
             raise ValueError(f"unknown tool format {fmt!r}")
         shapes = self.shapes() if upto is None else self.shapes()[:upto]
-        entries = [x.fresh(fmt) for x in shapes] if fresh else [x.entry(fmt) for x in shapes]
-        if fmt.startswith("gemini"):
-            return [{"function_declarations": entries}]
-        return entries
+        return _wrapped(fmt, [x.entry(fmt) for x in shapes])
 
     def payload(self, fmt: str) -> Any:
         copies = self._copies.get(fmt)
         if copies is None:  # two threads may both build it: the results are equal
+            if fmt not in FORMATS:
+                raise ValueError(f"unknown tool format {fmt!r}")
             uses = self._uses[fmt] = self._uses.get(fmt, 0) + 1
             if uses <= FRESH_ASSEMBLIES:
-                return self._value(fmt, fresh=True)
+                entries = self._block.fresh(fmt)
+                if self._mcp:
+                    entries += self._fresh_mcp(fmt)
+                return _wrapped(fmt, entries)
             copies = self._copies[fmt] = FreshCopies(self._value(fmt))
         return copies()
 
@@ -367,24 +247,17 @@ class NativeTools:
     def diagnostics(self, fmt: str) -> tuple[Diagnostic, ...]:
         """What is wrong with the MCP tools' input schemas as wire format `fmt` (anthropic,
         openai, gemini) sends them: each a warning naming the tool and the keyword."""
-        found = self._diagnostics.get(fmt)
-        if found is None:
-            mcp_shapes = self.shapes()[len(self._specs):]
-            found = tuple(_diagnostic(b, p) for b, shape in zip(self._mcp, mcp_shapes)
-                          for p in shape.forms.problems(_FORM_OF.get(fmt, "json")))
-            self._diagnostics[fmt] = found
-        return found
+        kind = _FORM_OF.get(fmt, "json")
+        return tuple(_diagnostic(b, p) for b, forms in zip(self._mcp, self._forms())
+                     if forms.problems(kind) for p in forms.problems(kind))
 
     def strict(self) -> tuple[bool, ...]:
         """Per tool, whether its OpenAI definition is strict."""
         return tuple(x.strict is not None for x in self.shapes())
 
     def builtin_tools(self) -> tuple[BuiltinTool, ...]:
-        """The offered built-in tools as the call checker reads them (made once per set)."""
-        tools = self._builtins
-        if tools is None:
-            tools = self._builtins = builtin_tools(self._specs, self._sources)
-        return tools
+        """The offered built-in tools as the call checker reads them (made once per block)."""
+        return self._block.builtin_tools()
 
     @property
     def cache(self) -> Cache:
@@ -393,7 +266,7 @@ class NativeTools:
 
     @property
     def count(self) -> int:
-        return len(self._specs) + len(self._mcp)
+        return len(self._block.specs) + len(self._mcp)
 
 
 @attrs.frozen
@@ -507,6 +380,7 @@ class ToolSet:
     def _session_options(self) -> tuple[BuiltinTool, ...]:
         """Shared tools: the built-in tools as the checker reads them, with the options the
         session's skills give (its schemas have none)."""
+        from .._calls.desk import builtin_tools
         from .._model.tools import enum_sources
         return builtin_tools(self.specs, enum_sources(self.specs, self.skills))
 
@@ -515,6 +389,7 @@ class ToolSet:
         if desk is None:
             native = self._tools()
             context = self.context if self.context is not None else PromptContext()
+            from .._calls.desk import CallDesk, mcp_entries
             tools = native.builtin_tools() if not self.shared else self._session_options()
             desk = CallDesk.build(tools, mcp_entries(context.mcp_servers, self.mcp),
                                   context.mode, native.cache, native=self.mode == "native")

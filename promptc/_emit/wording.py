@@ -44,7 +44,21 @@ def _wire_path() -> Path:
 
 
 def _fill(template: str, values: Mapping[str, str]) -> str:
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+    """The template with its placeholders filled in one pass (split once per template: the
+    fill runs for every MCP tool of every new session)."""
+    parts = _split(template)
+    return "".join([values[part] if i % 2 else part for i, part in enumerate(parts)])
+
+
+@lru_cache(maxsize=16)
+def _split(template: str) -> list[str]:
+    """Literal text and placeholder names, alternating (the wording's own templates)."""
+    return _PLACEHOLDER.split(template)
+
+
+@lru_cache(maxsize=16)
+def _mark(template: str) -> str:
+    return template.split("{{", 1)[0].strip()
 
 
 @lru_cache(maxsize=4096)
@@ -64,7 +78,7 @@ class Wording:
     @property
     def mark(self) -> str:
         """The text before the first placeholder of the MCP description (the provenance mark)."""
-        return self.mcp["description"].split("{{", 1)[0].strip()
+        return _mark(self.mcp["description"])
 
     def mcp_description(self, server: str, tool: str, description: str) -> str:
         mark = self.mark

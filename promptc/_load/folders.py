@@ -27,7 +27,7 @@ from .._model.diagnostics import Diagnostic
 from .._model.provider import FAMILY_FILE, FamilyRule, read_families
 from .._model.tools import ToolSpec, load_tool_file
 from .._model.variant import ID_PATTERN, check_variant_table
-from .builtin_data import SHARED_TEMPLATES
+from .component_defs import SHARED_TEMPLATES
 
 __all__ = ["Layer", "RawVariant", "TextFile", "read_layer", "read_variant_folder"]
 

@@ -25,7 +25,7 @@ from .._model.tools import ToolSpec
 from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
 from .._text.template import Template, parsed_template
-from .builtin_data import BUILTIN_DATA, DataDef
+from .component_defs import BUILTIN_COMPONENTS, ComponentDef
 from .features import declared_features
 from .noops import unused_overrides
 from .folders import Layer, RawVariant, TextFile
@@ -161,18 +161,19 @@ def compile_component(comp: Component) -> Component:
     return attrs.evolve(comp, parsed=parsed, parsed_short=parsed_short)
 
 
-_NO_DATA = DataDef()  # a component without built-in data: nothing provided or read
+_NO_DATA = ComponentDef()  # a component without built-in data: nothing provided or read
 
 
 def _component_from(cid: str, text: TextFile, short: TextFile | None) -> Component:
     """A component from a folder's text file; a built-in id keeps its built-in data."""
-    d = BUILTIN_DATA.get(cid, _NO_DATA)
+    d = BUILTIN_COMPONENTS.get(cid, _NO_DATA)
     short_template, short_origin, short_path = _shorter_form(short)
     return compile_component(Component(
         id=cid, template=text.text, provides=d.provides,
-        reads=d.reads if d.data is not None else (), priority=d.priority, required=d.required,
+        reads=d.reads if d.fed else (), priority=d.priority, required=d.required,
         short_template=short_template, source=text.source, origin=text.origin or text.path,
-        short_origin=short_origin, path=text.path, short_path=short_path, request_data=d.data))
+        short_origin=short_origin, path=text.path, short_path=short_path,
+        request_data=cid if d.fed else None))
 
 
 def _shorter_form(short: TextFile | None) -> tuple[str | None, str, str]:

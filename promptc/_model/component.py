@@ -26,23 +26,21 @@ if TYPE_CHECKING:
 
     from .._text.template import Template
     from .context import PromptContext
-    from .request import Request
     from .variant import Variant
 
-__all__ = ["Component", "DataFunction", "RenderFunction", "RequestDataFunction", "READ_ROOTS"]
+__all__ = ["Component", "DataFunction", "RenderFunction", "READ_ROOTS"]
 
 DataFunction = Callable[["Variant", "PromptContext"], "Mapping[str, Any] | None"]
 RenderFunction = Callable[["Variant", "PromptContext"], "str | None"]
-# The built-in components' data functions read the bound request and the plan's data memos
-# (see promptc/_load/builtin_data).
-RequestDataFunction = Callable[["Request", Any], "Mapping[str, Any] | None"]
 
 # What a `reads` entry may name: a context field (optionally `features.X` / `runtime.X`), the
-# provider, `tools` (which tools are offered, and what their option lists come from) or
-# `stable_tools` (only those whose presence depends on no session value: static).
+# provider, `tools` (which tools are offered, and what their option lists come from),
+# `stable_tools` (only those whose presence depends on no session value: static) or
+# `mcp_servers_in_plan` (the MCP servers in plan mode, none in act mode).
 READ_ROOTS = frozenset({"provider", "cwd", "os", "shell", "home", "ide", "mode", "date",
                         "workspace_roots", "rules", "mcp_servers", "skills", "features",
-                        "attachments", "runtime", "tools", "stable_tools"})
+                        "attachments", "runtime", "tools", "stable_tools",
+                        "mcp_servers_in_plan"})
 
 
 def _provides(value: Iterable[str]) -> frozenset[str]:
@@ -81,10 +79,11 @@ class Component:
     short_origin: str = ""
     path: str = ""  # the file itself, for error messages and lint (file:line)
     short_path: str = ""
-    # Set by the registry at load: the parsed templates, and a built-in component's data.
+    # Set by the registry at load: the parsed templates, and for a built-in id the id of the
+    # per-request data that feeds its template (promptc/_compile/builtin_data.py).
     parsed: Template | None = attrs.field(default=None, eq=False, repr=False)
     parsed_short: Template | None = attrs.field(default=None, eq=False, repr=False)
-    request_data: RequestDataFunction | None = attrs.field(default=None, eq=False, repr=False)
+    request_data: str | None = attrs.field(default=None, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         if (self.function is None) == (self.template is None):

@@ -10,21 +10,22 @@ feature or schema are different keys, as they render differently. Text fields ar
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import attrs
 
-from .._base.errors import ContextError, PromptcError
+from .._base.errors import ContextError
 from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
 from .._base.records import build_record, describe, one_of, typed
 from .cache import CacheClass
 from .features import FeatureSet, builtin_features
+from .keyed import Keyed, keyed
 from .provider import ProviderInfo
 
-__all__ = ["PromptContext", "context_from_data", "ContextParts", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
+__all__ = ["PromptContext", "context_from_data", "records", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
            "Skill", "Attachment", "WorkspaceRoot", "FIELD_CLASSES", "MAX_CONTEXT_FILE_BYTES",
            "MCP_ANNOTATIONS", "check_feature_names"]
 
@@ -41,7 +42,7 @@ def _lf(value: Any) -> Any:
     return value
 
 
-def _records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, ...]:
+def records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, ...]:
     """`items` as records of `cls`, each plain table built into one.
 
     The common case (a plain dict with known keys) goes straight to the record's constructor,
@@ -50,56 +51,63 @@ def _records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, 
     """
     if items is None:
         return ()
+    _check_list(items, field)
+    if not items:
+        return ()
+    if items.__class__ is tuple and set(map(type, items)) == {cls}:
+        return items  # records already (a memo's, say)
+    known: frozenset[str] = cls.__field_set__  # type: ignore[attr-defined]
+    return tuple([_record(cls, item, known, field, i) for i, item in enumerate(items)])
+
+
+def _check_list(items: Any, field: str) -> None:
     if items.__class__ is not list and items.__class__ is not tuple and (
             isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable)):
         raise ContextError(f"must be a list, got {describe(items)}", field=field)
-    known: frozenset[str] = cls.__field_set__  # type: ignore[attr-defined]
-    out = []
-    for i, item in enumerate(items):
-        if item.__class__ is cls:
-            out.append(item)
-            continue
-        if item.__class__ is dict and item.keys() <= known:
-            try:
-                out.append(cls(**item))
-                continue
-            except (PromptcError, TypeError):
-                pass  # rebuilt below, for the message (a missing field is a TypeError here)
-        out.append(build_record(cls, item, path=f"{field}[{i}]", error=ContextError))
-    return tuple(out)
+
+
+def _record(cls: type[R], item: Any, known: frozenset[str], field: str, i: int) -> R:
+    if item.__class__ is cls:
+        return item
+    if item.__class__ is dict and item.keys() <= known:
+        made = cls.__plain__(item)  # type: ignore[attr-defined]
+        if made is not None:
+            return made  # type: ignore[no-any-return]
+    built: R = build_record(cls, item, path=f"{field}[{i}]", error=ContextError)
+    return built
 
 
 # Named converters, one per record type (mypy's attrs plugin reads a converter's signature).
 def _mcp_tools(items: Iterable[Any] | None) -> tuple[McpTool, ...]:
-    return _records(McpTool, items, "tools")
+    return records(McpTool, items, "tools")
 
 
 def _mcp_resources(items: Iterable[Any] | None) -> tuple[McpResource, ...]:
-    return _records(McpResource, items, "resources")
+    return records(McpResource, items, "resources")
 
 
 def _mcp_resource_templates(items: Iterable[Any] | None) -> tuple[McpResourceTemplate, ...]:
-    return _records(McpResourceTemplate, items, "resource_templates")
+    return records(McpResourceTemplate, items, "resource_templates")
 
 
 def _mcp_servers(items: Iterable[Any] | None) -> tuple[McpServer, ...]:
-    return _records(McpServer, items, "mcp_servers")
+    return records(McpServer, items, "mcp_servers")
 
 
 def _workspace_roots(items: Iterable[Any] | None) -> tuple[WorkspaceRoot, ...]:
-    return _records(WorkspaceRoot, items, "workspace_roots")
+    return records(WorkspaceRoot, items, "workspace_roots")
 
 
 def _rules(items: Iterable[Any] | None) -> tuple[Rule, ...]:
-    return _records(Rule, items, "rules")
+    return records(Rule, items, "rules")
 
 
 def _skills(items: Iterable[Any] | None) -> tuple[Skill, ...]:
-    return _records(Skill, items, "skills")
+    return records(Skill, items, "skills")
 
 
 def _attachments(items: Iterable[Any] | None) -> tuple[Attachment, ...]:
-    return _records(Attachment, items, "attachments")
+    return records(Attachment, items, "attachments")
 
 
 def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
@@ -121,11 +129,15 @@ def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
 
 def _features(value: Mapping[str, Any] | None) -> FrozenDict:
     """Feature switches are booleans: `"no"`, `"false"` or `1` once switched a tool on."""
+    if value is EMPTY:
+        return EMPTY
     if value is not None and isinstance(value, Mapping):
         for name, flag in value.items():
             if flag.__class__ is not bool:
                 raise ContextError(f"must be true or false, got {describe(flag)}",
                                    field=f"features.{name}")
+        if value.__class__ is dict and all(name.__class__ is str for name in value):
+            return FrozenDict(value)  # flat booleans under text names: JSON as they are
     return _json_map(value, "features")
 
 
@@ -207,100 +219,12 @@ def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
     return items
 
 
-class _Keyed:
-    """Equality and hashing through one nested, typed tuple built at construction.
-
-    Clients build a new, equal context for every request, and promptc's first step is to find the
-    equal context it already knows. Comparing attrs records field by field runs Python code for
-    every nested record; comparing one prebuilt tuple of tuples runs in C.
-    """
-
-    __slots__ = ("_key", "_h")  # filled by __attrs_post_init__; not attrs fields
-    __key_fields__: ClassVar[tuple[str, ...]]  # set by @_keyed: the attrs fields, in order
-    _key: tuple[Any, ...]
-    _h: int | None
-
-    def __attrs_post_init__(self) -> None:  # replaced per class by @_keyed (same result)
-        parts = []
-        for name in type(self).__key_fields__:
-            value = getattr(self, name)
-            cls = value.__class__
-            if cls is tuple and value and isinstance(value[0], _Keyed):
-                value = tuple(item._key for item in value)
-            elif cls is FrozenDict:
-                # schemas (the only packed field) by their JSON text, other tables flat
-                value = _schema_key(value) if name == "input_schema" else _frozen_key(value)
-            parts.append(value)
-        object.__setattr__(self, "_key", tuple(parts))
-        object.__setattr__(self, "_h", None)
-
-    def __eq__(self, other: object) -> bool:
-        if other is self:
-            return True
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key == other._key
-
-    def __ne__(self, other: object) -> bool:
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    def __hash__(self) -> int:
-        h = self._h
-        if h is None:
-            h = hash((self.__class__.__name__, self._key))
-            object.__setattr__(self, "_h", h)
-        return h
-
-    @property
-    def key(self) -> tuple[Any, ...]:
-        """The record's complete, typed identity (what caches key on)."""
-        return self._key
-
-
-def _frozen_key(value: FrozenDict) -> Any:
-    """A table's part of a record key, always of one kind per field: its flat tuple. (Taking
-    the JSON text when a hash had cached it made equal contexts unequal: `PromptContext()`
-    differed from itself once the shared empty table had been hashed.)"""
-    return value.flat
-
-
-def _schema_key(value: FrozenDict) -> Any:
-    """A schema's part of a key: its canonical JSON text (schemas are kept packed)."""
-    return value.json_text
-
-
-_RECORD_CONVERTERS: set[Any] = set()  # converters that make tuples of records (filled below)
-
-
-def _keyed(cls: type) -> type:
-    """Give a record its field list and a key builder written out for its fields (a loop over
-    fields costs about twice as much, and records are built for every new request)."""
-    fields = [f for f in attrs.fields(cls) if not f.name.startswith("_")]
-    cls.__key_fields__ = tuple(f.name for f in fields)  # type: ignore[attr-defined]
-    cls.__field_set__ = frozenset(cls.__key_fields__)  # type: ignore[attr-defined]
-    parts = []
-    for f in fields:
-        if f.converter in _RECORD_CONVERTERS:
-            parts.append(f"tuple([x._key for x in self.{f.name}])")
-        elif f.converter is _schema:
-            parts.append(f"_schema_key(self.{f.name})")
-        elif f.converter in (_features, _runtime, _annotations):
-            parts.append(f"_frozen_key(self.{f.name})")
-        else:
-            parts.append(f"self.{f.name}")
-    source = ("def __attrs_post_init__(self):\n"
-              f"    _set(self, '_key', ({', '.join(parts)},))\n"
-              "    _set(self, '_h', None)\n")
-    namespace: dict[str, Any] = {"_set": object.__setattr__, "_frozen_key": _frozen_key,
-                                 "_schema_key": _schema_key}
-    exec(compile(source, f"<promptc record key {cls.__name__}>", "exec"), namespace)  # noqa: S102
-    cls.__attrs_post_init__ = namespace["__attrs_post_init__"]  # type: ignore[attr-defined]
-    return cls
-
-
-_RECORD_CONVERTERS.update((_mcp_tools, _mcp_resources, _mcp_resource_templates, _mcp_servers,
-                           _workspace_roots, _rules, _skills, _attachments))
+_Keyed = Keyed
+_keyed = keyed({**dict.fromkeys((_mcp_tools, _mcp_resources, _mcp_resource_templates,
+                                 _mcp_servers, _workspace_roots, _rules, _skills,
+                                 _attachments), "records"),
+                _schema: "schema", _features: "features", _runtime: "frozen",
+                _annotations: "frozen"}, _STR)
 
 
 @_keyed
@@ -499,77 +423,35 @@ assert PromptContext.__key_fields__[0] == "provider"  # with_provider swaps the 
 
 
 def context_from_data(data: Mapping[str, Any], source: str | None = None,
-                      parts: ContextParts | None = None) -> PromptContext:
+                      prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+                      ) -> PromptContext:
     """The context for plain data: straight to the constructors when every key is known (they
-    check every type), else field by field for an error naming the file and path. `parts` (a
-    Compiler's memo) hands back MCP tool lists and skill lists already built."""
+    check every type), else field by field for an error naming the file and path. `prepare`
+    (a Compiler's memo) may hand over parts as records it built before."""
     if not isinstance(data, Mapping):
         raise ContextError("the context must be a table/object", source=source)
-    provider = data.get("provider")
-    date = data.get("date")
-    if (provider is not None and provider.__class__ is not ProviderInfo) or \
-            isinstance(date, datetime.date):
-        data = dict(data)
-        if provider is not None and provider.__class__ is not ProviderInfo:
-            data["provider"] = ProviderInfo.from_dict(provider, source=source)
-        if isinstance(date, datetime.date):  # TOML's native `date = 2026-01-01`
-            data["date"] = date.isoformat()
-    if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:  # type: ignore
-        kwargs = data
-        if parts is not None:
-            kwargs = dict(data)
-            servers = kwargs.get("mcp_servers")
-            if servers.__class__ is list:
-                kwargs["mcp_servers"] = [parts.server(s) for s in servers]
-            skills = kwargs.get("skills")
-            if skills.__class__ is list and skills:
-                kwargs["skills"] = parts.records(Skill, "skills", skills)
-        try:
-            return PromptContext(**kwargs)
-        except (PromptcError, TypeError):
-            pass  # rebuilt below, for the message
+    data = _normalized(data, source)
+    if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:
+        built = PromptContext.__plain__(prepare(data) if prepare is not None else data)
+        if built is not None:
+            return built  # type: ignore[no-any-return]
     context: PromptContext = build_record(PromptContext, data, source=source, error=ContextError)
     return context
 
 
-class ContextParts:
-    """A memo of the parts of contexts built from plain data, owned by one Compiler.
-
-    Sessions come and go, but an MCP server's tool list or the skills of a project repeat: a part
-    whose plain data was seen before (same `marshal` bytes: typed and complete) is handed back as
-    the records built the first time. A part that fails to build is left to the normal path.
-    """
-
-    __slots__ = ("_memo",)
-
-    def __init__(self, size: int = 1024) -> None:
-        from .._base.memo import Memo
-        self._memo = Memo(size)
-
-    def records(self, cls: type, field: str, items: Any) -> Any:
-        import marshal
-        try:
-            key = (field, marshal.dumps(items))
-        except ValueError:
-            return items
-        hit = self._memo.get(key)
-        if hit is None:
-            try:
-                hit = self._memo.put(key, _records(cls, items, field))
-            except (PromptcError, TypeError):
-                return items
-        return hit
-
-    def server(self, server: Any) -> Any:
-        if server.__class__ is not dict:
-            return server
-        tools = server.get("tools")
-        if tools.__class__ is not list or not tools:
-            return server
-        built = self.records(McpTool, "tools", tools)
-        if built is tools:
-            return server
-        return {**server, "tools": built}
+def _normalized(data: Mapping[str, Any], source: str | None) -> Mapping[str, Any]:
+    """A provider given as a table made a record; TOML's native `date = 2026-01-01` as text."""
+    provider = data.get("provider")
+    date = data.get("date")
+    if (provider is None or provider.__class__ is ProviderInfo) and \
+            not isinstance(date, datetime.date):
+        return data
+    out = dict(data)
+    if provider is not None and provider.__class__ is not ProviderInfo:
+        out["provider"] = ProviderInfo.from_dict(provider, source=source)
+    if isinstance(date, datetime.date):
+        out["date"] = date.isoformat()
+    return out
 
 
 # Cache class of each context field: what a prompt section depending on it can be cached with.

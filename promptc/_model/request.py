@@ -8,7 +8,8 @@ after validation against the variant's inputs. The stages after binding read onl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
+from operator import attrgetter
 from typing import Any
 
 import attrs
@@ -16,10 +17,10 @@ import attrs
 from .._base.frozen import typed_key
 from .context import PromptContext
 from .provider import ProviderInfo
-from .tools import EnumSources, ToolSpec, per_session
+from .tools import EnumSources, McpBinding, ToolSpec
 from .variant import ActiveToolMode, Variant
 
-__all__ = ["Request"]
+__all__ = ["Request", "reader"]
 
 
 @attrs.frozen
@@ -35,7 +36,14 @@ class Request:
     # Dynamic placement with native tools (fixed per plan): the tools a session's MCP servers
     # and skills bring are offered in their generic, session-free form (MCP calls through
     # use_mcp_tool, skill names as plain strings), so the tools are the same for every user.
-    shared_tools: bool = False
+    shared_tools: bool
+    # native mode (not shared): every MCP tool's function name (`mcp__<server>__<tool>`)
+    bindings: tuple[McpBinding, ...]
+    # The read `tools`: which tools are offered, and what their option lists come from.
+    offered: tuple[tuple[str, ...], EnumSources] = attrs.field(eq=False, repr=False)
+    # The read `stable_tools`: the offered tools whose presence depends on no session value,
+    # and which of the offered tools their parameters depend on.
+    stable: Hashable = attrs.field(eq=False, repr=False)
 
     @property
     def mcp_functions(self) -> bool:
@@ -49,20 +57,37 @@ class Request:
 
     def read(self, path: str) -> Any:
         """The value of one declared read (`rules`, `features.browser`, `tools`, `date`…)."""
-        root, _, sub = path.partition(".")
-        if root == "date":
-            return self.date
-        if root == "provider":
-            return self.provider
-        if root == "tools":
-            return (tuple(t.name for t in self.tools), self.enum_sources)
-        if root == "stable_tools":  # the tools whose presence depends on no session value,
-            # and which of the tools their parameters depend on are offered
-            stable = [t for t in self.tools if not per_session(t)]
-            wanted = {d for t in stable for p in t.parameters for d in p.depends_on}
-            return (tuple(t.name for t in stable),
-                    tuple(t.name for t in self.tools if t.name in wanted))
-        value = getattr(self.context, root)
-        if sub:
-            return typed_key(value.get(sub))
-        return value
+        return _getter(path)(self)
+
+
+# Reads that are the request's own fields; every other root is a context field.
+_OWN = {"tools": "offered", "stable_tools": "stable", "date": "date", "provider": "provider"}
+
+
+def _path(root: str) -> str:
+    return _OWN.get(root, "context." + root)
+
+
+def _plan_servers(r: Request) -> Any:
+    """The read `mcp_servers_in_plan`: what plan mode rules out depends on the servers' tools,
+    and nothing does in act mode."""
+    return r.context.mcp_servers if r.context.mode == "plan" else ()
+
+
+def _getter(path: str) -> Callable[[Request], Any]:
+    root, _, sub = path.partition(".")
+    if sub:  # `features.browser`, `runtime.TEAM`: one typed value of a table
+        return lambda r: typed_key(getattr(r.context, root).get(sub))
+    if root == "mcp_servers_in_plan":
+        return _plan_servers
+    return attrgetter(_path(root))
+
+
+def reader(reads: tuple[str, ...]) -> Callable[[Request], Hashable]:
+    """One function giving the values of `reads` for a request, as a key, made once per step so
+    a request pays no dispatch (plain fields: one C-level `attrgetter`, which gives a tuple)."""
+    if len(reads) > 1 and not any("." in path or path == "mcp_servers_in_plan"
+                                  for path in reads):
+        return attrgetter(*(_path(path) for path in reads))
+    getters = [_getter(path) for path in reads]
+    return lambda r: tuple([g(r) for g in getters])

@@ -8,7 +8,7 @@ wants the JSON Schema wrapped.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,8 @@ from .context import McpServer, Skill
 __all__ = ["ToolParameter", "ToolSpec", "McpBinding", "load_tool_file", "parse_tool",
            "parameters_for", "json_schema", "mcp_bindings", "sanitize_tool_name",
            "mcp_function_name", "per_session", "MCP_PREFIX", "usage_value", "options_of",
-           "catalogue_data", "enum_sources", "EnumSources", "PARAM_TYPES", "NAME_PATTERN",
+           "catalogue_data", "enum_sources", "sources_of", "EnumSources", "PARAM_TYPES",
+           "NAME_PATTERN",
            "MODES"]
 
 PARAM_TYPES = ("string", "integer", "number", "boolean", "array", "object")
@@ -197,6 +198,11 @@ def enum_sources(specs: Sequence[ToolSpec], skills: Sequence[Skill]) -> EnumSour
     parameter lists them), and nothing when no parameter takes its options from skills. This,
     not the skill records, is what tool definitions depend on."""
     wanted = {p.enum_from for spec in specs for p in spec.parameters if p.enum_from}
+    return sources_of(wanted, skills)
+
+
+def sources_of(wanted: Collection[str], skills: Sequence[Skill]) -> EnumSources:
+    """`enum_sources` for the option sources (`enum_from` values) the offered specs name."""
     if not wanted:
         return ()
     refs = "skill_references" in wanted
@@ -313,28 +319,21 @@ def mcp_bindings(servers: Sequence[McpServer], taken: Iterable[str],
     remembers the next counter to try.
     """
     used = set(taken)
-    next_number: dict[str, int] = {}
+    counters: dict[str, int] = {}
     out: list[McpBinding] = []
     for server in servers:
         part = _part(server.name)  # once per server
+        # the usual case, a server name that needs no change: `mcp__<server>__` as it is
+        prefix = f"{MCP_PREFIX}{part}__" if part is server.name else ""
         for tool in server.tools:
-            name = mcp_function_name(server.name, tool.name, part)
-            plain = f"{MCP_PREFIX}{server.name}__{tool.name}"
-            why = "" if name == plain else (
-                "is longer than 64 characters" if len(plain) > MAX_NAME else
-                "has characters a function name cannot have")
+            name, why = f"{prefix}{tool.name}", ""
+            if not prefix or len(name) > MAX_NAME or _part(tool.name) is not tool.name:
+                name, why = _named(server.name, tool.name, part)
             if name in used:
-                why = "is already taken"
-                base = name[:55] + "_" + _digest(server.name, tool.name)
-                candidate = base
-                n = next_number.get(base, 2)
-                while candidate in used:
-                    suffix = f"_{n}"
-                    candidate = base[:MAX_NAME - len(suffix)] + suffix
-                    n += 1
-                next_number[base] = n
-                name = candidate
+                name, why = _untaken(name, server.name, tool.name, used, counters), \
+                    "is already taken"
             if why and report is not None:
+                plain = f"{MCP_PREFIX}{server.name}__{tool.name}"
                 report(f"{server.name}/{tool.name}",
                        f"MCP tool {tool.name!r} of server {server.name!r}: {plain!r} {why}; "
                        f"offered natively as {name!r}")
@@ -342,6 +341,35 @@ def mcp_bindings(servers: Sequence[McpServer], taken: Iterable[str],
             out.append(McpBinding(name, server.name, tool.name, tool.description,
                                   tool.input_schema))
     return tuple(out)
+
+
+def _named(server: str, tool: str, server_part: str) -> tuple[str, str]:
+    """A tool's function name and, when it is not the plain `mcp__<server>__<tool>`, why."""
+    tool_part = _part(tool)
+    if server_part is server and tool_part is tool:  # both clean: `_part` kept them
+        name = f"{MCP_PREFIX}{server}__{tool}"
+        if len(name) <= MAX_NAME:
+            return name, ""
+    name = mcp_function_name(server, tool, server_part)
+    plain = f"{MCP_PREFIX}{server}__{tool}"
+    if name == plain:
+        return name, ""
+    return name, ("is longer than 64 characters" if len(plain) > MAX_NAME else
+                  "has characters a function name cannot have")
+
+
+def _untaken(name: str, server: str, tool: str, used: set[str], counters: dict[str, int]
+             ) -> str:
+    """A free name for a taken one: a hash of its server and tool, then a counter."""
+    base = name[:55] + "_" + _digest(server, tool)
+    candidate = base
+    n = counters.get(base, 2)
+    while candidate in used:
+        suffix = f"_{n}"
+        candidate = base[:MAX_NAME - len(suffix)] + suffix
+        n += 1
+    counters[base] = n
+    return candidate
 
 
 SESSION_FREE_READS = frozenset({"features", "mode", "provider"})

@@ -136,11 +136,27 @@ def _code_blocks(value: str) -> tuple[list[tuple[int, int]], str]:
     return spans, fence
 
 
+_OTHER_LEAD = re.compile(rf"[\r\x0b\x0c\x85\u2028\u2029]|\n[ \t{IGNORABLE}]")
+
+
+def _other_leads(text: str) -> bool:
+    """Whether `_OTHERWISE` can match anywhere in `text`: only where its lead can start (a
+    line break other than LF, or LF and a space, tab or invisible). The check costs a few
+    scans in C for ASCII text, where the substitution itself tries every position."""
+    if text.isascii():  # no invisible is ASCII
+        return "\r" in text or "\x0b" in text or "\x0c" in text or "\n " in text or \
+            "\n\t" in text
+    return _OTHER_LEAD.search(text) is not None
+
+
 def _escape_lines(text: str) -> str:
     """`text` with a backslash before the first visible character of each structural line."""
     if "#" not in text and "=" not in text and text.isascii():
         return text
-    return _OTHERWISE.sub(r"\g<lead>\\", _AT_START.sub("\n\\\\", "\n" + text))[1:]
+    started = _AT_START.sub("\n\\\\", "\n" + text)
+    if not _other_leads(started):
+        return started[1:]
+    return _OTHERWISE.sub(r"\g<lead>\\", started)[1:]
 
 
 def _lines_escaped(value: str) -> str:

@@ -18,7 +18,8 @@ import chevron.tokenizer
 from .._base.errors import TemplateError
 from .._base.memo import Memo
 
-__all__ = ["Template", "Value", "compile_template", "parsed_template", "render", "TAG_PATTERN"]
+__all__ = ["Template", "Value", "compile_template", "parsed_template", "render", "TAG_PATTERN",
+           "flat_names"]
 
 # Every mustache tag, for line numbers and whitespace-tolerant name scanning (linear: no nesting).
 _NAME = re.compile(r"^(?:\.|[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*)$")
@@ -74,12 +75,76 @@ class Template:
     all_names: tuple[str, ...] = ()  # every name, in order of first use ("." excluded)
     # compiled collect walks, by number of base scopes (see layout.collector), made on the second
     # render at that depth (`renders` counts them): a template rendered once never pays for it
-    collectors: dict[int, Any] = attrs.field(factory=dict, eq=False, repr=False)
+    collectors: dict[tuple[int, bool], Any] = attrs.field(factory=dict, eq=False, repr=False)
     renders: dict[int, int] = attrs.field(factory=dict, eq=False, repr=False)
 
 
 
+def flat_names(template: Template) -> tuple[str, ...] | None:
+    """The names of a template that is nothing but literal text and plain `{{name}}`s, in
+    order (a base template usually is); None when it has a section or a dotted name."""
+    names = []
+    for node in template.nodes:
+        if node.__class__ is str:
+            continue
+        if node.__class__ is not _Var or len(node.path) != 1:
+            return None
+        names.append(node.name)
+    return tuple(names)
+
+
 MAX_NESTING = 50  # sections inside sections: far beyond any prompt, well inside Python's limits
+
+
+def _tag_problem(m: re.Match[str]) -> str | None:
+    """What is wrong with one complete tag, or None."""
+    triple, kind, name = m.groups()
+    if triple and not m.group(0).endswith("}}}"):
+        return f"unbalanced triple mustache {m.group(0)!r}: close it with }}}}}}"
+    if kind == ">":
+        return (f"partial tag {{{{> {name}}}}} is not allowed: templates may only use "
+                "components and placeholders")
+    if kind == "=":
+        return "set-delimiter tags are not allowed"
+    if not name:
+        return "empty tag {{}}"
+    if not _NAME.match(name):
+        return (f"invalid tag name {name!r} (names are letters, digits, '_', '-' and '.'; a "
+                "sigil such as # / ^ > must follow the braces directly)")
+    return None
+
+
+class _Sections:
+    """The sections open at a point of a template, checked as tags open and close them."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.open: list[tuple[str, str, int]] = []
+
+    def tag(self, kind: str, name: str, line: int) -> None:
+        if kind in ("#", "^"):
+            self.open.append((kind, name, line))
+            if len(self.open) > MAX_NESTING:
+                raise TemplateError(f"sections nested more than {MAX_NESTING} deep",
+                                    source=self.source, line=line)
+        elif kind == "/":
+            self.close(name, line)
+
+    def close(self, name: str, line: int) -> None:
+        if not self.open:
+            raise TemplateError(f"closing tag {{{{/{name}}}}} has no open section",
+                                source=self.source, line=line)
+        opened_kind, opened, opened_line = self.open.pop()
+        if opened != name:
+            raise TemplateError(f"closing tag {{{{/{name}}}}} does not match "
+                                f"{{{{{opened_kind}{opened}}}}} opened at line {opened_line}",
+                                source=self.source, line=line)
+
+    def end(self) -> None:
+        if self.open:
+            opened_kind, name, opened_line = self.open[-1]
+            raise TemplateError(f"section {{{{{opened_kind}{name}}}}} is never closed",
+                                source=self.source, line=opened_line)
 
 
 def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
@@ -92,7 +157,7 @@ def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
     out = []
     line = 1
     last = 0
-    open_sections: list[tuple[str, str, int]] = []
+    sections = _Sections(source)
     at = text.find("{{")
     while at >= 0:
         line += text.count("\n", last, at)
@@ -104,49 +169,19 @@ def _tag_lines(text: str, source: str) -> list[tuple[str, str, int]]:
             at = text.find("{{", close + 2)
             continue
         m = TAG_PATTERN.match(text, at)
-        if m is None:
-            raise TemplateError("unclosed tag: this `{{` opens no complete tag (write `{{name}}`, "
-                                "`{{#name}}`…`{{/name}}` or `{{! comment }}`)", source=source,
-                                line=line)
+        problem = "unclosed tag: this `{{` opens no complete tag (write `{{name}}`, " \
+            "`{{#name}}`…`{{/name}}` or `{{! comment }}`)" if m is None else _tag_problem(m)
+        if m is None or problem is not None:
+            raise TemplateError(problem or "", source=source, line=line)
         triple, kind, name = m.groups()
-        if triple and not m.group(0).endswith("}}}"):
-            raise TemplateError(f"unbalanced triple mustache {m.group(0)!r}: close it with }}}}}}",
-                                source=source, line=line)
-        if kind == ">":
-            raise TemplateError(f"partial tag {{{{> {name}}}}} is not allowed: templates may only "
-                                "use components and placeholders", source=source, line=line)
-        if kind == "=":
-            raise TemplateError("set-delimiter tags are not allowed", source=source, line=line)
-        if not name:
-            raise TemplateError("empty tag {{}}", source=source, line=line)
-        if not _NAME.match(name):
-            raise TemplateError(f"invalid tag name {name!r} (names are letters, digits, '_', "
-                                "'-' and '.'; a sigil such as # / ^ > must follow the braces "
-                                "directly)", source=source, line=line)
-        if kind in ("#", "^"):
-            open_sections.append((kind, name, line))
-            if len(open_sections) > MAX_NESTING:
-                raise TemplateError(f"sections nested more than {MAX_NESTING} deep",
-                                    source=source, line=line)
-        elif kind == "/":
-            if not open_sections:
-                raise TemplateError(f"closing tag {{{{/{name}}}}} has no open section",
-                                    source=source, line=line)
-            opened_kind, opened, opened_line = open_sections.pop()
-            if opened != name:
-                raise TemplateError(f"closing tag {{{{/{name}}}}} does not match "
-                                    f"{{{{{opened_kind}{opened}}}}} opened at line {opened_line}",
-                                    source=source, line=line)
+        sections.tag(kind, name, line)
         out.append((kind or ("&" if triple else ""), name, line))
         at = text.find("{{", m.end())
-    if open_sections:
-        opened_kind, name, opened_line = open_sections[-1]
-        raise TemplateError(f"section {{{{{opened_kind}{name}}}}} is never closed", source=source,
-                            line=opened_line)
+    sections.end()
     return out
 
 
-_parsed = Memo(2048)  # (text, source) -> Template: prompt data shared by every Compiler
+_parsed: Memo[tuple[str, str], Template] = Memo(2048)  # (text, source) -> Template: prompt data shared by every Compiler
 
 
 def parsed_template(text: str, source: str) -> Template:
@@ -160,12 +195,10 @@ def parsed_template(text: str, source: str) -> Template:
     return template
 
 
-def compile_template(text: str, source: str) -> Template:
-    """Parse `text` (from `source`, for messages) into a Template, or raise TemplateError."""
-    text = text.replace("\r\n", "\n")
-    tags = _tag_lines(text, source)
+def _tokens(text: str, source: str) -> list[tuple[str, str]]:
+    """chevron's tokens, its errors as a TemplateError naming the line."""
     try:
-        tokens = list(chevron.tokenizer.tokenize(text))
+        return list(chevron.tokenizer.tokenize(text))
     except chevron.tokenizer.ChevronError as exc:
         msg = " ".join(str(exc).split())
         m = re.search(r"line (\d+)", msg)
@@ -174,41 +207,70 @@ def compile_template(text: str, source: str) -> Template:
         raise TemplateError(f"mustache syntax: {msg}", source=source, line=line) from None
     except IndexError:
         raise TemplateError("empty tag {{}}", source=source) from None
-    line_iter = iter(tags)
-    name_lines: dict[str, int] = {}
-    top: list[str] = []
-    stack: list[tuple[str, list[Any], bool, int]] = [("", [], False, 0)]
-    for kind, key in tokens:
+
+
+def _path(name: str) -> tuple[str, ...]:
+    return () if name == "." else tuple(name.split("."))
+
+
+class _Tree:
+    """The nodes being built from the tokens, with every name's first line and the names
+    used at the top level."""
+
+    def __init__(self, tags: list[tuple[str, str, int]], source: str) -> None:
+        self.lines = iter(tags)
+        self.source = source
+        self.name_lines: dict[str, int] = {}
+        self.top: list[str] = []
+        self.stack: list[tuple[str, list[Any], bool, int]] = [("", [], False, 0)]
+
+    def token(self, kind: str, key: str) -> None:
         if kind == "literal":
             if key:
-                stack[-1][1].append(key)
-            continue
-        if kind in ("comment",):
-            continue
+                self.stack[-1][1].append(key)
+            return
+        if kind == "comment":
+            return
         if kind in ("partial", "set delimiter"):  # already refused by _tag_lines
-            raise TemplateError(f"{kind} tags are not allowed", source=source)
-        tag = next(line_iter, None)
+            raise TemplateError(f"{kind} tags are not allowed", source=self.source)
+        tag = next(self.lines, None)
         line = tag[2] if tag else 0
-        if kind not in ("end",):
-            name_lines.setdefault(key, line)
-            if len(stack) == 1 and key != "." and key.split(".")[0] not in top:
-                top.append(key.split(".")[0])
+        if kind == "end":
+            self.close()
+            return
+        self.name(key, line)
         if kind in ("variable", "no escape"):
-            path = () if key == "." else tuple(key.split("."))
-            stack[-1][1].append(_Var(path, key, line))
-        elif kind in ("section", "inverted section"):
-            stack.append((key, [], kind == "inverted section", line))
-        elif kind == "end":
-            name, children, inverted, open_line = stack.pop()
-            path = () if name == "." else tuple(name.split("."))
-            stack[-1][1].append(_Section(path, name, tuple(_merge(children)), inverted,
-                                         open_line))
+            self.stack[-1][1].append(_Var(_path(key), key, line))
+        else:  # a section or an inverted one
+            self.stack.append((key, [], kind == "inverted section", line))
+
+    def name(self, key: str, line: int) -> None:
+        self.name_lines.setdefault(key, line)
+        head = key.split(".")[0]
+        if len(self.stack) == 1 and key != "." and head not in self.top:
+            self.top.append(head)
+
+    def close(self) -> None:
+        name, children, inverted, open_line = self.stack.pop()
+        self.stack[-1][1].append(_Section(_path(name), name, tuple(_merge(children)),
+                                          inverted, open_line))
+
+
+def compile_template(text: str, source: str) -> Template:
+    """Parse `text` (from `source`, for messages) into a Template, or raise TemplateError."""
+    text = text.replace("\r\n", "\n")
+    tags = _tag_lines(text, source)
+    tokens = _tokens(text, source)
+    tree = _Tree(tags, source)
+    for kind, key in tokens:
+        tree.token(kind, key)
     variables = frozenset(key for kind, key in tokens if kind in ("variable", "no escape"))
     sections = frozenset(key for kind, key in tokens
                          if kind in ("section", "inverted section"))
-    return Template(source=source, text=text, nodes=tuple(_merge(stack[0][1])),
-                    top_names=tuple(top), name_lines=name_lines, variables=variables,
-                    sections=sections, all_names=tuple(n for n in name_lines if n != "."))
+    return Template(source=source, text=text, nodes=tuple(_merge(tree.stack[0][1])),
+                    top_names=tuple(tree.top), name_lines=tree.name_lines,
+                    variables=variables, sections=sections,
+                    all_names=tuple(n for n in tree.name_lines if n != "."))
 
 
 def _merge(nodes: list[Any]) -> list[Any]:
@@ -259,6 +321,11 @@ def _truthy(value: Any) -> bool:
         return False
     if cls is list or cls is tuple or cls is dict:
         return len(value) > 0
+    return _truthy_other(value)
+
+
+def _truthy_other(value: Any) -> bool:
+    """Truthiness of the rarer kinds of value (text and table subclasses, atoms, numbers)."""
     if isinstance(value, str):
         return bool(value.strip())
     if isinstance(value, Value):
@@ -283,69 +350,79 @@ def render(template: Template, scopes: list[Any], out: list[Any],
     Recursion follows the template's section nesting (written by a prompt author, shallow),
     never the depth of the data.
     """
-    _render_nodes(template.nodes, scopes, out, problem, atom, shape)
+    _Renderer(out, problem, atom, shape).nodes(template.nodes, scopes)
     return out
 
 
-def _render_nodes(nodes: tuple[Any, ...], scopes: list[Any], out: list[Any],
-                  problem: Problem | None, atom: Atom | None, shape: list[int] | None) -> None:
-    append = out.append
-    for node in nodes:
-        if node.__class__ is str:
-            append(node)
-            continue
-        value = _lookup(node.path, scopes)
-        if node.__class__ is _Var:
-            text: str
-            if value is _MISSING or value is None:
-                if shape is not None:
-                    shape.append(0)
-                continue
-            if value.__class__ is str:
-                text = value
-            elif isinstance(value, Value):
-                if atom is None:
-                    append(value)  # a pre-made atom (a finished section)
-                    if shape is not None:
-                        shape.append(0 if value.text.isspace() or not value.text else 1)
-                    continue
-                text = value.text
-            elif isinstance(value, (int, float)) and not isinstance(value, bool):
-                text = str(value)
+def _ignore(_count: int) -> None:
+    pass
+
+
+def _text(value: Any) -> str | None:
+    """The text a value inserts: text, a number; None for anything else."""
+    if value.__class__ is str:
+        text: str = value
+        return text
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+class _Renderer:
+    """One render: literal strings and Value atoms appended to `out`, in order."""
+
+    __slots__ = ("append", "problem", "atom", "shape")
+
+    def __init__(self, out: list[Any], problem: Problem | None, atom: Atom | None,
+                 shape: list[int] | None) -> None:
+        self.append = out.append
+        self.problem = problem
+        self.atom = atom
+        self.shape = shape.append if shape is not None else _ignore
+
+    def nodes(self, nodes: tuple[Any, ...], scopes: list[Any]) -> None:
+        for node in nodes:
+            if node.__class__ is str:
+                self.append(node)
+            elif node.__class__ is _Var:
+                self.variable(node, _lookup(node.path, scopes))
             else:
-                if problem is not None:
-                    problem(node.name, f"is {type(value).__name__}, not text", node.line)
-                continue
-            if shape is not None:
-                shape.append(0 if not text or text.isspace() else 1)
-            if atom is None:
-                append(Value(text))
-            else:
-                piece = atom(text, node.name)
-                if piece is not None:
-                    append(piece)
-            continue
+                self.section(node, scopes, _lookup(node.path, scopes))
+
+    def variable(self, node: _Var, value: Any) -> None:
+        if value is _MISSING or value is None:
+            self.shape(0)
+        elif isinstance(value, Value) and self.atom is None:
+            self.append(value)  # a pre-made atom (a finished section)
+            self.shape(0 if value.text.isspace() or not value.text else 1)
+        else:
+            self.insert(node, value.text if isinstance(value, Value) else _text(value), value)
+
+    def insert(self, node: _Var, text: str | None, value: Any) -> None:
+        if text is None:
+            if self.problem is not None:
+                self.problem(node.name, f"is {type(value).__name__}, not text", node.line)
+            return
+        self.shape(0 if not text or text.isspace() else 1)
+        if self.atom is None:
+            self.append(Value(text))
+            return
+        piece = self.atom(text, node.name)
+        if piece is not None:
+            self.append(piece)
+
+    def section(self, node: _Section, scopes: list[Any], value: Any) -> None:
         truthy = _truthy(value)
-        if node.inverted:
-            if shape is not None:
-                shape.append(0 if truthy else 1)
-            if not truthy:
-                _render_nodes(node.children, scopes, out, problem, atom, shape)
-            continue
-        if not truthy:
-            if shape is not None:
-                shape.append(0)
-            continue
-        if isinstance(value, (list, tuple)):
-            if shape is not None:
-                shape.append(len(value))
-            for item in value:
-                scopes.append(item)
-                _render_nodes(node.children, scopes, out, problem, atom, shape)
-                scopes.pop()
-        else:  # a table, or a truthy plain value: either is the section's `{{.}}`
-            if shape is not None:
-                shape.append(1)
-            scopes.append(value)
-            _render_nodes(node.children, scopes, out, problem, atom, shape)
+        if node.inverted or not truthy:
+            shown = node.inverted and not truthy
+            self.shape(1 if shown else 0)
+            if shown:
+                self.nodes(node.children, scopes)
+            return
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        # a list: its items; a table, or a truthy plain value: the section's `{{.}}`
+        self.shape(len(items))
+        for item in items:
+            scopes.append(item)
+            self.nodes(node.children, scopes)
             scopes.pop()

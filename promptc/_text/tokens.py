@@ -121,7 +121,7 @@ class TokenCounter:
     __slots__ = ("_memo",)
 
     def __init__(self, size: int = 4096) -> None:
-        self._memo = Memo(size)
+        self._memo: Memo[tuple[str, str], int] = Memo(size)
 
     def count(self, text: str, encoding: str) -> int:
         if not text:

@@ -1,0 +1,269 @@
+"""One tool as each provider wants it: its schema's forms (as given, OpenAI strict, Gemini's
+OpenAPI subset), its entry per format, and functions that make a new entry in one call.
+
+Schemas are normalized per provider (promptc/_emit/schemas.py): OpenAI strict where the schema
+allows it, Gemini's OpenAPI subset (or its `parameters_json_schema`), Anthropic's object root.
+Nothing here is handed out as it is: `copy`, `fresh` and the entry makers give new tables and
+lists all the way down, so a client may change what it gets.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._base.frozen import FreshCopies
+from .schemas import Converted, Problem, gemini_form, strict_form
+from .schemas.strict import Reword
+
+__all__ = ["SchemaForms", "Shape", "EntryMaker", "entry_maker", "tool_entry", "FORMATS",
+           "FunctionList", "to_openai", "to_openai_responses", "to_anthropic", "to_gemini"]
+
+FunctionList = list[tuple[str, str, dict[str, Any]]]  # (name, description, JSON schema)
+
+FORMATS = ("functions", "openai", "openai-loose", "openai-responses", "openai-responses-loose",
+           "anthropic", "gemini", "gemini-json")
+
+
+class SchemaForms:
+    """One JSON Schema in the forms the providers take (as given, OpenAI strict, Gemini's
+    OpenAPI subset), each converted on first use and then kept. Shared by every tool with this
+    schema, whatever its name: a new session whose MCP servers are named differently converts
+    nothing again. The forms are never handed out as they are; `copy` gives fresh ones."""
+
+    __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies", "_makers",
+                 "_found")
+
+    def __init__(self, schema: dict[str, Any], problems: tuple[Problem, ...] = (),
+                 reword: Reword | None = None) -> None:
+        self.schema = schema
+        self._problems = problems  # what checking the schema as it arrived found
+        self._reword = reword  # the strict form's wording of optional parameters (built-ins)
+        self._strict: Converted | None = None
+        self._gemini: Converted | None = None
+        self._copies: dict[str, FreshCopies] = {}
+        self._makers: dict[str, EntryMaker] = {}
+        self._found: dict[str, tuple[Problem, ...]] = {}  # problems by form, found once
+
+    def maker(self, fmt: str) -> EntryMaker:
+        """A function making a new entry in `fmt` for a tool with this schema, from its name
+        and description: the whole entry in one call (a session's MCP tools are named anew,
+        their schemas are not)."""
+        made = self._makers.get(fmt)
+        if made is None:  # two threads may both make it: the results are equal
+            made = self._makers[fmt] = entry_maker(fmt, self)
+        return made
+
+    @property
+    def strict(self) -> dict[str, Any] | None:
+        """The schema in OpenAI strict form, or None when strict mode cannot express it."""
+        done = self._strict
+        if done is None:
+            done = self._strict = strict_form(self.schema, self._reword)
+        return done.schema
+
+    @property
+    def gemini(self) -> dict[str, Any] | None:
+        """Gemini `parameters`, or None for a tool without arguments."""
+        done = self._gemini
+        if done is None:
+            done = self._gemini = gemini_form(self.schema)
+        return done.schema
+
+    def problems(self, kind: str) -> tuple[Problem, ...]:
+        """What is wrong with the schema, for one form (`json`, `strict`, `gemini`): found
+        once per form (every session that connects the server asks)."""
+        found = self._found.get(kind)
+        if found is None:
+            found = self._found[kind] = self._problems_of(kind)
+        return found
+
+    def _problems_of(self, kind: str) -> tuple[Problem, ...]:
+        if kind == "json":
+            return self._problems
+        self.form(kind)
+        done = self._strict if kind == "strict" else self._gemini
+        assert done is not None
+        return (*self._problems, *(p for p in done.problems if p not in self._problems))
+
+    def form(self, kind: str) -> dict[str, Any] | None:
+        return self.schema if kind == "json" else self.strict if kind == "strict" \
+            else self.gemini
+
+    def copy(self, kind: str) -> dict[str, Any] | None:
+        copies = self._copies.get(kind)
+        if copies is None:
+            value = self.form(kind)
+            if value is None:
+                return None
+            copies = self._copies[kind] = FreshCopies(value)
+        fresh: dict[str, Any] = copies()
+        return fresh
+
+
+Get = Callable[[str], "dict[str, Any] | None"]  # a schema form by kind: shared or a copy
+
+
+def _openai(name: str, description: str, forms: SchemaForms, get: Get) -> Any:
+    strict = forms.strict is not None
+    return {"type": "function", "function": {"name": name, "description": description,
+                                             "parameters": get("strict" if strict else "json"),
+                                             "strict": strict}}
+
+
+def _openai_responses(name: str, description: str, forms: SchemaForms, get: Get) -> Any:
+    strict = forms.strict is not None
+    return {"type": "function", "name": name, "description": description,
+            "parameters": get("strict" if strict else "json"), "strict": strict}
+
+
+def _gemini(name: str, description: str, forms: SchemaForms, get: Get) -> Any:
+    decl: dict[str, Any] = {"name": name, "description": description}
+    if forms.gemini is not None:
+        decl["parameters"] = get("gemini")
+    return decl
+
+
+_ENTRIES: dict[str, Callable[[str, str, SchemaForms, Get], Any]] = {
+    "functions": lambda n, d, _f, get: [n, d, get("json")],
+    "openai": _openai,
+    "openai-responses": _openai_responses,
+    "openai-loose": lambda n, d, _f, get: {"type": "function", "function": {
+        "name": n, "description": d, "parameters": get("json")}},
+    "openai-responses-loose": lambda n, d, _f, get: {
+        "type": "function", "name": n, "description": d, "parameters": get("json"),
+        "strict": False},
+    "anthropic": lambda n, d, _f, get: {"name": n, "description": d, "input_schema": get("json")},
+    "gemini": _gemini,
+    "gemini-json": lambda n, d, _f, get: {"name": n, "description": d,
+                                          "parameters_json_schema": get("json")},
+}
+
+
+def tool_entry(fmt: str, name: str, description: str, forms: SchemaForms, get: Get) -> Any:
+    """One tool's entry in a format; `get(kind)` supplies the schema (shared or a copy)."""
+    make = _ENTRIES.get(fmt)
+    if make is None:
+        raise ValueError(f"unknown tool format {fmt!r}")
+    return make(name, description, forms, get)
+
+
+EntryMaker = Callable[[str, str], Any]  # (name, description) -> a new entry
+
+
+class _Hole(str):
+    """A stand-in for an argument inside an entry: found by identity, never by its text."""
+
+    __slots__ = ()
+
+
+def entry_maker(fmt: str, forms: SchemaForms) -> EntryMaker:
+    """`tool_entry` for this schema and format, compiled once into a function of the name and
+    description that rebuilds the rest from literals (the schema copied as it is written);
+    plain `tool_entry` calls where the entry is no plain JSON literal."""
+    name, description = _Hole("\x00name\x00"), _Hole("\x00description\x00")
+    made = tool_entry(fmt, name, description, forms, forms.form)
+    source = _literal(made, {name: "name", description: "description"})
+    if source is None:
+        return lambda n, d: tool_entry(fmt, n, d, forms, forms.copy)
+    maker: EntryMaker = eval(compile(f"lambda name, description: {source}",  # noqa: S307
+                                     "<promptc tool entry>", "eval"), {"__builtins__": {}})
+    return maker
+
+
+def _writable(value: Any) -> bool:
+    """Whether `value` is JSON data with finite numbers and no NUL character in any text (a
+    hole's written form holds NULs, and only a NUL character is written that way), so its
+    `repr` is Python source for a copy."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is dict:
+            if any(k.__class__ is not str or "\x00" in k for k in node):
+                return False
+            stack.extend(node.values())
+        elif cls is list:
+            stack.extend(node)
+        elif not _writable_leaf(node, cls):
+            return False
+    return True
+
+
+def _writable_leaf(node: Any, cls: type) -> bool:
+    if cls is str:
+        return "\x00" not in node
+    if cls is float:
+        return math.isfinite(node)
+    return cls in (int, bool, _Hole) or node is None
+
+
+def _literal(value: Any, holes: Mapping[str, str]) -> str | None:
+    """Python source that evaluates to a fresh copy of `value` with each hole (by identity)
+    replaced by the variable it names; None when that cannot be written (see `_writable`)."""
+    if not _writable(value):
+        return None
+    try:
+        source = repr(value)
+    except RecursionError:
+        return None
+    for hole, variable in holes.items():
+        source = source.replace(repr(str(hole)), variable)
+    return source
+
+
+class Shape:
+    """One tool as each provider wants it: its name, its description (verbatim) and the forms
+    of its schema. `entry` is the shared entry (made once, never handed out); `fresh` a new
+    one built from copies, for a client that may change it."""
+
+    __slots__ = ("name", "description", "forms", "_entries")
+
+    def __init__(self, name: str, description: str, forms: SchemaForms) -> None:
+        self.name = name
+        self.description = description
+        self.forms = forms
+        self._entries: dict[str, Any] = {}
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return self.forms.schema
+
+    @property
+    def strict(self) -> dict[str, Any] | None:
+        return self.forms.strict
+
+    def entry(self, fmt: str) -> Any:
+        made = self._entries.get(fmt)
+        if made is None:
+            made = self._entries[fmt] = tool_entry(fmt, self.name, self.description, self.forms,
+                                               self.forms.form)
+        return made
+
+    def fresh(self, fmt: str) -> Any:
+        return tool_entry(fmt, self.name, self.description, self.forms, self.forms.copy)
+
+
+def _shaped(functions: FunctionList, fmt: str) -> list[Any]:
+    return [Shape(n, d, SchemaForms(s)).entry(fmt) for n, d, s in functions]
+
+
+def to_openai(functions: FunctionList) -> list[dict[str, Any]]:
+    """Chat Completions `tools`, plain JSON Schema (optional parameters optional)."""
+    return _shaped(functions, "openai-loose")
+
+
+def to_openai_responses(functions: FunctionList) -> list[dict[str, Any]]:
+    """Responses API `tools` (flat function objects), not strict."""
+    return _shaped(functions, "openai-responses-loose")
+
+
+def to_anthropic(functions: FunctionList) -> list[dict[str, Any]]:
+    return _shaped(functions, "anthropic")
+
+
+def to_gemini(functions: FunctionList) -> list[dict[str, Any]]:
+    """Function declarations with `parameters` in Gemini's OpenAPI subset (left out for a tool
+    without arguments)."""
+    return [{"function_declarations": _shaped(functions, "gemini")}]
