@@ -16,7 +16,7 @@ from promptc.testing import make_context
 
 # Property tests draw `quick` numbers of examples in the default run (the README's `pytest`);
 # .ci/run then runs them again with `--hypothesis-profile=deep -m property`.
-settings.register_profile("quick", max_examples=100, deadline=None)
+settings.register_profile("quick", max_examples=25, deadline=None)
 settings.register_profile("deep", max_examples=2000, deadline=None)
 settings.load_profile("quick")
 

@@ -191,6 +191,13 @@ def test_openai_payloads_default_to_the_api_the_model_speaks(
     code = main(["render", "--builtins-only", "--provider", provider, "--model", model,
                  "--date", "2026-01-01", "--format", "openai", "--openai-api", "chat"])
     assert code == 0 and "messages" in json.loads(capsys.readouterr().out)
+    # the tools alone follow the same default: Responses' flat shape has no "function" member
+    responses = shape == "instructions"
+    assert all(("function" not in t) == responses for t in prompt.tools.openai())
+    code = main(["tools", "--builtins-only", "--provider", provider, "--model", model,
+                 "--format", "openai"])
+    assert code == 0
+    assert all(("function" not in t) == responses for t in json.loads(capsys.readouterr().out))
 
 
 def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:

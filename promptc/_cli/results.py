@@ -57,7 +57,7 @@ _PAYLOADS: dict[str, Callable[[CompiledPrompt, PayloadOptions], dict[str, Any]]]
 
 _TOOLS: dict[str, Callable[[ToolSet, PayloadOptions], list[dict[str, Any]]]] = {
     "anthropic": lambda t, o: t.anthropic(),
-    "openai": lambda t, o: t.openai(api=o.openai_api or "chat", strict=o.strict_tools),
+    "openai": lambda t, o: t.openai(api=o.openai_api, strict=o.strict_tools),
     "gemini": lambda t, o: t.gemini(schema=o.gemini_schema),
 }
 

@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol
 from .._base.errors import CacheMarkerError
 from .._model.provider import ProviderInfo
 from .blocks import Block
-from .toolset import ToolSet
+from .toolset import ToolSet, default_openai_api
 
 
 class CompiledPrompt(Protocol):
@@ -207,13 +207,6 @@ def cache_key(prompt: CompiledPrompt, fmt: str = "openai") -> str:
     head = tools.json_text(fmt, tools.stable) if tools.mode == "native" else ""
     digest = hashlib.sha256((prompt.fingerprints["static"] + "\0" + head).encode("utf-8"))
     return "promptc-" + digest.hexdigest()[:32]
-
-
-def default_openai_api(provider: ProviderInfo) -> Literal["chat", "responses"]:
-    """The OpenAI API a payload takes when the caller names none: Responses for a model the
-    model data says is served only there (LiteLLM marks its entry `"mode": "responses"`; the
-    GPT-5 Codex family says so too), else Chat Completions."""
-    return "responses" if provider.responses_only else "chat"
 
 
 def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] | None = None,

@@ -47,6 +47,13 @@ __all__ = ["ToolSet", "NativeTools", "ToolBlock", "Shape", "SchemaForms", "Funct
 WireFormat = Literal["openai", "anthropic", "gemini"]
 
 
+def default_openai_api(provider: ProviderInfo) -> Literal["chat", "responses"]:
+    """The OpenAI API a payload takes when the caller names none: Responses for a model the
+    model data says is served only there (LiteLLM marks its entry `"mode": "responses"`; the
+    GPT-5 Codex family says so too), else Chat Completions."""
+    return "responses" if provider.responses_only else "chat"
+
+
 def wire_format(provider: ProviderInfo) -> WireFormat:
     """The tool format a provider's API takes: Anthropic's for Claude on Anthropic's API (and
     Bedrock/Vertex, which use its Messages shape), Gemini's for Google's API, else OpenAI's
@@ -318,9 +325,10 @@ class ToolSet:
         """(name, description, JSON schema) for every offered tool (a fresh copy)."""
         return [(n, d, s) for n, d, s in self._payload("functions")]
 
-    def openai(self, api: Literal["chat", "responses"] = "chat", strict: bool = True
+    def openai(self, api: Literal["chat", "responses"] | None = None, strict: bool = True
                ) -> list[dict[str, Any]]:
-        """OpenAI `tools`: Chat Completions shape, or the flat Responses API shape.
+        """OpenAI `tools`: Chat Completions shape, or the flat Responses API shape (`api=None`:
+        the one the model speaks, `default_openai_api`, as `to_openai` picks it).
 
         `strict=True` (default): every tool whose schema strict mode can express is sent with
         `strict: true` and its schema in strict form (every property required, the optional
@@ -329,6 +337,9 @@ class ToolSet:
         `decode()` removes those nulls. `strict=False`: plain schemas, optional parameters
         optional (Chat: no `strict` key; Responses: `strict: false`).
         """
+        if api is None:
+            api = default_openai_api(self.provider if self.provider is not None
+                                     else ProviderInfo())
         if api not in ("chat", "responses"):
             raise ValueError(f"api must be 'chat' or 'responses', got {api!r}")
         fmt = ("openai" if api == "chat" else "openai-responses") + ("" if strict else "-loose")
@@ -357,7 +368,7 @@ class ToolSet:
             return self.anthropic()
         if fmt == "gemini":
             return self.gemini()
-        return self.openai()
+        return self.openai("chat")
 
     def json_text(self, fmt: str = "openai", upto: int | None = None) -> str:
         """The JSON text of a format's payload (`openai`, `openai-responses`, `anthropic`,
