@@ -102,12 +102,16 @@ def _writable(r: Request) -> list[tuple[str, str]]:
 
 def _refused_mcp(r: Request, cache: DataCache, writable: list[tuple[str, str]]
                  ) -> list[dict[str, str]]:
-    """The natively offered MCP functions plan mode rules out, by the name sent (in text mode
-    the rule is said once: the MCP section marks the read-only tools)."""
-    if not writable or not r.mcp_functions:
+    """The MCP tools plan mode rules out, as the model calls them: natively offered ones by
+    the function name sent (`function`), the others by the `use_mcp_tool` arguments that name
+    them (`server`, `tool`: the servers' own words, escaped as attribute values)."""
+    if not writable:
         return []
+    if not r.mcp_functions:
+        return [{"server": attribute(server), "tool": attribute(tool)}
+                for server, tool in writable]
     functions = {(b.server, b.tool): b.native_name for b in r.bindings}
-    return [{"name": functions[key]} for key in writable if key in functions]
+    return [{"function": functions[key]} for key in writable if key in functions]
 
 
 def _capabilities(r: Request, _c: DataCache) -> Mapping[str, Any]:
