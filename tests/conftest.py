@@ -21,6 +21,18 @@ settings.register_profile("deep", max_examples=2000, deadline=None)
 settings.load_profile("quick")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Byte-compile promptc once, in the main pytest process, before any test runs. Many tests
+    run `promptc` in a subprocess; where PYTHONDONTWRITEBYTECODE is set (as on a CI machine) no
+    process writes the cache, and each one would compile all of promptc from source again."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the main process has done it
+        return
+    import compileall
+
+    import promptc
+    compileall.compile_dir(Path(promptc.__file__).parent, quiet=1, workers=1)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _no_user_model_table(tmp_path_factory: pytest.TempPathFactory) -> None:
     """A developer's own `promptc models update` must not change what the tests see: the user
@@ -31,11 +43,29 @@ def _no_user_model_table(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["LOCALAPPDATA"] = str(folder)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every hypothesis test is a `property` test (selected by .ci/run's deep pass)."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every hypothesis test is a `property` test (selected by .ci/run's deep pass). `slow`
+    tests (inputs of tens of megabytes or thousands of levels deep) are left out of a plain
+    `pytest` so it stays under a minute on two cores; .ci/run selects them (`-m "property or
+    slow"`), as does any `-m` that names them or a run of named test files."""
     for item in items:
         if getattr(getattr(item, "function", None), "is_hypothesis_test", False):
             item.add_marker(pytest.mark.property)
+    if config.getoption("markexpr") or _names_test_files(config):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+def _names_test_files(config: pytest.Config) -> bool:
+    """Whether the command line names test files (`pytest tests/test_x.py::test_y`) rather
+    than leaving pytest to find them (testpaths, a folder)."""
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return False
+    here = config.invocation_params.dir
+    return all((here / arg.split("::", 1)[0]).is_file() for arg in config.args)
 
 
 # pytest-xdist (`-n logical` in pyproject's addopts) runs the tests in one worker process per
@@ -58,11 +88,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     named test files (`pytest tests/test_x.py -x`) here, in this process: for a file or two,
     starting and collecting in two more processes costs more than it saves. None: xdist's
     own count."""
-    if config.args_source is not pytest.Config.ArgsSource.ARGS:
-        return None
-    here = config.invocation_params.dir
-    named = [here / arg.split("::", 1)[0] for arg in config.args]
-    return 0 if all(path.is_file() for path in named) else None
+    return 0 if _names_test_files(config) else None
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when xdist is not loaded
@@ -139,3 +165,11 @@ def mini(tree: Callable[[dict[str, str | bytes]], Path]) -> Callable[..., Compil
 
 def as_json(obj: object) -> str:
     return json.dumps(obj, indent=2, sort_keys=True)
+
+
+def pytest_sessionfinish() -> None:
+    """The tests are over: move every object left to the garbage collector's permanent
+    generation, so the full collections pytest runs as it shuts down do not walk the millions
+    of objects the SDK and framework imports leave behind (seconds per worker)."""
+    import gc
+    gc.freeze()

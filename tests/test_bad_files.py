@@ -208,6 +208,7 @@ def _write_big(path: Path, head: str, body_bytes: int, tail: str) -> None:
         f.write(tail)
 
 
+@pytest.mark.slow
 def test_a_50mb_component_file_is_refused_naming_it(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     project = shutil.copytree(GOOD, tmp_path / "proj")
@@ -223,6 +224,7 @@ def test_a_50mb_component_file_is_refused_naming_it(tmp_path: Path,
         Compiler.default(project=project, user=False, plugins=False)
 
 
+@pytest.mark.slow
 def test_a_50mb_context_file_is_read_in_linear_time(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "context.json"
@@ -236,6 +238,7 @@ def test_a_50mb_context_file_is_read_in_linear_time(tmp_path: Path,
     assert body.strip() in out
 
 
+@pytest.mark.slow
 def test_a_50mb_context_file_with_an_error_on_its_last_line(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]
                                                             ) -> None:

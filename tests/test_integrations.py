@@ -58,15 +58,6 @@ def test_every_integration_has_a_short_snippet() -> None:
         assert len(code.strip().splitlines()) <= 5
 
 
-@pytest.fixture(scope="module", autouse=True)
-def forget_litellm() -> Iterator[None]:
-    """Leave no `litellm` in sys.modules behind: other tests check that promptc reads an
-    installed LiteLLM's data without importing it."""
-    yield
-    for name in [n for n in sys.modules if n == "litellm" or n.startswith("litellm.")]:
-        del sys.modules[name]
-
-
 @pytest.fixture
 def local_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any connection or name lookup outside 127.0.0.1 fails loudly."""

@@ -1,8 +1,9 @@
 """Plugins for real: packages under tests/plugins/ pip-installed, found through entry points.
 
-Each plugin package is installed once per session with
-`pip install --no-deps --no-build-isolation --no-index --target <dir> tests/plugins/promptc-<x>`
-(offline: hatchling, the build backend, comes from the test extras), each into its own folder. A
+The plugin packages are installed once per session with
+`pip install --no-deps --no-build-isolation --no-index --target <dir> tests/plugins/promptc-*`
+(offline: hatchling, the build backend, comes from the test extras), then each package's files,
+as its RECORD lists them, move to a folder of their own. A
 test puts the folders it wants on PYTHONPATH and runs `python -m promptc …` (the `promptc`
 command), a `python -c` probe or pytest in a subprocess, so importlib.metadata sees exactly those
 entry points; a run without them sees none. Independent subprocesses run side by side.
@@ -38,7 +39,8 @@ RIVAL_ROLE = "You are the rival plugin's Acme agent."
 
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """{package: target folder}, each plugin package installed by pip into its own folder."""
+    """{package: target folder}: one pip run installs every plugin package, then each one's
+    files (as its dist-info RECORD lists them) move to a folder of their own."""
     try:
         import hatchling  # noqa: F401 - the build backend pip uses with --no-build-isolation
     except ImportError:
@@ -46,20 +48,25 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("plugin-targets")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
-    running = {}
-    for name in PACKAGES:
-        target = root / name
-        running[name] = (target, subprocess.Popen(
-            [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-             "--no-index", "--quiet", "--target", str(target), str(PLUGINS / f"promptc-{name}")],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
-    targets = {}
-    for name, (target, proc) in running.items():
-        out, err = proc.communicate(timeout=300)
-        assert proc.returncode == 0, f"pip could not install promptc-{name}:\n{out}\n{err}"
-        assert list(target.glob("promptc_*.dist-info/entry_points.txt")), name
-        targets[name] = target
-    return targets
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
+         "--no-index", "--quiet", "--target", str(root / "all"),
+         *(str(PLUGINS / f"promptc-{name}") for name in PACKAGES)],
+        capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert proc.returncode == 0, f"pip could not install the plugins:\n{proc.stdout}\n{proc.stderr}"
+    return {name: _split_out(root / "all", root / name, name) for name in PACKAGES}
+
+
+def _split_out(everything: Path, target: Path, name: str) -> Path:
+    """Move the files of `promptc-<name>` out of `everything` into `target`."""
+    [record] = everything.glob(f"promptc_{name.replace('-', '_')}-*.dist-info/RECORD")
+    for line in record.read_text(encoding="utf-8").splitlines():
+        source = everything / line.rsplit(",", 2)[0]
+        if source.is_file():
+            (target / source.relative_to(everything)).parent.mkdir(parents=True, exist_ok=True)
+            source.rename(target / source.relative_to(everything))
+    assert list(target.glob("promptc_*.dist-info/entry_points.txt")), name
+    return target
 
 
 @pytest.fixture
@@ -398,9 +405,10 @@ def test_precedence_builtin_plugin_user_project(runner: Runner, workdir: Path) -
 
 # --- (f) promptc.testing, the pytest plugin for plugin authors ------------------------------------
 
+@pytest.mark.slow  # three pytest runs in subprocesses: .ci/run's second pass
 def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None:
     """The acme plugin's own tests (promptc_context, assert_renders_cleanly, promptc_snapshot)
-    run by pytest in a subprocess: write snapshots, pass, then fail once a snapshot differs."""
+    run by pytest in a subprocess: write snapshots, then fail where a snapshot differs."""
     suite = workdir / "acme-suite"
     shutil.copytree(PLUGINS / "promptc-acme" / "tests", suite / "tests",
                     ignore=shutil.ignore_patterns("__pycache__", "snapshots"))
@@ -420,20 +428,16 @@ def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None
     full = snapshots / "acme-full.md"
     assert ACME_ROLE in full.read_text(encoding="utf-8")
 
-    # 2. nothing changed: passes; this time the plugins are named (`-p promptc.testing`)
-    named = ("-p", "syrupy", "-p", "promptc.testing")
-    second = pytest_run(*named, autoload=False)
-    assert second.returncode == 0, second.stdout + second.stderr
-    assert "2 snapshots passed" in second.stdout
-
-    # 3. a snapshot no longer matches the prompt: that test fails, and only that one
+    # 2. with the plugins named (`-p promptc.testing`, no auto-loading): a snapshot that no
+    # longer matches its prompt fails its test, and only that one; the unchanged one passes
     full.write_text(full.read_text(encoding="utf-8").replace("Acme Coder", "Acme Codr", 1),
                     encoding="utf-8")
-    third = pytest_run(*named, autoload=False)
-    assert third.returncode == 1, third.stdout + third.stderr
-    summary = third.stdout.split("short test summary")[-1]
+    second = pytest_run("-p", "syrupy", "-p", "promptc.testing", autoload=False)
+    assert second.returncode == 1, second.stdout + second.stderr
+    summary = second.stdout.split("short test summary")[-1]
     assert "test_prompt_snapshot[acme-full]" in summary
     assert "acme-mini-plan" not in summary and "1 failed" in summary
+    assert "1 snapshot failed" in second.stdout and "1 snapshot passed" in second.stdout
 
 
 # --- the loader's guards, in process (stand-in entry points: nothing to install) ------------------

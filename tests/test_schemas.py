@@ -426,6 +426,7 @@ def test_reference_copies_grow_linearly_with_the_schema() -> None:
     assert sizes[2] < 4 * sizes[1]  # twice the schema, not 2**24 times the copy
 
 
+@pytest.mark.slow
 def test_no_depth_of_nesting_reaches_the_recursion_limit() -> None:
     deep: dict[str, Any] = {"type": "object", "properties": {}}
     node = deep

@@ -61,6 +61,7 @@ def test_iterative_json_matches_the_standard_encoder(value: Any) -> None:
     assert freeze(value) == freeze(value) or value != value  # (NaN is never equal)
 
 
+@pytest.mark.slow
 def test_equality_tells_deep_structures_apart() -> None:
     a, b = freeze(nested_schema(3000, "a")), freeze(nested_schema(3000, "b"))
     assert a != b and a == freeze(nested_schema(3000, "a"))
@@ -68,6 +69,7 @@ def test_equality_tells_deep_structures_apart() -> None:
     assert dumps_json(nested_schema(2000)).count("properties") == 2000
 
 
+@pytest.mark.slow
 def test_large_inputs_are_complete(builtins: Compiler) -> None:
     big_rules = "Keep functions short.\n" * 50_000  # ~1 MB
     eq_line = "=" * 100_000
@@ -89,6 +91,7 @@ def test_large_inputs_are_complete(builtins: Compiler) -> None:
     assert len(set(native.tools.names)) == len(native.tools.names)
 
 
+@pytest.mark.slow
 def test_values_nested_twenty_thousand_deep_are_handled(builtins: Compiler) -> None:
     """Runtime values of any depth load, key, compile and write back; a runtime value that is
     no text is reported, never a RecursionError (a feature is true or false: a deep one is a

@@ -26,7 +26,7 @@ from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.provider import ProviderInfo
 from .._text.fence import mask
-from .references import dangling_references, pack_headings
+from .references import dangling_references, matches_in, pack_headings
 
 __all__ = ["inconsistencies", "variant_matrix", "FEATURE_FLAGS", "pack_headings"]
 
@@ -63,8 +63,8 @@ def _missing_tools(prompt: CompiledPrompt, tool_names: Iterable[str], label: str
         pattern = _names_pattern(tuple(missing))
         found: dict[tuple[str, str], int] = {}
         for sid, text in by_section:
-            for hit in pattern.finditer(text):
-                found.setdefault((hit.group(0), sid), text.count("\n", 0, hit.start()) + 1)
+            for name, start in matches_in(pattern, text):
+                found.setdefault((name, sid), text.count("\n", 0, start) + 1)
         for (name, sid), line in sorted(found.items()):
             out.append(Diagnostic(
                 "error", "names-missing-tool",

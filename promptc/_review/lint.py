@@ -9,7 +9,7 @@ disagrees with the tools it is sent with (see consistency.py), and whatever load
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .._base.errors import PLUGIN_FAILURES
 from .._compile.compiler import Compiler
@@ -186,18 +186,20 @@ def _probe_models(variant: Variant) -> list[str]:
     return ["-".join(p).replace("*", "x") for p in models]
 
 
-def _probes(variant: Variant, families: tuple[FamilyRule, ...] = (),
-            user: bool = True) -> list[ProviderInfo]:
-    """Requests the variant is written for, with the capabilities a client may state."""
+Resolve = Callable[[ProviderInfo], ProviderInfo]
+
+
+def _probes(variant: Variant, resolve: Resolve) -> list[ProviderInfo]:
+    """Requests the variant is written for, with the capabilities a client may state, each
+    resolved by `resolve`."""
     providers = sorted(variant.matcher.providers or {"probe", "ollama"})
     out = []
     for model in _probe_models(variant):
         for provider in providers:
             for native in (None, True, False):
                 for window in (None, 8192):
-                    out.append(resolve_provider(
-                        ProviderInfo(provider, model, native_tools=native,
-                                     context_window=window), families, user))
+                    out.append(resolve(ProviderInfo(provider, model, native_tools=native,
+                                                    context_window=window)))
     return out
 
 
@@ -206,6 +208,13 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     reg = compiler.registry
     by_description: dict[str, str] = {}
+    resolved: dict[ProviderInfo, ProviderInfo] = {}  # variants probe the same requests
+
+    def resolve(info: ProviderInfo) -> ProviderInfo:
+        if info not in resolved:
+            resolved[info] = resolve_provider(info, reg.families, reg.user_models)
+        return resolved[info]
+
     for i, v in enumerate(reg.order):
         desc = v.matcher.description
         if desc in by_description:
@@ -214,19 +223,18 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
                                   f"{by_description[desc]!r} ({desc}); only the first can match",
                                   v.path))
         by_description.setdefault(desc, v.id)
-        out.extend(_shadowing(v, reg.order[:i], reg.families, reg.user_models))
+        out.extend(_shadowing(v, reg.order[:i], resolve))
     return out
 
 
-def _shadowing(v: Variant, earlier: Sequence[Variant], families: tuple[FamilyRule, ...],
-               user: bool) -> list[Diagnostic]:
+def _shadowing(v: Variant, earlier: Sequence[Variant], resolve: Resolve) -> list[Diagnostic]:
     """Whether the variants tried before `v` leave it any model (probed) to match."""
     first = next((e for e in earlier if e.matcher.unconditional), None)
     if first is not None:
         return [Diagnostic("warning", "matcher-shadowed",
                            f"variant {v.id!r} can never match: {first.id!r} (earlier) "
                            "matches every model", v.path)]
-    taken_by = _taken_by(v, earlier, _probes(v, families, user))
+    taken_by = _taken_by(v, earlier, _probes(v, resolve))
     if not taken_by:
         return []
     return [Diagnostic("warning", "matcher-shadowed",

@@ -19,7 +19,7 @@ from typing import Any
 from .._compile.result import CompiledPrompt
 from .._model.diagnostics import Diagnostic
 
-__all__ = ["pack_headings", "dangling_references"]
+__all__ = ["pack_headings", "dangling_references", "matches_in"]
 
 _HEADING = re.compile(r"^#{1,3} ([^\n{}#]+?)[ \t]*$", re.MULTILINE)
 # the tools a text catalogue lists: "the tools listed below", "the listed tools"
@@ -37,6 +37,15 @@ def pack_headings(registry: Any) -> frozenset[str]:
     for variant in registry.variants.values():
         texts += [t.text for t in variant.component_templates.values()]
     return frozenset(m.group(1) for text in texts for m in _HEADING.finditer(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def matches_in(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, int], ...]:
+    """(the first group that took part, else the whole match; its start) for each match of
+    `pattern` in `text`. Lint renders every situation of a variant and most sections come out
+    the same in each, so each text is scanned once per pattern."""
+    return tuple((next((g for g in m.groups() if g is not None), m.group(0)), m.start())
+                 for m in pattern.finditer(text))
 
 
 @functools.lru_cache(maxsize=64)
@@ -75,15 +84,14 @@ def _missing_sections(label: str, sections: list[tuple[str, str]],
     known = tuple(sorted(set(headings), key=lambda h: (-len(h), h)))
     if not known:
         return []
-    present = {m.group(1) for _sid, text in sections for m in _HEADING.finditer(text)}
+    present = {title for _sid, text in sections for title, _ in matches_in(_HEADING, text)}
     out: list[Diagnostic] = []
     for sid, text in sections:
-        for hit in _section_refs(known).finditer(text):
-            title = hit.group("a") or hit.group("b")
+        for title, start in matches_in(_section_refs(known), text):
             if title not in present:
                 out.append(Diagnostic(
                     "error", "names-missing-section",
-                    f"{label}: section {sid!r} (line {_line(text, hit.start())}) refers to the "
+                    f"{label}: section {sid!r} (line {_line(text, start)}) refers to the "
                     f"section {title!r}, which this render does not have", sid))
     return out
 
@@ -96,12 +104,13 @@ def _missing_examples(prompt: CompiledPrompt, label: str,
     names = tuple(sorted(set(prompt.tools.names) | {"tool's"}, key=lambda n: (-len(n), n)))
     out: list[Diagnostic] = []
     for sid, text in sections:
-        for hit in _example_refs(names).finditer(text):
-            if hit.group("tool") not in listed | ({"tool's"} if listed else set()):
+        for tool, start in matches_in(_example_refs(names), text):
+            if tool not in listed | ({"tool's"} if listed else set()):
                 out.append(Diagnostic(
                     "error", "names-missing-example",
-                    f"{label}: section {sid!r} (line {_line(text, hit.start())}) refers to "
-                    f"{hit.group(0)!r}, but this render has no text catalogue showing it", sid))
+                    f"{label}: section {sid!r} (line {_line(text, start)}) refers to "
+                    f"{tool + ' example'!r}, but this render has no text catalogue showing it",
+                    sid))
         out += [] if catalogue else _missing_catalogue(label, sid, text)
     return out
 
