@@ -16,7 +16,7 @@ from promptc.testing import make_context
 
 # Property tests draw `quick` numbers of examples in the default run (the README's `pytest`);
 # .ci/run then runs them again with `--hypothesis-profile=deep -m property`.
-settings.register_profile("quick", max_examples=25, deadline=None)
+settings.register_profile("quick", max_examples=12, deadline=None)
 settings.register_profile("deep", max_examples=2000, deadline=None)
 settings.load_profile("quick")
 
@@ -43,20 +43,25 @@ def _no_user_model_table(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["LOCALAPPDATA"] = str(folder)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Every hypothesis test is a `property` test (selected by .ci/run's deep pass). `slow`
-    tests (inputs of tens of megabytes or thousands of levels deep) are left out of a plain
-    `pytest` so it stays under a minute on two cores; .ci/run selects them (`-m "property or
-    slow"`), as does any `-m` that names them or a run of named test files."""
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every hypothesis test is a `property` test (selected by .ci/run's deep pass)."""
     for item in items:
         if getattr(getattr(item, "function", None), "is_hypothesis_test", False):
             item.add_marker(pytest.mark.property)
-    if config.getoption("markexpr") or _names_test_files(config):
-        return
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--full-scale", action="store_true", default=False,
+                     help="run the `scale` tests at their full sizes (tens of megabytes, tens "
+                          "of thousands of levels), as .ci/run's second pass does")
+
+
+@pytest.fixture(scope="session")
+def scale(request: pytest.FixtureRequest) -> int:
+    """How much bigger a `scale` test makes its inputs: 1 in a plain `pytest` (sizes past
+    every limit and the recursion limit, small enough for the one-minute run), 10 with
+    `--full-scale` (.ci/run's second pass)."""
+    return 10 if request.config.getoption("full_scale") else 1
 
 
 def _names_test_files(config: pytest.Config) -> bool:

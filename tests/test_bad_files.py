@@ -192,7 +192,8 @@ def test_a_bom_and_crlf_are_accepted_and_normalized(name: str, tmp_path: Path,
 
 # --- 50 MB files, generated --------------------------------------------------------------------
 
-BIG = 50 * 1024 * 1024
+MB = 1024 * 1024
+BIG = 5 * MB  # times `scale`: 5 MB (past the 4 MB data-file limit), 50 MB with --full-scale
 LINE = "All work and no play makes a very long rules file. " * 20 + "\n"
 
 
@@ -208,13 +209,13 @@ def _write_big(path: Path, head: str, body_bytes: int, tail: str) -> None:
         f.write(tail)
 
 
-@pytest.mark.slow
-def test_a_50mb_component_file_is_refused_naming_it(tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.scale
+def test_a_component_file_over_the_limit_is_refused_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], scale: int) -> None:
     project = shutil.copytree(GOOD, tmp_path / "proj")
     big = project / "components" / "objective.md"
-    _write_big(big, "# Objective\n\n", BIG, "")
-    assert big.stat().st_size > BIG
+    _write_big(big, "# Objective\n\n", BIG * scale, "")
+    assert big.stat().st_size > BIG * scale
     rc, out, err = run(["render", "--provider", "x", "--model", "bfmodel", "--project",
                         str(project), *SOURCES], capsys)
     assert rc == 2 and out == ""
@@ -224,32 +225,31 @@ def test_a_50mb_component_file_is_refused_naming_it(tmp_path: Path,
         Compiler.default(project=project, user=False, plugins=False)
 
 
-@pytest.mark.slow
-def test_a_50mb_context_file_is_read_in_linear_time(tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.scale
+def test_a_big_context_file_is_read_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          scale: int) -> None:
     path = tmp_path / "context.json"
-    body = LINE * (BIG // len(LINE) + 1)
+    body = LINE * (BIG * scale // len(LINE) + 1)
     path.write_text('{"cwd": "/w",\n "rules": [{"name": "big", "text": ' +
                     json.dumps(body) + "}]}\n", encoding="utf-8")
-    assert path.stat().st_size > BIG
+    assert path.stat().st_size > BIG * scale
     rc, out, err = run(["render", "--provider", "x", "--model", "y", "--context", str(path),
                         "--date", "2026-01-01", "--no-project", *SOURCES], capsys)
     assert (rc, err) == (0, "")
     assert body.strip() in out
 
 
-@pytest.mark.slow
-def test_a_50mb_context_file_with_an_error_on_its_last_line(tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]
-                                                            ) -> None:
+@pytest.mark.scale
+def test_a_big_context_file_with_an_error_on_its_last_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], scale: int) -> None:
     path = tmp_path / "context.json"
     _write_big(path, '{"runtime": {"NOTE": "x"},\n "rules": [\n', 0, "")
-    lines = BIG // len(LINE) + 1
+    lines = BIG * scale // len(LINE) + 1
     with path.open("a", encoding="utf-8") as f:
         for i in range(lines):
             f.write(f'  {{"name": "r{i}", "text": "{LINE.strip()}"}},\n')
         f.write("]}\n")  # the trailing comma before `]` is the error
-    assert path.stat().st_size > BIG
+    assert path.stat().st_size > BIG * scale
     rc, out, err = run(["render", "--provider", "x", "--model", "y", "--context", str(path),
                         "--no-project", *SOURCES], capsys)
     assert rc == 2 and out == ""

@@ -361,7 +361,7 @@ def compile_threaded(compiler: Compiler, reqs: Sequence[Request], workers: int =
 
 # Each example compiles several requests four ways: the deep pass (.ci/run) draws 400, not 2000.
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          max_examples=min(400, settings.default.max_examples // 2))  # quick 50, deep 400
+          max_examples=min(400, settings.default.max_examples // 2))  # quick 6, deep 400
 @given(reqs=request_sequences(), data=st.data())
 def test_shared_compiler_equals_fresh_in_any_order_on_any_thread(
         reqs: list[Request], data: st.DataObject) -> None:

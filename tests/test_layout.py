@@ -60,7 +60,7 @@ def test_layout_join_equals_a_full_render(which: int, requests: list[dict[str, A
         assert via_layout == full(template, [scope])
 
 
-@settings(deadline=None,  # ~30 templates per example: 25 in the quick run, 300 in the deep one
+@settings(deadline=None,  # ~30 templates per example: 3 in the quick run, 300 in the deep one
           max_examples=min(300, settings.default.max_examples // 4))
 @given(st.lists(data, min_size=2, max_size=4))
 def test_builtin_component_templates_through_layouts(requests: list[dict[str, Any]]) -> None:

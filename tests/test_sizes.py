@@ -61,44 +61,46 @@ def test_iterative_json_matches_the_standard_encoder(value: Any) -> None:
     assert freeze(value) == freeze(value) or value != value  # (NaN is never equal)
 
 
-@pytest.mark.slow
-def test_equality_tells_deep_structures_apart() -> None:
-    a, b = freeze(nested_schema(3000, "a")), freeze(nested_schema(3000, "b"))
-    assert a != b and a == freeze(nested_schema(3000, "a"))
-    assert hash(a) == hash(freeze(nested_schema(3000, "a")))
-    assert dumps_json(nested_schema(2000)).count("properties") == 2000
+@pytest.mark.scale
+def test_equality_tells_deep_structures_apart(scale: int) -> None:
+    depth = 1500 * scale  # past the recursion limit (1000)
+    a, b = freeze(nested_schema(depth, "a")), freeze(nested_schema(depth, "b"))
+    assert a != b and a == freeze(nested_schema(depth, "a"))
+    assert hash(a) == hash(freeze(nested_schema(depth, "a")))
+    assert dumps_json(nested_schema(depth), indent=None).count("properties") == depth
 
 
-@pytest.mark.slow
-def test_large_inputs_are_complete(builtins: Compiler) -> None:
-    big_rules = "Keep functions short.\n" * 50_000  # ~1 MB
-    eq_line = "=" * 100_000
-    blanks = "start" + "\n" * 100_000 + "end"
+@pytest.mark.scale
+def test_large_inputs_are_complete(builtins: Compiler, scale: int) -> None:
+    n = 1000 * scale
+    big_rules = "Keep functions short.\n" * (5 * n)  # ~100 kB, ~1 MB with --full-scale
+    eq_line = "=" * (10 * n)
+    blanks = "start" + "\n" * (10 * n) + "end"
     ctx = PromptContext(rules=[{"name": "big", "text": big_rules},
                                {"name": "eq", "text": eq_line},
                                {"name": "blank", "text": blanks}],
                         mcp_servers=[{"name": "many", "tools": [
                             {"name": f"tool_{i}", "description": f"Tool {i}."}
-                            for i in range(10_000)]}],
+                            for i in range(n)]}],
                         skills=[{"name": f"skill-{i}", "description": "A skill."}
-                                for i in range(10_000)])
+                                for i in range(n)])
     out = builtins.compile(GPT, ctx, strict=True)
     for text in (big_rules.rstrip("\n"), eq_line, blanks):
         assert text in out.text
-    assert out.text.count("tool_") >= 10_000 and "skill-9999" in out.text
+    assert out.text.count("tool_") >= n and f"skill-{n - 1}" in out.text
     native = builtins.compile(SONNET, ctx, strict=True)
-    assert len(native.tools.names) >= 10_000
+    assert len(native.tools.names) >= n
     assert len(set(native.tools.names)) == len(native.tools.names)
 
 
-@pytest.mark.slow
-def test_values_nested_twenty_thousand_deep_are_handled(builtins: Compiler) -> None:
+@pytest.mark.scale
+def test_values_nested_thousands_deep_are_handled(builtins: Compiler, scale: int) -> None:
     """Runtime values of any depth load, key, compile and write back; a runtime value that is
     no text is reported, never a RecursionError (a feature is true or false: a deep one is a
     ContextError, never a RecursionError either)."""
     deep: list[Any] = []
     node = deep
-    for _ in range(20_000):
+    for _ in range(2000 * scale):  # past the recursion limit (1000); 20,000 with --full-scale
         node.append([])
         node = node[0]
     with pytest.raises(ContextError):

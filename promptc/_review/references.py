@@ -56,11 +56,10 @@ def _section_refs(headings: tuple[str, ...]) -> re.Pattern[str]:
                       r"(?![\w-])")
 
 
-@functools.lru_cache(maxsize=64)
-def _example_refs(tools: tuple[str, ...]) -> re.Pattern[str]:
-    """A reference to a tool's example: "the replace_in_file example", "the tool's example"."""
-    names = "|".join(map(re.escape, tools))
-    return re.compile(rf"(?<![\w-])(?P<tool>{names}|tool's) example\b")
+# A reference to a tool's example: "the replace_in_file example", "the tool's example". Tool
+# names are [A-Za-z0-9_-] (promptc/_model/tools.py), so a whole word of those is a candidate,
+# kept when it names one of the render's tools.
+_EXAMPLE_REFS = re.compile(r"(?<![\w-])(?P<tool>[\w-]+|tool's) example\b")
 
 
 def _line(text: str, index: int) -> int:
@@ -101,11 +100,11 @@ def _missing_examples(prompt: CompiledPrompt, label: str,
     """A tool's example and the listed tools exist only in a text catalogue of that tool."""
     catalogue = any(sid in _CATALOGUES for sid, _ in sections)
     listed = set(prompt.tools.names) if catalogue and prompt.tools.mode == "text" else set()
-    names = tuple(sorted(set(prompt.tools.names) | {"tool's"}, key=lambda n: (-len(n), n)))
+    names = set(prompt.tools.names) | {"tool's"}
     out: list[Diagnostic] = []
     for sid, text in sections:
-        for tool, start in matches_in(_example_refs(names), text):
-            if tool not in listed | ({"tool's"} if listed else set()):
+        for tool, start in matches_in(_EXAMPLE_REFS, text):
+            if tool in names and tool not in listed | ({"tool's"} if listed else set()):
                 out.append(Diagnostic(
                     "error", "names-missing-example",
                     f"{label}: section {sid!r} (line {_line(text, start)}) refers to "
