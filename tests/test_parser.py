@@ -513,6 +513,28 @@ def test_arguments_to_rendered_call_to_parse_is_the_identity(prompt: CompiledPro
     assert [type(v) for v in call.arguments.values()] == [type(v) for v in args.values()]
 
 
+@pytest.mark.parametrize("options", [["</options></ask_followup_question>"],
+                                     ["</options>", "<![CDATA[", "]]>"], ["a\nb"]])
+def test_an_array_holding_its_own_closing_tag_reads_back_as_itself(prompt: CompiledPrompt,
+                                                                   options: list[str]) -> None:
+    text = prompt.tools.format_call("ask_followup_question",
+                                    {"question": "Which?", "options": options})
+    assert only_call(prompt.tools.parse(text)).arguments["options"] == options
+
+
+@pytest.mark.parametrize("value", ["</coordinate></browser_action>", "</coordinate>",
+                                   "a]]>b", "<![CDATA[x]]>"])
+def test_a_streamed_escaped_value_is_no_call_until_its_tool_closes(prompt: CompiledPrompt,
+                                                                  value: str) -> None:
+    """A value written as CDATA: a prefix that ends part way into its closing tag (`]]></coor`)
+    is still the open value, not a call whose value is the escape's first characters."""
+    text = prompt.tools.format_call("browser_action", {"action": "launch", "coordinate": value})
+    for cut in range(len(text)):
+        parsed = prompt.tools.parse(text[:cut], partial=True)
+        assert not parsed.errors and not parsed.calls, text[:cut]
+    assert only_call(prompt.tools.parse(text)).arguments["coordinate"] == value
+
+
 @settings(deadline=None)
 @given(st.data(), st.text(st.sampled_from("ab <\n"), max_size=12),
        st.text(st.sampled_from("ab <\n"), max_size=12))

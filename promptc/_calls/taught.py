@@ -216,10 +216,9 @@ def _cdata(text: str, start: int, name: str) -> tuple[str, int] | object | None:
         chunks.append(text[pos + len(CDATA_OPEN):close])
         pos = close + len(CDATA_CLOSE)
     closing = f"</{name}>"
-    if not text.startswith(closing, pos):
-        rest = text[pos:pos + len(CDATA_OPEN)]
-        return _UNFINISHED if pos + len(rest) == len(text) and (
-            closing.startswith(rest) or CDATA_OPEN.startswith(rest)) else None
+    if not text.startswith(closing, pos):  # the text may end part way into either
+        rest = text[pos:]
+        return _UNFINISHED if closing.startswith(rest) or CDATA_OPEN.startswith(rest) else None
     return "".join(chunks), pos + len(closing)
 
 
@@ -263,14 +262,18 @@ def format_call(tool: BuiltinTool, arguments: Mapping[str, Any]) -> str:
 
 
 def _written(tool: BuiltinTool, name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    if _needs_cdata(name, value):
-        return CDATA_OPEN + value.replace(CDATA_CLOSE, "]]" + CDATA_CLOSE + CDATA_OPEN + ">") \
+    """The value's text (a number, flag, array or object as JSON), escaped where it must be:
+    an array's strings may hold the parameter's own closing tag too."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    else:
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if _needs_cdata(name, text):
+        return CDATA_OPEN + text.replace(CDATA_CLOSE, "]]" + CDATA_CLOSE + CDATA_OPEN + ">") \
             + CDATA_CLOSE
-    return "\n" + value if "\n" in value else value
+    return "\n" + text if "\n" in text else text
 
 
 def _needs_cdata(name: str, value: str) -> bool:
