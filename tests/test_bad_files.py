@@ -117,32 +117,38 @@ def test_the_library_raises_the_declared_error(name: str) -> None:
     assert info.value.line == exp.get("line")
 
 
+@pytest.fixture(scope="module")
+def before() -> tuple[Compiler, str]:
+    """A compiler over the good folders, made before any case, and its prompt."""
+    compiler = Compiler.default(project=GOOD, user=False, plugins=False)
+    return compiler, compiler.compile(BF, PromptContext(cwd="/w", date="2026-01-01")).text
+
+
 @pytest.mark.parametrize("name", PROJECT_CASES)
 def test_nothing_is_half_registered_after_a_failed_load(name: str,
-                                                        capsys: pytest.CaptureFixture[str]
-                                                        ) -> None:
+                                                        capsys: pytest.CaptureFixture[str],
+                                                        before: tuple[Compiler, str]) -> None:
     case = CORPUS / name
-    before = Compiler.default(project=GOOD, user=False, plugins=False)
-    reference = before.compile(BF, PromptContext(cwd="/w", date="2026-01-01"))
+    before_compiler, reference = before
     assert run(argv(case, expect(name)), capsys)[0] == 2
     with pytest.raises(promptc.PromptcError):
         Compiler.default(project=case, user=False, plugins=False)
     # A fresh compiler with the good folders: same variants, same prompt, nothing from the case.
     after = Compiler.default(project=GOOD, user=False, plugins=False)
-    assert list(after.registry.variants) == list(before.registry.variants)
-    assert list(after.registry.tools) == list(before.registry.tools)
+    assert list(after.registry.variants) == list(before_compiler.registry.variants)
+    assert list(after.registry.tools) == list(before_compiler.registry.tools)
     assert all(not v.path.startswith(str(case)) for v in after.registry.variants.values())
     assert all(not t.origin.startswith(str(case)) for t in after.registry.tools.values())
     assert after.registry.variants["bf"].path == str(GOOD / "variants" / "bf" / "variant.toml")
     out = after.compile(BF, PromptContext(cwd="/w", date="2026-01-01"))
-    assert out.text == reference.text and not out.diagnostics
+    assert out.text == reference and not out.diagnostics
     assert "Marker: BF-MARKER." in out.text
     # and through the CLI
     rc, listing, err = run(["variants", "--json", "--project", str(GOOD), *SOURCES], capsys)
     assert rc == 0 and err == ""
     assert str(case) not in listing
     listed = set(re.findall(r'"id": "([^"]+)"', listing))
-    assert listed == set(before.registry.variants)
+    assert listed == set(before_compiler.registry.variants)
 
 
 # --- accepted: a BOM, CRLF line ends ----------------------------------------------------------

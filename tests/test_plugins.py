@@ -33,6 +33,9 @@ ACME_ROLE = "You are Acme Coder, a software engineering agent working in a sandb
 ACME_NOTES = "# Working with the Acme sandbox"
 ACME_MINI = "You are the compact Acme model"
 RIVAL_ROLE = "You are the rival plugin's Acme agent."
+# pytest plugins of this test environment that a plugin author's suite does not load
+OTHER_PYTEST_PLUGINS = ("hypothesispytest", "xdist", "xdist.looponfail", "langsmith_plugin",
+                        "anyio")
 
 
 # --- installation, once per session --------------------------------------------------------------
@@ -419,8 +422,11 @@ def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None
         return runner.start([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                              *args], plugins=["acme"], cwd=suite, extra=extra).result()
 
-    # 1. snapshots written; promptc.testing auto-loaded through its pytest11 entry point
-    first = pytest_run("--snapshot-update")
+    # 1. snapshots written; promptc.testing and syrupy auto-loaded through their pytest11 entry
+    # points. The other pytest plugins this test environment carries (hypothesis, xdist,
+    # LangSmith's, AnyIO's) are not the plugin author's, and loading them costs seconds: off.
+    others = [arg for name in OTHER_PYTEST_PLUGINS for arg in ("-p", f"no:{name}")]
+    first = pytest_run("--snapshot-update", *others)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "warning" not in first.stdout.lower()  # no syrupy naming warnings
     assert sorted(p.name for p in snapshots.iterdir()) == ["acme-full.md", "acme-mini-plan.md"]
