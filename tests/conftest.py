@@ -64,15 +64,6 @@ def scale(request: pytest.FixtureRequest) -> int:
     return 10 if request.config.getoption("full_scale") else 1
 
 
-def _names_test_files(config: pytest.Config) -> bool:
-    """Whether the command line names test files (`pytest tests/test_x.py::test_y`) rather
-    than leaving pytest to find them (testpaths, a folder)."""
-    if config.args_source is not pytest.Config.ArgsSource.ARGS:
-        return False
-    here = config.invocation_params.dir
-    return all((here / arg.split("::", 1)[0]).is_file() for arg in config.args)
-
-
 # pytest-xdist (`-n logical` in pyproject's addopts) runs the tests in one worker process per
 # CPU. A test goes to whichever worker is free, except where tests share a setup that costs
 # seconds in every process that makes it: those modules go to one worker together, so the
@@ -93,7 +84,11 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     named test files (`pytest tests/test_x.py -x`) here, in this process: for a file or two,
     starting and collecting in two more processes costs more than it saves. None: xdist's
     own count."""
-    return 0 if _names_test_files(config) else None
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return None
+    here = config.invocation_params.dir
+    named = [here / arg.split("::", 1)[0] for arg in config.args]
+    return 0 if all(path.is_file() for path in named) else None
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when xdist is not loaded

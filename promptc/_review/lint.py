@@ -19,8 +19,7 @@ from .._model.component import Component
 from .._model.context import FIELD_CLASSES, PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.placeholders import STANDARD
-from .._model.provider import (FamilyRule, ProviderInfo, model_data, model_table,
-                               resolve_provider)
+from .._model.provider import ProviderInfo, model_data, model_table, resolve_provider
 from .._model.variant import Variant
 from .consistency import variant_matrix
 

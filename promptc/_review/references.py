@@ -101,10 +101,11 @@ def _missing_examples(prompt: CompiledPrompt, label: str,
     catalogue = any(sid in _CATALOGUES for sid, _ in sections)
     listed = set(prompt.tools.names) if catalogue and prompt.tools.mode == "text" else set()
     names = set(prompt.tools.names) | {"tool's"}
+    shown = listed | {"tool's"} if listed else set()
     out: list[Diagnostic] = []
     for sid, text in sections:
         for tool, start in matches_in(_EXAMPLE_REFS, text):
-            if tool in names and tool not in listed | ({"tool's"} if listed else set()):
+            if tool in names and tool not in shown:
                 out.append(Diagnostic(
                     "error", "names-missing-example",
                     f"{label}: section {sid!r} (line {_line(text, start)}) refers to "
