@@ -64,10 +64,10 @@ def _split_out(everything: Path, target: Path, name: str) -> Path:
     """Move the files of `promptc-<name>` out of `everything` into `target`."""
     [record] = everything.glob(f"promptc_{name.replace('-', '_')}-*.dist-info/RECORD")
     for line in record.read_text(encoding="utf-8").splitlines():
-        source = everything / line.rsplit(",", 2)[0]
-        if source.is_file():
-            (target / source.relative_to(everything)).parent.mkdir(parents=True, exist_ok=True)
-            source.rename(target / source.relative_to(everything))
+        relative = line.rsplit(",", 2)[0]
+        if (everything / relative).is_file():
+            (target / relative).parent.mkdir(parents=True, exist_ok=True)
+            (everything / relative).rename(target / relative)
     assert list(target.glob("promptc_*.dist-info/entry_points.txt")), name
     return target
 
