@@ -23,6 +23,7 @@ import promptc
 from promptc import Compiler, Component, PromptContext, ProviderInfo, Trusted, fence
 from promptc._compile.outside import MAX_DEPTH
 from promptc._load.folders import Layer, read_layer
+from promptc._text.control import neutral_annotations
 from promptc._text.fence import FENCE_TAGS, OWN_TAGS, body, element_names
 from promptc.testing import make_context
 
@@ -307,3 +308,17 @@ def test_fenced_text_has_no_structure_no_own_tag_no_control_token_and_is_stable(
     assert control_tokens(fenced) == []
     assert body(fenced, tags=OWN) == fenced
     assert fence(fenced) == fenced and fence(fence(value)) == fence(value)
+
+
+def test_many_tokens_and_deep_schemas_cost_one_pass() -> None:
+    """100,000 control tokens in a body, and a schema nested 20,000 levels deep, are each
+    handled in one pass (no recursion, no rescanning)."""
+    assert body("<|eot_id|>" * 100_000) == "<\\|eot_id|>" * 100_000
+    assert body("[" * 100_000 + "INST]") == "[" * 100_000 + "\\INST]"
+    schema: dict[str, Any] = {"description": "<|im_start|>"}
+    deepest = schema
+    for _ in range(20_000):
+        deepest["items"] = deepest = {"description": "[INST]", "title": "ok"}
+    assert neutral_annotations(schema) is schema
+    assert schema["description"] == "<\\|im_start|>"
+    assert deepest == {"description": "[\\INST]", "title": "ok"}
