@@ -328,6 +328,10 @@ def test_200_pipelined_requests_a_bad_line_and_the_end_of_input() -> None:
     lines = [json.dumps(r) for r in requests]
     lines.insert(100, '{"jsonrpc": "2.0", "id": 1000, "method": ')  # cut short: not JSON
     lines.insert(150, json.dumps({"jsonrpc": "2.0", "method": "version"}))  # a notification
+    # notifications that fail are never answered either (issue 33, H13)
+    lines.insert(160, json.dumps({"jsonrpc": "2.0", "method": "version", "params": [1]}))
+    lines.insert(170, json.dumps({"jsonrpc": "2.0", "method": "compile", "params": {"x": 1}}))
+    lines.insert(180, json.dumps({"jsonrpc": "2.0", "method": "nope"}))
     proc = subprocess.run([*SERVE, *SOURCES], input="\n".join(lines).encode("utf-8"),
                           capture_output=True, timeout=120)  # the last line has no newline
     assert proc.returncode == 0
