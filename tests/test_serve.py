@@ -193,6 +193,19 @@ def test_the_context_provider_stands_in_for_provider_and_model(server: Server) -
 
 # --- errors -------------------------------------------------------------------------------------
 
+def test_a_lone_surrogate_in_a_request_is_a_context_error_naming_the_field(
+        server: Server) -> None:
+    # written as JSON's escape, as a client's JSON encoder writes a broken string (issue 33, H15)
+    server.write('{"jsonrpc": "2.0", "id": "s1", "method": "compile", "params": {'
+                 '"provider": "anthropic", "model": "claude-sonnet-4-5", "format": "anthropic",'
+                 ' "context": {"rules": [{"name": "r", "text": "ok \\ud800"}]}}}')
+    answer = server.next_answer()
+    assert answer["id"] == "s1"
+    assert answer["error"]["code"] == -32001
+    assert answer["error"]["data"]["field"] == "rules[0].text"
+    assert "lone surrogate" in answer["error"]["message"]
+
+
 def test_protocol_errors(server: Server) -> None:
     server.write("{not json", "[1, 2]", '"a string"', '{"id": {"x": 1}, "method": "version"}')
     answers = [server.next_answer() for _ in range(4)]

@@ -19,7 +19,8 @@ import attrs
 from .._base.errors import ContextError
 from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
-from .._base.records import build_record, describe, one_of, typed
+from .._base.records import build_record, describe, one_of, text
+from .._base.surrogates import first_surrogate, surrogate_in, surrogate_problem
 from .cache import CacheClass
 from .features import FeatureSet, builtin_features
 from .keyed import Keyed, keyed
@@ -32,7 +33,7 @@ __all__ = ["PromptContext", "context_from_data", "records", "Rule", "McpServer",
 MAX_CONTEXT_FILE_BYTES = 64 * 1024 * 1024
 
 R = TypeVar("R")
-_STR = typed(str, ContextError)
+_STR = text(ContextError)
 
 
 def _lf(value: Any) -> Any:
@@ -120,11 +121,20 @@ def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
         raise ContextError(f"must be a table/object, got {describe(value)}", field=field)
     plain = dict(value)
     try:
-        compact_json(thaw(plain))
+        json_text = compact_json(thaw(plain))
     except (TypeError, ValueError) as exc:
         raise ContextError(f"must hold JSON values only ({exc})", field=field) from None
+    _check_text(json_text, plain, field)
     frozen: FrozenDict = freeze(plain)
     return frozen
+
+
+def _check_text(json_text: str, value: Any, field: str) -> None:
+    """Refuse a table whose JSON text holds a lone surrogate, naming the string's path."""
+    if surrogate_in(json_text) is not None:
+        found = first_surrogate(value, field)
+        if found is not None:
+            raise ContextError(surrogate_problem(found[1]), field=found[0])
 
 
 def _features(value: Mapping[str, Any] | None) -> FrozenDict:
@@ -136,7 +146,8 @@ def _features(value: Mapping[str, Any] | None) -> FrozenDict:
             if flag.__class__ is not bool:
                 raise ContextError(f"must be true or false, got {describe(flag)}",
                                    field=f"features.{name}")
-        if value.__class__ is dict and all(name.__class__ is str for name in value):
+        if value.__class__ is dict and all(name.__class__ is str and surrogate_in(name) is None
+                                           for name in value):
             return FrozenDict(value)  # flat booleans under text names: JSON as they are
     return _json_map(value, "features")
 
@@ -178,9 +189,11 @@ def _schema(value: Mapping[str, Any] | None) -> FrozenDict:
         raise ContextError(f"must be a table/object, got {describe(value)}",
                            field="input_schema")
     try:
-        return FrozenDict.packed(value)
+        packed = FrozenDict.packed(value)
     except (TypeError, ValueError) as exc:
         raise ContextError(f"must be JSON data ({exc})", field="input_schema") from None
+    _check_text(packed.json_text, value, "input_schema")
+    return packed
 
 
 # The hints the MCP specification defines for a tool (ToolAnnotations), with their types. Other
@@ -430,6 +443,9 @@ def context_from_data(data: Mapping[str, Any], source: str | None = None,
     (a Compiler's memo) may hand over parts as records it built before."""
     if not isinstance(data, Mapping):
         raise ContextError("the context must be a table/object", source=source)
+    found = first_surrogate(data)
+    if found is not None:  # one rule for every path in, as for a context file
+        raise ContextError(surrogate_problem(found[1]), source=source, field=found[0])
     data = _normalized(data, source)
     if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:
         built = PromptContext.__plain__(prepare(data) if prepare is not None else data)
