@@ -202,3 +202,20 @@ def test_records_made_in_python_refuse_a_lone_surrogate_too() -> None:
 def test_a_surrogate_pair_written_as_one_character_is_fine() -> None:
     ctx = PromptContext.from_dict({"cwd": "/w/\U0001f600", "runtime": {"A": "é\U0001f600"}})
     assert ctx.cwd == "/w/\U0001f600"
+
+
+def test_an_attachment_may_give_its_size() -> None:
+    """(issue 35) `size` was refused as an unknown field."""
+    data = {"attachments": [{"name": "a.png", "type": "image/png", "size": 48213},
+                            {"name": "b.txt"}]}
+    ctx = PromptContext.from_dict(data)
+    assert [a.size for a in ctx.attachments] == [48213, None]
+    assert ctx.to_dict()["attachments"] == [{"name": "a.png", "type": "image/png",
+                                             "size": 48213}, {"name": "b.txt", "type": ""}]
+    assert PromptContext.from_dict(ctx.to_dict()) == ctx
+    assert ctx != PromptContext.from_dict({"attachments": [{"name": "a.png", "type": "image/png"},
+                                                           {"name": "b.txt"}]})
+    for bad in (-1, "12", True, 1.5):
+        with pytest.raises(ContextError) as err:
+            PromptContext.from_dict({"attachments": [{"name": "a.png", "size": bad}]})
+        assert err.value.field == "attachments[0].size"

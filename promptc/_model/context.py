@@ -19,7 +19,7 @@ import attrs
 from .._base.errors import ContextError
 from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
-from .._base.records import build_record, describe, one_of, text
+from .._base.records import build_record, describe, one_of, optional, text
 from .._base.surrogates import first_surrogate, surrogate_in, surrogate_problem
 from .cache import CacheClass
 from .features import FeatureSet, builtin_features
@@ -34,6 +34,14 @@ MAX_CONTEXT_FILE_BYTES = 64 * 1024 * 1024
 
 R = TypeVar("R")
 _STR = text(ContextError)
+_OPT_INT = optional(int, ContextError)
+
+
+def _byte_count(instance: Any, attribute: Any, value: int | None) -> None:
+    """A byte count: a whole number ≥ 0, or absent."""
+    _OPT_INT(instance, attribute, value)
+    if value is not None and value < 0:
+        raise ContextError(f"must be ≥ 0, got {value}", field=attribute.name)
 
 
 def _lf(value: Any) -> Any:
@@ -314,10 +322,12 @@ class Skill(_Keyed):
 @_keyed
 @attrs.frozen(eq=False)
 class Attachment(_Keyed):
-    """A file the user attached to this request (only its name and MIME type matter here)."""
+    """A file the user attached to this request: its name, MIME type and size in bytes (the
+    size a template may show; a client's own attachment records carry it)."""
 
     name: str = attrs.field(validator=_STR)
     type: str = attrs.field(default="", validator=_STR)
+    size: int | None = attrs.field(default=None, validator=_byte_count)
 
 
 @_keyed
@@ -335,6 +345,8 @@ def _plain(record: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in type(record).__key_fields__:
         value = getattr(record, name)
+        if value is None:  # an optional field left out (an attachment's size)
+            continue
         if value.__class__ is tuple and value and isinstance(value[0], _Keyed):
             value = [_plain(item) for item in value]  # records nest three deep at most
         elif value.__class__ is FrozenDict:
@@ -410,7 +422,7 @@ class PromptContext(_Keyed):
             out["provider"] = {k: v for k, v in attrs.asdict(self.provider).items()
                                if v is not None}
         else:
-            out.pop("provider")
+            out.pop("provider", None)  # None: left out by _plain
         return out
 
     def feature(self, name: str, default: Any = False) -> Any:
