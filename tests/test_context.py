@@ -151,3 +151,71 @@ def test_what_the_plain_builder_refuses_the_constructor_explains(table: dict[str
     assert PromptContext.__plain__(dict(table)) is None
     with pytest.raises(ContextError):
         PromptContext.from_dict(table)
+
+
+# --- lone surrogates: refused on every path in, naming the field (issue 33, H15) ---------------
+
+SURROGATE_CASES = [
+    ({"cwd": "/w\ud800"}, "cwd"),
+    ({"rules": [{"name": "r", "text": "ok", "origin": "x\udfff"}]}, "rules[0].origin"),
+    ({"runtime": {"NAME": ["a", "b\ud800"]}}, "runtime.NAME[1]"),
+    ({"runtime": {"N\ud800": "a"}}, "runtime.N\\ud800"),
+    ({"features": {"x\udc00": True}}, "features.x\\udc00"),
+    ({"provider": {"id": "openai", "model": "gpt-5\ud800"}}, "provider.model"),
+    ({"mcp_servers": [{"name": "s", "tools": [{"name": "t", "input_schema": {
+        "type": "object", "properties": {"p": {"description": "\udbff"}}}}]}]},
+     "mcp_servers[0].tools[0].input_schema.properties.p.description"),
+    ({"attachments": [{"name": "a.png", "type": "image/\ud800"}]}, "attachments[0].type"),
+]
+
+
+@pytest.mark.parametrize(("data", "field"), SURROGATE_CASES)
+def test_a_lone_surrogate_in_plain_data_is_a_context_error_naming_the_field(
+        data: dict[str, object], field: str) -> None:
+    with pytest.raises(ContextError, match="lone surrogate") as err:
+        PromptContext.from_dict(data)
+    assert err.value.field == field
+    str(err.value).encode("utf-8")  # the message itself can be printed
+
+
+@pytest.mark.parametrize(("data", "field"), SURROGATE_CASES)
+def test_a_compiler_refuses_a_lone_surrogate_in_a_context_dict(
+        data: dict[str, object], field: str) -> None:
+    from promptc import Compiler
+    with pytest.raises(ContextError) as err:
+        Compiler.default().compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), data)
+    assert err.value.field == field
+
+
+def test_records_made_in_python_refuse_a_lone_surrogate_too() -> None:
+    for make, field in [(lambda: PromptContext(cwd="\ud800"), "cwd"),
+                        (lambda: PromptContext(runtime={"A": "\ud800"}), "runtime.A"),
+                        (lambda: PromptContext(rules=[{"name": "r", "text": "\udc00"}]),
+                         "rules[0].text"),
+                        (lambda: Rule("r", "\udc00"), "text"),
+                        (lambda: ProviderInfo("openai", "gpt-5", family="\ud800"), "family")]:
+        with pytest.raises(ContextError, match="lone surrogate") as err:
+            make()
+        assert err.value.field == field
+
+
+def test_a_surrogate_pair_written_as_one_character_is_fine() -> None:
+    ctx = PromptContext.from_dict({"cwd": "/w/\U0001f600", "runtime": {"A": "é\U0001f600"}})
+    assert ctx.cwd == "/w/\U0001f600"
+
+
+def test_an_attachment_may_give_its_size() -> None:
+    """(issue 35) `size` was refused as an unknown field."""
+    data = {"attachments": [{"name": "a.png", "type": "image/png", "size": 48213},
+                            {"name": "b.txt"}]}
+    ctx = PromptContext.from_dict(data)
+    assert [a.size for a in ctx.attachments] == [48213, None]
+    assert ctx.to_dict()["attachments"] == [{"name": "a.png", "type": "image/png",
+                                             "size": 48213}, {"name": "b.txt", "type": ""}]
+    assert PromptContext.from_dict(ctx.to_dict()) == ctx
+    assert ctx != PromptContext.from_dict({"attachments": [{"name": "a.png", "type": "image/png"},
+                                                           {"name": "b.txt"}]})
+    for bad in (-1, "12", True, 1.5):
+        with pytest.raises(ContextError) as err:
+            PromptContext.from_dict({"attachments": [{"name": "a.png", "size": bad}]})
+        assert err.value.field == "attachments[0].size"

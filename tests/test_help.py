@@ -109,6 +109,24 @@ def test_help_topics(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and out == "" and "did you mean 'context'" in err
 
 
+def test_the_matrix_topic_names_every_case_key_and_the_matrix_file_its_reader(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """(issue 35) `help matrix` left out `max_tokens`; the built-in matrix's comment named a
+    module that no longer exists."""
+    import re
+    from pathlib import Path
+
+    from promptc._review import snapshot
+    code, out, _ = run(capsys, "help", "matrix")
+    assert code == 0
+    for key in sorted(snapshot._CASE_KEYS | snapshot._CAP_KEYS):
+        assert re.search(rf"\b{key}\b", out), key
+    text = snapshot.default_matrix_path().read_text(encoding="utf-8")
+    named = re.findall(r"promptc/[\w/]+\.py", text)
+    root = Path(snapshot.__file__).resolve().parents[2]
+    assert named and all((root / path).is_file() for path in named), named
+
+
 def test_the_serve_topic_names_every_method_param_and_error_code(
         capsys: pytest.CaptureFixture[str]) -> None:
     from promptc._cli.serve_errors import ERROR_CODES

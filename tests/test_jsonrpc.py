@@ -53,6 +53,23 @@ def test_notifications_run_but_are_never_answered() -> None:
     assert logs == ["notification 'note' failed: no good"]
 
 
+@pytest.mark.parametrize("raw", [
+    b'{"jsonrpc":"2.0","method":"version","params":[1]}',  # by position: refused, not answered
+    b'{"jsonrpc":"2.0","method":"version","params":[]}',
+])
+def test_a_notification_the_server_refuses_is_logged_never_answered(raw: bytes) -> None:
+    answers, logs = run([raw, line(id=1, method="m")], echo)  # (issue 33, H13)
+    assert [a["id"] for a in answers] == [1]
+    assert len(logs) == 1 and "notification" in logs[0] and "by name" in logs[0]
+
+
+def test_a_line_that_is_no_request_is_answered_even_without_an_id() -> None:
+    # not a notification: without `jsonrpc` or `method` it is no request at all (id null)
+    for raw in (b'{"method":"m"}', b'{"jsonrpc":"2.0","method":1,"params":"bar"}'):
+        [answer], _ = run([raw], echo)
+        assert answer["id"] is None and answer["error"]["code"] == -32600
+
+
 def test_a_failing_method_is_an_internal_error_and_the_next_request_is_answered() -> None:
     def handle(request: Request) -> Job:
         if request.method == "bad":

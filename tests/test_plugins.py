@@ -512,6 +512,75 @@ def test_what_a_plugin_registers_is_checked_at_load(hooks: dict[str, Any], code:
     assert compiler.compile(provider, ctx).text == Compiler.builtins().compile(provider, ctx).text
 
 
+class Runaway:
+    """An endless generator's stand-in that gives up (with an error the test can tell apart)
+    after twice the bound, and counts what was taken from it."""
+
+    def __init__(self, item: Any = None) -> None:
+        from promptc._load.plugins import MAX_HOOK_ITEMS
+        self.taken = 0
+        self.limit = 2 * MAX_HOOK_ITEMS
+        self.item = item
+
+    def __iter__(self) -> Any:
+        return self
+
+    def __next__(self) -> Any:
+        self.taken += 1
+        if self.taken > self.limit:
+            raise RuntimeError("runaway: not bounded")
+        return self.item
+
+
+@pytest.mark.parametrize("hook", ["promptc_template_folders", "promptc_variants",
+                                  "promptc_components", "promptc_features", "promptc_tools"])
+def test_a_hook_returning_an_endless_generator_skips_the_plugin(hook: str) -> None:
+    """(issue 33, H16) Only one item past the bound is taken, and the plugin is skipped."""
+    from promptc import Compiler, PromptContext, ProviderInfo
+    from promptc._load.plugins import MAX_HOOK_ITEMS
+    runaway = Runaway()
+    compiler = compiler_with(endless=plugin_module(**{hook: lambda: runaway}))
+    [diagnostic] = compiler.load_diagnostics
+    assert (diagnostic.code, diagnostic.source) == ("plugin-hook", "plugin:endless")
+    assert f"more than {MAX_HOOK_ITEMS:,} items" in diagnostic.message
+    assert "skipped" in diagnostic.message
+    assert runaway.taken == MAX_HOOK_ITEMS + 1
+    provider, ctx = ProviderInfo("openai", "gpt-4.1"), PromptContext(date="2026-01-01")
+    assert compiler.compile(provider, ctx).text == Compiler.builtins().compile(provider, ctx).text
+
+
+def _generator_exit(**_: Any) -> Any:
+    raise GeneratorExit
+
+
+def test_request_hooks_that_run_away_or_raise_generator_exit_are_reported() -> None:
+    from promptc import Compiler, PromptContext, ProviderInfo
+    from promptc._load.plugins import MAX_HOOK_ITEMS
+    findings = Runaway("a finding")
+    compiler = compiler_with(
+        endless=plugin_module(promptc_inspect_prompt=lambda: findings),
+        exits=plugin_module(promptc_contribute_context=_generator_exit,
+                            promptc_inspect_prompt=_generator_exit))
+    provider, ctx = ProviderInfo("openai", "gpt-4.1"), PromptContext(date="2026-01-01")
+    prompt = compiler.compile(provider, ctx)
+    assert prompt.text == Compiler.builtins().compile(provider, ctx).text
+    assert findings.taken == MAX_HOOK_ITEMS + 1
+    said = [(d.source, d.code, d.message) for d in prompt.diagnostics]
+    [endless] = [m for s, c, m in said if (s, c) == ("plugin:endless", "plugin-hook")]
+    assert f"more than {MAX_HOOK_ITEMS:,} items" in endless
+    exits = [m for s, c, m in said if (s, c) == ("plugin:exits", "plugin-hook")]
+    assert len(exits) == 2 and all("raised GeneratorExit" in m for m in exits)
+    assert {m.split(":")[1].split()[0] for m in exits} == {"promptc_contribute_context",
+                                                            "promptc_inspect_prompt"}
+    assert not any(d.code == "plugin-finding" for d in prompt.diagnostics)
+
+
+def test_generator_exit_in_a_load_hook_skips_the_plugin() -> None:
+    compiler = compiler_with(exits=plugin_module(promptc_tools=_generator_exit))
+    [diagnostic] = compiler.load_diagnostics
+    assert diagnostic.source == "plugin:exits" and "GeneratorExit" in diagnostic.message
+
+
 def test_python_variant_matcher_and_template_component() -> None:
     """The plugin guide's Python-only example: a variant with inline texts and a matcher, and a
     template component fed by a data function."""

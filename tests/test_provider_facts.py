@@ -127,3 +127,25 @@ def test_the_date_line_carries_the_cutoff_where_it_is_known(builtins: Compiler) 
     gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), make_context("full"))
     section = gpt.section("request_info")
     assert section is not None and "cutoff" not in section.text  # unknown: no line
+
+
+# Ollama's library names of models that read images, and of their text-only neighbours
+# (issue 35: qwen2.5vl on Ollama was reported without vision, and so were the others here).
+OLLAMA_VISION = ["qwen2.5vl", "qwen2.5vl:72b", "llava", "llava:13b", "llava-llama3",
+                 "llava-phi3", "bakllava", "llama3.2-vision", "llama3.2-vision:90b", "llama4",
+                 "llama4:scout", "gemma3", "gemma3:4b", "gemma3:27b", "qwen3-vl:8b",
+                 "minicpm-v", "moondream", "granite3.2-vision", "mistral-small3.1",
+                 "mistral-small3.2"]
+OLLAMA_TEXT = ["gemma3:1b", "gemma3:270m", "gemma3n", "llama3.2", "llama3.1", "qwen2.5",
+               "qwen3", "mistral-small", "gemma2"]
+
+
+@pytest.mark.parametrize("provider", ["ollama", "ollama_chat"])
+def test_ollama_vision_models_read_images_and_their_text_siblings_do_not(provider: str) -> None:
+    for model in OLLAMA_VISION:
+        facts = model_facts(ProviderInfo(provider, model))
+        assert facts.value("images") is True, model
+        [fact] = [f for f in facts.facts if f.name == "images"]
+        assert fact.source == "overlay" and "Ollama" in fact.note, model
+    for model in OLLAMA_TEXT:
+        assert model_facts(ProviderInfo(provider, model)).value("images") is False, model

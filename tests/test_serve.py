@@ -193,6 +193,19 @@ def test_the_context_provider_stands_in_for_provider_and_model(server: Server) -
 
 # --- errors -------------------------------------------------------------------------------------
 
+def test_a_lone_surrogate_in_a_request_is_a_context_error_naming_the_field(
+        server: Server) -> None:
+    # written as JSON's escape, as a client's JSON encoder writes a broken string (issue 33, H15)
+    server.write('{"jsonrpc": "2.0", "id": "s1", "method": "compile", "params": {'
+                 '"provider": "anthropic", "model": "claude-sonnet-4-5", "format": "anthropic",'
+                 ' "context": {"rules": [{"name": "r", "text": "ok \\ud800"}]}}}')
+    answer = server.next_answer()
+    assert answer["id"] == "s1"
+    assert answer["error"]["code"] == -32001
+    assert answer["error"]["data"]["field"] == "rules[0].text"
+    assert "lone surrogate" in answer["error"]["message"]
+
+
 def test_protocol_errors(server: Server) -> None:
     server.write("{not json", "[1, 2]", '"a string"', '{"id": {"x": 1}, "method": "version"}')
     answers = [server.next_answer() for _ in range(4)]
@@ -328,6 +341,10 @@ def test_200_pipelined_requests_a_bad_line_and_the_end_of_input() -> None:
     lines = [json.dumps(r) for r in requests]
     lines.insert(100, '{"jsonrpc": "2.0", "id": 1000, "method": ')  # cut short: not JSON
     lines.insert(150, json.dumps({"jsonrpc": "2.0", "method": "version"}))  # a notification
+    # notifications that fail are never answered either (issue 33, H13)
+    lines.insert(160, json.dumps({"jsonrpc": "2.0", "method": "version", "params": [1]}))
+    lines.insert(170, json.dumps({"jsonrpc": "2.0", "method": "compile", "params": {"x": 1}}))
+    lines.insert(180, json.dumps({"jsonrpc": "2.0", "method": "nope"}))
     proc = subprocess.run([*SERVE, *SOURCES], input="\n".join(lines).encode("utf-8"),
                           capture_output=True, timeout=120)  # the last line has no newline
     assert proc.returncode == 0

@@ -4,6 +4,7 @@ matrix is refused unless forced, and nothing the manifest does not list is remov
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 
@@ -126,3 +127,56 @@ def test_nothing_the_manifest_does_not_list_is_removed(
     assert code == 0 and "0 removed" in out
     assert stray.read_text(encoding="utf-8").endswith("mine\n")
     assert "kept__by_hand.md" not in (snaps / MANIFEST).read_text(encoding="utf-8")
+
+
+def _hint(out: str) -> list[str]:
+    return shlex.split(out.rstrip().splitlines()[-1].rsplit("run `", 1)[1].split("`", 1)[0])
+
+
+def test_the_check_hint_runs_for_a_folder_another_matrix_wrote(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """(issue 35) Checked against another matrix, the hint was an update that then refused the
+    folder (written from another matrix); typed as printed, it now runs."""
+    monkeypatch.chdir(tmp_path)
+    mine, other = matrix(Path(), "mine.toml"), matrix(Path(), "other.toml", "gpt-4o")
+    assert run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine),
+               "--dir", "snaps")[0] == 0
+    code, out, _ = run(capsys, "snapshot", "--check", "--builtins-only", "--matrix",
+                       str(other), "--dir", "snaps")
+    assert code == 1 and "mine.toml" in out  # the note names the matrix that wrote it
+    command = _hint(out)
+    assert "--force" in command
+    assert run(capsys, *command[1:])[0] == 0
+    assert run(capsys, "snapshot", "--check", "--builtins-only", "--matrix", str(other),
+               "--dir", "snaps")[0] == 0
+
+
+def test_a_users_file_where_a_snapshot_goes_is_named_before_the_hint(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """(issue 35) A file of the user's with a snapshot's name read as an unchanged snapshot,
+    and the hint (with --force) was refused; now it is an added snapshot, the check names the
+    file to move first, and after that the hint runs."""
+    monkeypatch.chdir(tmp_path)
+    mine = matrix(Path(), "mine.toml")
+    assert run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine),
+               "--dir", "snaps")[0] == 0
+    [md] = sorted(Path("snaps").glob("*.md"))
+    mine.write_text(mine.read_text(encoding="utf-8") + 'name = "renamed"\n', encoding="utf-8")
+    blocking = Path("snaps") / md.name.replace(md.name.split("__")[0], "renamed", 1)
+    blocking.write_text("my own notes\n", encoding="utf-8")
+    code, out, _ = run(capsys, "snapshot", "--check", "--builtins-only", "--matrix", str(mine),
+                       "--dir", "snaps", "--json")
+    report = json.loads(out)
+    assert code == 1 and report["blocked"] == [blocking.name]
+    assert blocking.name in report["added"]
+    code, out, _ = run(capsys, "snapshot", "--check", "--builtins-only", "--matrix", str(mine),
+                       "--dir", "snaps")
+    assert code == 1 and "move away 1 file(s)" in out and blocking.name in out
+    command = _hint(out)
+    assert run(capsys, *command[1:])[0] == 2  # refused while the file stands there
+    blocking.rename(tmp_path / "notes.md")
+    assert run(capsys, *command[1:])[0] == 0
+    assert run(capsys, "snapshot", "--check", "--builtins-only", "--matrix", str(mine),
+               "--dir", "snaps")[0] == 0

@@ -176,3 +176,37 @@ def test_gpt_5_codex_is_a_fraction_of_gpt_5(builtins: Compiler) -> None:
     built_in = [n for n in codex[2] if not n.startswith("mcp__") and
                 n not in ("load_skill", "load_skill_reference", "access_mcp_resource")]
     assert built_in[:2] == ["execute_command", "apply_patch"] and len(built_in) <= 5
+
+
+def test_each_target_is_measured_in_its_own_context_strictly(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """(issue 35) A case's targets were measured in the matrix's first context, leniently: a
+    case that lists its own context, and a section fed by a required input, counted short."""
+    folder = tmp_path / "pack"
+    (folder / "variants" / "note").mkdir(parents=True)
+    (folder / "variants" / "note" / "variant.toml").write_text(
+        'fallback = true\ncomponents = ["body"]\n'
+        '[inputs.TICKER]\ntype = "string"\nrequired = true\n', encoding="utf-8")
+    (folder / "variants" / "note" / "template.md").write_text("{{body}}\n", encoding="utf-8")
+    (folder / "components").mkdir()
+    (folder / "components" / "body.md").write_text(
+        "# Analysis\n\nAnalyse {{TICKER}} for the team, in detail.\n", encoding="utf-8")
+    (tmp_path / "empty.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "filled.json").write_text(
+        json.dumps({"runtime": {"TICKER": "ACME " * 60}}), encoding="utf-8")
+    matrix = tmp_path / "matrix.toml"
+    matrix.write_text('[contexts]\nempty = "empty.json"\nfilled = "filled.json"\n\n'
+                      '[[case]]\nname = "own"\nvariant = "note"\nprovider = "openai"\n'
+                      'model = "gpt-4.1"\ncontexts = ["filled"]\nmax_tokens = 100\n',
+                      encoding="utf-8")
+    argv = ["tokens", "--targets", "--no-user", "--no-plugins", "--project", str(folder),
+            "--matrix", str(matrix)]
+    code = main([*argv, "--json"])
+    [row] = json.loads(capsys.readouterr().out)
+    assert code == 1 and not row["ok"]  # 60 tickers in its own context: over 100 tokens
+    assert row["prompt"] > 100
+    # a case measured in a context that misses its required input is refused, not counted
+    matrix.write_text(matrix.read_text(encoding="utf-8").replace('["filled"]', '["empty"]'),
+                      encoding="utf-8")
+    assert main(argv) != 0
+    assert "TICKER" in capsys.readouterr().err

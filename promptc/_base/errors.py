@@ -124,9 +124,10 @@ class OfflineDataError(PromptcError, RuntimeError):
 
 
 # What promptc contains when code it does not own (a plugin's hook, matcher, component or data
-# function) fails: any Exception, and a SystemExit raised by that code, which would otherwise end
-# the client's process with no message. KeyboardInterrupt (the user's Ctrl-C) still propagates.
-PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+# function) fails: any Exception, and a SystemExit or GeneratorExit raised by that code, which
+# would otherwise end the client's process with no message (or a traceback). KeyboardInterrupt
+# (the user's Ctrl-C) still propagates.
+PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit, GeneratorExit)
 
 
 class MissingExtraError(PromptcError, ImportError):

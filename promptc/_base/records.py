@@ -17,8 +17,9 @@ import attrs
 
 from .errors import PromptcError
 from .suggest import did_you_mean
+from .surrogates import surrogate_in, surrogate_problem
 
-__all__ = ["build_record", "field_names", "describe", "typed", "optional", "one_of"]
+__all__ = ["build_record", "field_names", "describe", "typed", "text", "optional", "one_of"]
 
 Validator = Callable[[Any, Any, Any], None]
 
@@ -54,8 +55,20 @@ def typed(kind: type, error: type[PromptcError]) -> Validator:
     return check
 
 
-def optional(kind: type, error: type[PromptcError]) -> Validator:
-    inner = typed(kind, error)
+def text(error: type[PromptcError]) -> Validator:
+    """An attrs validator: a string that UTF-8 can carry (no lone surrogate)."""
+    def check(_instance: Any, attribute: Any, value: Any) -> None:
+        if value.__class__ is not str:
+            raise error(f"must be a string, got {describe(value)}", field=attribute.name)
+        code = surrogate_in(value)
+        if code is not None:
+            raise error(surrogate_problem(code), field=attribute.name)
+    return check
+
+
+def optional(kind: type | Validator, error: type[PromptcError]) -> Validator:
+    """`kind`'s check (a type, or a validator such as `text(error)`), or None."""
+    inner = typed(kind, error) if isinstance(kind, type) else kind
 
     def check(instance: Any, attribute: Any, value: Any) -> None:
         if value is not None:

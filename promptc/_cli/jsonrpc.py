@@ -70,11 +70,14 @@ class Job:
 
 class _Rejected(RpcError):
     """A line that is not a valid request, and the id to answer with (null when it has none
-    or it could not be read)."""
+    or it could not be read). `notification`: the line is a well-formed request without an
+    id whose params this server refuses; the specification forbids answering it."""
 
-    def __init__(self, code: int, message: str, request_id: Any = None) -> None:
+    def __init__(self, code: int, message: str, request_id: Any = None,
+                 notification: bool = False) -> None:
         super().__init__(code, message)
         self.request_id = request_id
+        self.notification = notification
 
 
 def _no_constants(name: str) -> Any:
@@ -95,7 +98,7 @@ def decode(line: bytes) -> Request:
     params = message.get("params", {})
     if isinstance(params, list):
         raise _Rejected(INVALID_PARAMS, "invalid params: pass `params` by name, as an object",
-                        answer_id)
+                        answer_id, notification=request_id is _NO_ID)
     if not isinstance(params, dict):
         raise _Rejected(INVALID_REQUEST, "invalid request: `params` must be an object",
                         answer_id)
@@ -186,7 +189,10 @@ def serve_lines(lines: Iterable[bytes], writer: LineWriter, handler: Handler, *,
             try:
                 request = decode(line)
             except _Rejected as err:
-                _fail(writer, err.request_id, err)
+                if err.notification:  # never answered, whatever went wrong
+                    log(f"notification failed: {err.message}")
+                else:
+                    _fail(writer, err.request_id, err)
                 continue
             try:
                 job = handler(request)

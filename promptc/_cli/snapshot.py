@@ -59,35 +59,51 @@ def _check(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered]
     from .._review.diff import review_snapshots
     cases = review_snapshots(folder, expected)
     changed = [c for c in cases if c.status != "same"]
-    update = _update_command(args, folder, expected)
+    update, blocked = _update_command(args, folder, expected)
     if output_format(args) == "json":
-        print_json(_check_report(changed, update))
+        print_json({**_check_report(changed, update), "blocked": list(blocked)})
     elif not emit_review(args, cases, f"promptc snapshot review: {folder}"):
-        _write_check(sys.stdout, args, folder, changed, len(expected), update)
+        _write_check(sys.stdout, args, folder, changed, len(expected), update, blocked)
     return 1 if changed else 0
 
 
-def _update_command(args: argparse.Namespace, folder: Path,
-                    expected: Mapping[str, Rendered]) -> str:
-    """The command that accepts this check's differences, as it must be typed: with --force
-    when the folder holds files promptc did not write (an update refuses such a folder without
-    it, and with it leaves those files alone)."""
+def _update_command(args: argparse.Namespace, folder: Path, expected: Mapping[str, Rendered]
+                    ) -> tuple[str, tuple[str, ...]]:
+    """The command that accepts this check's differences, as it must be typed, and the files
+    to move away before it can run (a file of the user's where a snapshot goes: an update
+    refuses it whatever the flags). With --force when the folder holds other files promptc
+    did not write (an update refuses such a folder without it, and with it leaves those files
+    alone), or was written from another matrix (an update refuses to rewrite it from this
+    one without it)."""
+    from .._review.manifest import read_manifest, same_matrix
     from .._review.snapshot import check_dir
     command = snapshot_command(args, "--update")
-    return f"{command} --force" if folder.is_dir() and check_dir(folder, expected).foreign \
-        else command
+    if not folder.is_dir():
+        return command, ()
+    state = check_dir(folder, expected)
+    recorded = read_manifest(folder).matrix
+    other = recorded is not None and not same_matrix(recorded, matrix_path(args), folder)
+    foreign = set(state.foreign) - set(state.blocked)
+    return (f"{command} --force" if foreign or other else command), state.blocked
 
 
 def _write_check(out: IO[str], args: argparse.Namespace, folder: Path,
-                 changed: Sequence[CaseReview], n: int, update: str) -> None:
+                 changed: Sequence[CaseReview], n: int, update: str,
+                 blocked: Sequence[str] = ()) -> None:
     render_snapshot_text(out, changed, args.lines)
     if not changed:
         out.write(paint(f"ok: {n} snapshot(s) match {clean(folder)}", "green", out) + "\n")
         return
     _other_matrix_note(out, args, folder)
     counts = {k: sum(c.status == k for c in changed) for k in ("added", "changed", "removed")}
+    first = ""
+    if blocked:
+        shown = ", ".join(clean(name) for name in blocked[:5]) + (" …" if len(blocked) > 5
+                                                                   else "")
+        first = (f"move away {len(blocked)} file(s) promptc did not write that stand where "
+                 f"snapshots go ({shown}), then ")
     out.write(f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} "
-              f"removed; run `{clean(update)}` to accept\n")
+              f"removed; {first}run `{clean(update)}` to accept\n")
 
 
 def _check_report(changed: Sequence[CaseReview], update: str) -> dict[str, Any]:

@@ -113,7 +113,10 @@ class TargetCheck:
 
 
 def check_target(compiler: Compiler, t: Target) -> TargetCheck:
-    prompt = compiler.compile(t.provider, t.context, variant=t.variant, count_tokens=True)
+    """One case counted in its own full context, strictly: a prompt missing a section (an
+    input left out, a component that failed) would be counted short."""
+    prompt = compiler.compile(t.provider, t.context, variant=t.variant, count_tokens=True,
+                              strict=True)
     rep = _counted(prompt)
     static = sum(s.tokens or 0 for s in prompt.sections if s.cache == "static")
     share = static / rep.total if rep.total else 0.0
@@ -123,7 +126,8 @@ def check_target(compiler: Compiler, t: Target) -> TargetCheck:
 
 
 def cmd_token_targets(args: argparse.Namespace) -> int:
-    """Every case of the snapshot matrix in its full context, against its token targets."""
+    """Every case of the snapshot matrix in its own full context, against its token
+    targets."""
     from .._review.snapshot import load_matrix
     compiler = compiler_from(args)
     matrix = load_matrix(args.matrix, compiler)
@@ -133,8 +137,8 @@ def cmd_token_targets(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(table(["case", "tools", "prompt", "tool JSON", "together", "static",
                                 "target", ""], [c.row() for c in checks], "llrrrrll") + "\n")
-        sys.stdout.write(f"encoding as each model counts; context: the matrix's full context "
-                         f"({clean(matrix.path)})\n")
+        sys.stdout.write(f"encoding as each model counts; context: each case's full context, "
+                         f"rendered strictly ({clean(matrix.path)})\n")
     return 0 if all(c.ok for c in checks) else 1
 
 
@@ -152,8 +156,9 @@ def add_tokens_command(sub: Any, commands: dict[str, Command] = COMMANDS,
     p.add_argument("--budget", type=non_negative, metavar="N",
                    help="count the prompt as fitted into N tokens (see render --budget)")
     p.add_argument("--targets", action="store_true",
-                   help="instead: every case of the snapshot matrix in its full context, "
-                        "prompt and native tool JSON, against the case's token targets")
+                   help="instead: every case of the snapshot matrix in its own full context "
+                        "(`full`, else its first), rendered strictly, prompt and native tool "
+                        "JSON, against the case's token targets")
     p.add_argument("--matrix", metavar="FILE",
                    help="with --targets: the matrix file (default: the built-in one)")
     add_json(p, "variant, tokens, sections, dropped")

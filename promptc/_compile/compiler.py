@@ -29,7 +29,7 @@ from .._base.errors import (PLUGIN_FAILURES, ConfigError, ContextError, NoVarian
 from .._base.memo import Memo
 from .._emit.toolset import ToolSet, wire_format
 from .._load.folders import Layer, read_layer
-from .._load.plugins import PluginSet, load_plugins
+from .._load.plugins import PluginSet, bounded_items, load_plugins
 from .._load.registry import Registry, Resolution, build_registry
 from .._load.sources import (builtin_root, find_project_folder, project_outside_note,
                              user_folder)
@@ -404,7 +404,7 @@ class Compiler:
                 if not isinstance(extra, Mapping):
                     raise TypeError(f"returned {type(extra).__name__}, not a table")
                 fill = {}
-                for field, value in extra.items():
+                for field, value in bounded_items(extra.items(), "promptc_contribute_context"):
                     if field not in allowed:
                         raise ContextError(f"unknown context field {field!r}")
                     if not getattr(ctx, field):
@@ -430,7 +430,8 @@ class Compiler:
         for name, hook in self._inspect_hooks:
             try:
                 result = hook(prompt=prompt) or ()
-                notes = [result] if isinstance(result, str) else list(result)
+                notes = [result] if isinstance(result, str) else bounded_items(
+                    result, "promptc_inspect_prompt")
             except PLUGIN_FAILURES as exc:  # a PromptcError from the plugin's own code too
                 report("error", "plugin-hook",
                        f"plugin {name!r}: promptc_inspect_prompt raised "

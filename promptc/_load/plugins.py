@@ -13,6 +13,7 @@ every start, and pluggy is imported only when some plugin is installed.
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -32,9 +33,27 @@ from .registry import PluginVariant, plugin_raw_variant
 if TYPE_CHECKING:
     import pluggy
 
-__all__ = ["PluginSet", "load_plugins"]
+__all__ = ["PluginSet", "load_plugins", "MAX_HOOK_ITEMS", "bounded_items"]
 
 GROUP = "promptc"
+
+# The most items one hook call may return (folders, variants, tools, findings…): far more than
+# any pack holds, and a bound on what an endless generator can make promptc collect.
+MAX_HOOK_ITEMS = 10_000
+
+
+class HookResultError(ValueError):
+    """A hook returned more items than promptc takes (an endless generator, say)."""
+
+
+def bounded_items(result: Iterable[Any], hook: str) -> list[Any]:
+    """The items of a hook's result, at most MAX_HOOK_ITEMS of them; HookResultError beyond.
+    Only one item past the bound is ever asked for."""
+    items = list(itertools.islice(result, MAX_HOOK_ITEMS + 1))
+    if len(items) > MAX_HOOK_ITEMS:
+        raise HookResultError(f"{hook} returned more than {MAX_HOOK_ITEMS:,} items (an endless "
+                              "generator?)")
+    return items
 
 
 @attrs.frozen
@@ -220,13 +239,18 @@ def _call(pm: pluggy.PluginManager, hook: str) -> list[Any]:
     for impl in getattr(pm.hook, hook).get_hookimpls():
         try:
             result = impl.function()
-        except PLUGIN_FAILURES as exc:
+            if result is None:
+                continue
+            if isinstance(result, (str, bytes, Mapping)) or not isinstance(result, Iterable):
+                raise _HookFailed(f"hook {hook} must return a list, got "
+                                  f"{type(result).__name__}")
+            out.extend(bounded_items(result, f"hook {hook}"))
+        except _HookFailed:
+            raise
+        except HookResultError as exc:
+            raise _HookFailed(str(exc)) from None
+        except PLUGIN_FAILURES as exc:  # raised by the hook, or while its result was read
             raise _HookFailed(f"hook {hook} raised {type(exc).__name__}: {exc}") from None
-        if result is None:
-            continue
-        if isinstance(result, (str, bytes, Mapping)) or not isinstance(result, Iterable):
-            raise _HookFailed(f"hook {hook} must return a list, got {type(result).__name__}")
-        out.extend(result)
     return out
 
 

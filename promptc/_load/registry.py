@@ -20,7 +20,8 @@ from .._model.diagnostics import Diagnostic, Reporter
 from .._model.features import FeatureSet, feature_set
 from .._model.inputs import InputSpec, parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
-from .._model.provider import FamilyRule, ProviderInfo, merged_families, resolve_provider
+from .._model.provider import (FamilyRule, ProviderInfo, family_findings, merged_families,
+                               model_data, resolve_provider)
 from .._model.tools import ToolSpec
 from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
@@ -299,9 +300,13 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
     features = declared_features(stack.tools, stack.components, variants,
                                  [f for layer in layers for f in layer.features])
     stack.found.extend(unused_overrides(layers, variants))
-    families, renamed = merged_families([(layer.source, layer.families) for layer in layers])
+    sourced = [(layer.source, layer.families) for layer in layers]
+    families, renamed = merged_families(sourced)
     for fid, old, new in renamed:
         stack.replaced(f"model family {fid!r}:", "models.toml", old, new)
+    if families:  # a folder family taking another source's models: a warning, strict refuses
+        data = model_data(user_models)
+        diagnostics = (*diagnostics, *family_findings(sourced, data.overlay, data.table.models))
     return Registry(variants=_by_key(variants), components=_by_key(stack.components),
                     tools=_by_key(stack.tools), reserved_tools=frozenset(stack.reserved),
                     order=_matched_order(variants),

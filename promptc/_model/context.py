@@ -19,7 +19,8 @@ import attrs
 from .._base.errors import ContextError
 from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
-from .._base.records import build_record, describe, one_of, typed
+from .._base.records import build_record, describe, one_of, optional, text
+from .._base.surrogates import first_surrogate, surrogate_in, surrogate_problem
 from .cache import CacheClass
 from .features import FeatureSet, builtin_features
 from .keyed import Keyed, keyed
@@ -32,7 +33,15 @@ __all__ = ["PromptContext", "context_from_data", "records", "Rule", "McpServer",
 MAX_CONTEXT_FILE_BYTES = 64 * 1024 * 1024
 
 R = TypeVar("R")
-_STR = typed(str, ContextError)
+_STR = text(ContextError)
+_OPT_INT = optional(int, ContextError)
+
+
+def _byte_count(instance: Any, attribute: Any, value: int | None) -> None:
+    """A byte count: a whole number ≥ 0, or absent."""
+    _OPT_INT(instance, attribute, value)
+    if value is not None and value < 0:
+        raise ContextError(f"must be ≥ 0, got {value}", field=attribute.name)
 
 
 def _lf(value: Any) -> Any:
@@ -120,11 +129,20 @@ def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
         raise ContextError(f"must be a table/object, got {describe(value)}", field=field)
     plain = dict(value)
     try:
-        compact_json(thaw(plain))
+        json_text = compact_json(thaw(plain))
     except (TypeError, ValueError) as exc:
         raise ContextError(f"must hold JSON values only ({exc})", field=field) from None
+    _check_text(json_text, plain, field)
     frozen: FrozenDict = freeze(plain)
     return frozen
+
+
+def _check_text(json_text: str, value: Any, field: str) -> None:
+    """Refuse a table whose JSON text holds a lone surrogate, naming the string's path."""
+    if surrogate_in(json_text) is not None:
+        found = first_surrogate(value, field)
+        if found is not None:
+            raise ContextError(surrogate_problem(found[1]), field=found[0])
 
 
 def _features(value: Mapping[str, Any] | None) -> FrozenDict:
@@ -136,7 +154,8 @@ def _features(value: Mapping[str, Any] | None) -> FrozenDict:
             if flag.__class__ is not bool:
                 raise ContextError(f"must be true or false, got {describe(flag)}",
                                    field=f"features.{name}")
-        if value.__class__ is dict and all(name.__class__ is str for name in value):
+        if value.__class__ is dict and all(name.__class__ is str and surrogate_in(name) is None
+                                           for name in value):
             return FrozenDict(value)  # flat booleans under text names: JSON as they are
     return _json_map(value, "features")
 
@@ -178,9 +197,11 @@ def _schema(value: Mapping[str, Any] | None) -> FrozenDict:
         raise ContextError(f"must be a table/object, got {describe(value)}",
                            field="input_schema")
     try:
-        return FrozenDict.packed(value)
+        packed = FrozenDict.packed(value)
     except (TypeError, ValueError) as exc:
         raise ContextError(f"must be JSON data ({exc})", field="input_schema") from None
+    _check_text(packed.json_text, value, "input_schema")
+    return packed
 
 
 # The hints the MCP specification defines for a tool (ToolAnnotations), with their types. Other
@@ -301,10 +322,12 @@ class Skill(_Keyed):
 @_keyed
 @attrs.frozen(eq=False)
 class Attachment(_Keyed):
-    """A file the user attached to this request (only its name and MIME type matter here)."""
+    """A file the user attached to this request: its name, MIME type and size in bytes (the
+    size a template may show; a client's own attachment records carry it)."""
 
     name: str = attrs.field(validator=_STR)
     type: str = attrs.field(default="", validator=_STR)
+    size: int | None = attrs.field(default=None, validator=_byte_count)
 
 
 @_keyed
@@ -322,6 +345,8 @@ def _plain(record: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in type(record).__key_fields__:
         value = getattr(record, name)
+        if value is None:  # an optional field left out (an attachment's size)
+            continue
         if value.__class__ is tuple and value and isinstance(value[0], _Keyed):
             value = [_plain(item) for item in value]  # records nest three deep at most
         elif value.__class__ is FrozenDict:
@@ -397,7 +422,7 @@ class PromptContext(_Keyed):
             out["provider"] = {k: v for k, v in attrs.asdict(self.provider).items()
                                if v is not None}
         else:
-            out.pop("provider")
+            out.pop("provider", None)  # None: left out by _plain
         return out
 
     def feature(self, name: str, default: Any = False) -> Any:
@@ -430,6 +455,9 @@ def context_from_data(data: Mapping[str, Any], source: str | None = None,
     (a Compiler's memo) may hand over parts as records it built before."""
     if not isinstance(data, Mapping):
         raise ContextError("the context must be a table/object", source=source)
+    found = first_surrogate(data)
+    if found is not None:  # one rule for every path in, as for a context file
+        raise ContextError(surrogate_problem(found[1]), source=source, field=found[0])
     data = _normalized(data, source)
     if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:
         built = PromptContext.__plain__(prepare(data) if prepare is not None else data)

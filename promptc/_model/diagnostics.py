@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import attrs
 
-from .._base.errors import (ComponentError, ContextError, InputError, MatcherError,
+from .._base.errors import (ComponentError, ConfigError, ContextError, InputError, MatcherError,
                             PlaceholderError, PluginError, PromptcError, StrictModeError,
                             ToolSpecError)
 
@@ -28,7 +28,7 @@ ERRORS: dict[str, type[PromptcError]] = {
     "plugin-invalid": PluginError, "plugin-finding": PluginError,
     "tool-condition-raised": ToolSpecError, "mcp-renamed": ToolSpecError,
     "input-missing": InputError, "input-invalid": InputError, "input-undeclared": InputError,
-    "feature-unknown": ContextError,
+    "feature-unknown": ContextError, "family-conflict": ConfigError,
 }
 
 

@@ -17,6 +17,7 @@ import attrs
 
 from .._base.errors import PromptcError
 from .._base.frozen import FrozenDict
+from .._base.surrogates import surrogate_in
 
 __all__ = ["Keyed", "keyed", "features_key", "frozen_key", "schema_key", "KeyKind"]
 
@@ -111,7 +112,8 @@ def _field_source(f: attrs.Attribute[Any], text: Any, namespace: dict[str, Any])
         namespace[f"C_{name}"] = f.converter
         lines.append(f"{pad}v_{name} = C_{name}(v_{name})")
     if f.validator is text:
-        lines.append(f"{pad}if v_{name}.__class__ is not str: return None")
+        lines.append(f"{pad}if v_{name}.__class__ is not str or not v_{name}.isascii() and "
+                     f"S(v_{name}) is not None: return None")
     elif f.validator is not None:
         namespace[f"V_{name}"], namespace[f"A_{name}"] = f.validator, f
         lines.append(f"{pad}V_{name}(None, A_{name}, v_{name})")
@@ -149,7 +151,8 @@ def keyed(kinds: Mapping[Any, KeyKind], text: Any) -> Callable[[type], type]:
 
         def first_plain(table: Mapping[str, Any]) -> Any:
             made: dict[str, Any] = {"_set": object.__setattr__, "_new": object.__new__,
-                                    "cls": cls, "M": object(), "PromptcError": PromptcError}
+                                    "cls": cls, "M": object(), "PromptcError": PromptcError,
+                                    "S": surrogate_in}
             source = _plain_source(cls, fields, text, made)
             exec(compile(source, f"<promptc record {cls.__name__}>", "exec"),  # noqa: S102
                  made)

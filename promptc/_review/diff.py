@@ -175,7 +175,7 @@ def review_snapshots(folder: Path, expected: Mapping[str, Rendered]) -> list[Cas
     out = []
     for name in sorted(set(expected) | set(diff.removed)):
         new = expected.get(name)
-        if name in diff.added:
+        if name in diff.added or name in diff.blocked:  # blocked: a user's file stands there
             out.append(review_file(name, None, new))
         elif new is None:
             out.append(review_file(name, read_text_file(folder / name, ConfigError), None))

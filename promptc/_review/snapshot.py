@@ -20,6 +20,8 @@ Matrix format (TOML; paths are relative to the matrix file):
     tools = ["openai", "anthropic"]    # optional: also snapshot native tool JSON (full context)
     max_tokens = 6500                  # optional targets, in the full context: prompt + native
     min_static_share = 0.8             #   tool JSON, and the static block's share of the prompt
+
+A case's "full context" is its context named `full`, else the first of its `contexts`.
 """
 
 from __future__ import annotations
@@ -189,8 +191,6 @@ class _MatrixReader:
         self.where = where
         self.contexts = contexts
         self.compiler = compiler
-        # the context the token targets and the tool JSON are taken in
-        self.full = contexts["full" if "full" in contexts else next(iter(contexts))]
         self.cases: list[Case] = []
         self.tool_cases: list[ToolCase] = []
         self.targets: list[Target] = []
@@ -205,16 +205,19 @@ class _MatrixReader:
         resolved = self._resolved(variant, info)  # resolved even when named: a bad model fails
         name = raw.get("name") or resolved
         model = f"{raw['provider']}_{raw['model']}"
-        for ctx_name in raw.get("contexts") or list(self.contexts):
+        own = raw.get("contexts") or list(self.contexts)
+        for ctx_name in own:
             self._add_case(field, f"{name}__{model}__{ctx_name}", info, variant, ctx_name, name)
+        # the case's own full context (else its first) for its token targets and tool JSON
+        full = self.contexts["full" if "full" in own else own[0]]
         limit, share = _targets_of(raw, field, self.where)
-        self.targets.append(Target(name, info, variant, self.full, limit, share))
+        self.targets.append(Target(name, info, variant, full, limit, share))
         for fmt in raw.get("tools") or []:
             if fmt not in TOOL_FORMATS:
                 raise ConfigError(f"tool format must be one of {list(TOOL_FORMATS)}",
                                   source=self.where, field=f"{field}.tools")
             self.tool_cases.append(ToolCase(safe_id(f"tools__{name}__{model}__{fmt}"), info,
-                                            variant, self.full, fmt))
+                                            variant, full, fmt))
 
     def _resolved(self, variant: str | None, info: ProviderInfo) -> str:
         """The case's default name: the variant it pins, or the one its model resolves to."""

@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 
-import { Connection } from "./connection.js";
+import { Connection, type RequestOptions } from "./connection.js";
 import { ServerClosedError } from "./errors.js";
 import type {
   AnthropicPayload, AnthropicTool, CompileParams, CompileResult, ExplainResult, GeminiPayload,
@@ -12,7 +12,14 @@ import type {
   ReloadResult, TargetParams, ToolsParams, ToolsText, VariantRow, VersionResult,
 } from "./types.js";
 
-export interface SpawnOptions {
+/** Options of a client, whether it spawned its server or not. */
+export interface ClientOptions {
+  /** Milliseconds each request may wait for its answer before failing with `TimeoutError`
+   * (default: no limit); a call's own `{ timeout }` overrides it. */
+  timeout?: number;
+}
+
+export interface SpawnOptions extends ClientOptions {
   /** The program to run; default: $PROMPTC_COMMAND, else `promptc` (found on PATH). */
   command?: string;
   /** Arguments before `serve` (e.g. `["-m", "promptc"]` with command `python3`). */
@@ -53,9 +60,10 @@ export class PromptcClient {
   private readonly connection: Connection;
 
   /** A client on a running server's streams: `output` is its stdout, `input` its stdin. */
-  constructor(output: Readable, input: Writable, private readonly child?: ChildProcess,
-              private readonly log: () => string = () => "") {
-    this.connection = new Connection(output, input, () => {}, () => this.closedError());
+  constructor(output: Readable, input: Writable, options: ClientOptions = {},
+              private readonly child?: ChildProcess, private readonly log: () => string = () => "") {
+    this.connection = new Connection(output, input, () => {}, () => this.closedError(),
+                                     options.timeout);
   }
 
   /** Start `promptc serve` and connect to it. */
@@ -69,72 +77,81 @@ export class PromptcClient {
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => { log = (log + chunk).slice(-STDERR_KEPT); });
     // stdin and stdout are pipes (stdio above), so Node always creates them
-    const client = new PromptcClient(child.stdout!, child.stdin!, child, () => log);
+    const client = new PromptcClient(child.stdout!, child.stdin!,
+                                     options.timeout === undefined ? {} : { timeout: options.timeout },
+                                     child, () => log);
     child.on("error", (error) => client.connection.fail(
       () => new ServerClosedError(`could not start ${command}: ${error.message}`, null, log)));
     return client;
   }
 
   /** The prompt for one request: render's JSON (default), or a provider payload (`format`). */
-  compile(params: CompileParams & { format?: "json" }): Promise<CompileResult>;
-  compile(params: CompileParams & { format: "anthropic" }): Promise<AnthropicPayload>;
-  compile(params: CompileParams & { format: "openai" }): Promise<OpenAIPayload>;
-  compile(params: CompileParams & { format: "gemini" }): Promise<GeminiPayload>;
-  compile(params: CompileParams): Promise<CompileResult | AnthropicPayload | OpenAIPayload
-                                           | GeminiPayload>;
-  compile(params: CompileParams): Promise<unknown> {
-    return this.request("compile", params);
+  compile(params: CompileParams & { format?: "json" },
+          options?: RequestOptions): Promise<CompileResult>;
+  compile(params: CompileParams & { format: "anthropic" },
+          options?: RequestOptions): Promise<AnthropicPayload>;
+  compile(params: CompileParams & { format: "openai" },
+          options?: RequestOptions): Promise<OpenAIPayload>;
+  compile(params: CompileParams & { format: "gemini" },
+          options?: RequestOptions): Promise<GeminiPayload>;
+  compile(params: CompileParams, options?: RequestOptions): Promise<
+    CompileResult | AnthropicPayload | OpenAIPayload | GeminiPayload>;
+  compile(params: CompileParams, options?: RequestOptions): Promise<unknown> {
+    return this.request("compile", params, options);
   }
 
   /** The tools a request gets: the tools section and names (default), or native definitions. */
-  tools(params: ToolsParams & { format?: "text" }): Promise<ToolsText>;
-  tools(params: ToolsParams & { format: "anthropic" }): Promise<AnthropicTool[]>;
-  tools(params: ToolsParams & { format: "openai" }): Promise<(OpenAIChatTool
-                                                             | OpenAIResponsesTool)[]>;
-  tools(params: ToolsParams & { format: "gemini" }): Promise<GeminiTool[]>;
-  tools(params: ToolsParams): Promise<unknown>;
-  tools(params: ToolsParams): Promise<unknown> {
-    return this.request("tools", params);
+  tools(params: ToolsParams & { format?: "text" }, options?: RequestOptions): Promise<ToolsText>;
+  tools(params: ToolsParams & { format: "anthropic" },
+        options?: RequestOptions): Promise<AnthropicTool[]>;
+  tools(params: ToolsParams & { format: "openai" },
+        options?: RequestOptions): Promise<(OpenAIChatTool | OpenAIResponsesTool)[]>;
+  tools(params: ToolsParams & { format: "gemini" },
+        options?: RequestOptions): Promise<GeminiTool[]>;
+  tools(params: ToolsParams, options?: RequestOptions): Promise<unknown>;
+  tools(params: ToolsParams, options?: RequestOptions): Promise<unknown> {
+    return this.request("tools", params, options);
   }
 
   /** The calls in a reply written in the text tool-call format, with the prose around them. */
-  parse(params: ParseParams): Promise<ParseResult> {
-    return this.request("parse", params) as Promise<ParseResult>;
+  parse(params: ParseParams, options?: RequestOptions): Promise<ParseResult> {
+    return this.request("parse", params, options) as Promise<ParseResult>;
   }
 
   /** A provider's call object through the call checker: the checked call, or the error
    * result ready to send back in the same API's shape. */
-  check(params: CheckParams): Promise<CheckResult> {
-    return this.request("check", params) as Promise<CheckResult>;
+  check(params: CheckParams, options?: RequestOptions): Promise<CheckResult> {
+    return this.request("check", params, options) as Promise<CheckResult>;
   }
 
   /** A session script replayed under its provider's caching rules. */
-  session(params: SessionParams): Promise<SessionResult> {
-    return this.request("session", params) as Promise<SessionResult>;
+  session(params: SessionParams, options?: RequestOptions): Promise<SessionResult> {
+    return this.request("session", params, options) as Promise<SessionResult>;
   }
 
   /** Why this variant, and where each section and tool came from. */
-  explain(params: TargetParams): Promise<ExplainResult> {
-    return this.request("explain", params) as Promise<ExplainResult>;
+  explain(params: TargetParams, options?: RequestOptions): Promise<ExplainResult> {
+    return this.request("explain", params, options) as Promise<ExplainResult>;
   }
 
   /** Every registered variant, in the order they are tried. */
-  variants(): Promise<VariantRow[]> {
-    return this.request("variants") as Promise<VariantRow[]>;
+  variants(options?: RequestOptions): Promise<VariantRow[]> {
+    return this.request("variants", undefined, options) as Promise<VariantRow[]>;
   }
 
-  version(): Promise<VersionResult> {
-    return this.request("version") as Promise<VersionResult>;
+  version(options?: RequestOptions): Promise<VersionResult> {
+    return this.request("version", undefined, options) as Promise<VersionResult>;
   }
 
   /** Read the prompt folders again; requests sent after this one use them. */
-  reload(): Promise<ReloadResult> {
-    return this.request("reload") as Promise<ReloadResult>;
+  reload(options?: RequestOptions): Promise<ReloadResult> {
+    return this.request("reload", undefined, options) as Promise<ReloadResult>;
   }
 
   /** Any method by name (for methods newer than this package). */
-  request(method: string, params?: object): Promise<unknown> {
-    return this.connection.request(method, params as Parameters<Connection["request"]>[1]);
+  request(method: string, params?: object, options?: RequestOptions): Promise<unknown> {
+    return this.connection.request(method, params as Parameters<Connection["request"]>[1],
+                                   options);
   }
 
   /** End the server's input and wait: it answers every request already sent, then exits.

@@ -26,6 +26,15 @@ export class ServerClosedError extends PromptcClientError {
   }
 }
 
+/** The request's timeout passed before its answer came (the server may still do the work; its
+ * late answer is dropped). */
+export class TimeoutError extends PromptcClientError {
+  override name = "TimeoutError";
+  constructor(readonly method: string, readonly timeout: number) {
+    super(`promptc serve did not answer ${method} within ${timeout} ms`);
+  }
+}
+
 /** An error answer. `code` and `data` as the server sent them. */
 export class RpcError extends PromptcClientError {
   override name = "RpcError";

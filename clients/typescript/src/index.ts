@@ -1,5 +1,5 @@
 // promptc-client: call `promptc serve` from TypeScript.
-export { PromptcClient, type SpawnOptions } from "./client.js";
-export { Connection } from "./connection.js";
+export { type ClientOptions, PromptcClient, type SpawnOptions } from "./client.js";
+export { Connection, type RequestOptions } from "./connection.js";
 export * from "./errors.js";
 export type * from "./types.js";

@@ -61,7 +61,7 @@ export interface PromptContextData {
   mcp_servers?: McpServer[];
   skills?: { name: string; description?: string; content?: string; references?: string[] }[];
   features?: { [name: string]: boolean };
-  attachments?: { name: string; type?: string }[];
+  attachments?: { name: string; type?: string; size?: number }[];
   /** Values for the variant's declared runtime inputs. */
   runtime?: { [name: string]: Json };
 }

@@ -5,14 +5,15 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { PassThrough } from "node:stream";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import {
   BudgetExceededError, CallShapeError, ConfigError, Connection, ContextError, ERROR_CLASSES, errorFromAnswer,
-  InputError, InvalidParamsError, MethodNotFoundError, NoVariantError, ParseError, PromptcClient,
-  PromptcError, RpcError, ServerClosedError,
+  InputError, InvalidParamsError, type Json, MethodNotFoundError, NoVariantError, ParseError,
+  PromptcClient, PromptcClientError, PromptcError, RpcError, ServerClosedError, TimeoutError,
 } from "../src/index.js";
 
 const COMMAND = process.env.PROMPTC_COMMAND ?? "promptc";
@@ -167,8 +168,14 @@ test("every code has its class; an unknown code in promptc's range is a PromptcE
 test("a line the server cannot read is answered with a parse error (id null)", async () => {
   const child = spawn(COMMAND, ["serve", "--builtins-only"], { stdio: ["pipe", "pipe", "ignore"] });
   const unmatched: unknown[] = [];
-  const connection = new Connection(child.stdout, child.stdin, (a) => unmatched.push(a));
-  child.stdin.write("{not json\n");
+  let told: () => void = () => {};
+  const parseError = new Promise<void>((resolve) => { told = resolve; });
+  const connection = new Connection(child.stdout, child.stdin, (a) => {
+    unmatched.push(a);
+    told();
+  });
+  child.stdin.write("{not json\n");  // a line of someone else's, with no request of ours waiting
+  await parseError;
   const version = await connection.request("version");  // and it goes on serving
   assert.equal((version as { name: string }).name, "promptc");
   connection.end();
@@ -177,6 +184,158 @@ test("a line the server cannot read is answered with a parse error (id null)", a
   const answer = unmatched[0] as { id: null; error: { code: number; message: string } };
   assert.equal(answer.id, null);
   assert.ok(errorFromAnswer(answer.error) instanceof ParseError);
+});
+
+// --- issue 33, H9: an answer without an id, and timeouts ---------------------------------------
+
+/** A context nested deeper than the server's JSON reader goes; JSON.stringify writes it. */
+function tooDeep(): { [name: string]: Json } {
+  let value: Json = 1;
+  for (let i = 0; i < 2000; i++) {
+    value = [value];
+  }
+  return { X: value };
+}
+
+describe("a request the server cannot read fails instead of waiting forever", { timeout: 60_000 },
+         () => {
+  let promptc: PromptcClient;
+  before(() => { promptc = PromptcClient.spawn({ builtinsOnly: true }); });
+  after(async () => { assert.equal(await promptc.close(), 0); });
+
+  test("alone", async () => {
+    const err = await promptc.compile({ ...SONNET, context: { runtime: tooDeep() } })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof ParseError, String(err));
+    assert.match(err.message, /nests deeper/);
+    assert.match(err.message, /could not read the compile request's line/);
+  });
+
+  test("among requests in flight: only the unreadable ones fail", async () => {
+    const calls = Array.from({ length: 40 }, (_, i) => (i % 13 === 5
+      ? promptc.compile({ ...SONNET, format: "anthropic", context: { runtime: tooDeep() } })
+      : promptc.compile({ ...SONNET, format: "anthropic",
+                          context: { ...CONTEXT, cwd: `/work/p${i}` } })));
+    const settled = await Promise.allSettled(calls);
+    settled.forEach((outcome, i) => {
+      if (i % 13 === 5) {
+        assert.ok(outcome.status === "rejected" && outcome.reason instanceof ParseError, String(i));
+      } else {
+        assert.ok(outcome.status === "fulfilled", `${i}: ${String((outcome as PromiseRejectedResult).reason)}`);
+        const system = outcome.value.system.map((b) => b.text).join("");
+        assert.ok(system.includes(`cwd="/work/p${i}"`), String(i));
+      }
+    });
+    assert.equal((await promptc.version()).name, "promptc");  // and the server goes on
+  });
+});
+
+test("a client's timeout, and a call's own", { timeout: 60_000 }, async () => {
+  const promptc = PromptcClient.spawn({ builtinsOnly: true, timeout: 1 });  // starting takes longer
+  try {
+    const err = await promptc.version().catch((e: unknown) => e);
+    assert.ok(err instanceof TimeoutError && err instanceof PromptcClientError, String(err));
+    assert.equal(err.method, "version");
+    assert.equal(err.timeout, 1);
+    assert.equal((await promptc.version({ timeout: 60_000 })).name, "promptc");
+    const big = { ...CONTEXT, mcp_servers: [{ name: "big", tools: Array.from(
+      { length: 3000 }, (_, i) => ({ name: `tool_${i}`, description: `Tool ${i}.` })) }] };
+    await assert.rejects(promptc.compile({ ...SONNET, context: big }), TimeoutError);
+    await assert.rejects(promptc.version({ timeout: 0 }), RangeError);
+    await assert.rejects(promptc.version({ timeout: Number.NaN }), RangeError);
+    // the late answers are dropped; later requests are answered as usual
+    assert.equal((await promptc.compile({ ...SONNET, context: big }, { timeout: 60_000 }))
+      .provider.model, SONNET.model);
+  } finally {
+    assert.equal(await promptc.close(), 0);
+  }
+});
+
+describe("which request an answer without an id belongs to (streams of our own)", () => {
+  interface Wire { connection: Connection; sent: () => number[]; answer: (line: object) => void;
+                   unmatched: unknown[] }
+
+  function wire(timeout?: number): Wire {
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    const lines: string[] = [];
+    toServer.on("data", (chunk: Buffer) => { lines.push(...chunk.toString("utf8").split("\n")
+      .filter((l) => l !== "")); });
+    const unmatched: unknown[] = [];
+    const connection = new Connection(fromServer, toServer, (a) => unmatched.push(a),
+                                      undefined, timeout);
+    return {
+      connection, unmatched,
+      sent: () => lines.map((l) => (JSON.parse(l) as { id: number }).id),
+      answer: (line) => fromServer.write(JSON.stringify({ jsonrpc: "2.0", ...line }) + "\n"),
+    };
+  }
+
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+  const UNREADABLE = { id: null, error: { code: -32700, message: "parse error" } };
+
+  test("the request left once the others are answered", async () => {
+    const w = wire();
+    const outcomes: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then(
+      () => outcomes.push(`${name} ok`), (e: unknown) => outcomes.push(`${name} ${(e as Error).name}`));
+    const all = [track("a", w.connection.request("a")), track("b", w.connection.request("b")),
+                 track("c", w.connection.request("c"))];
+    await flush();
+    const [a, b, c] = w.sent();
+    w.answer(UNREADABLE);
+    await flush();
+    assert.deepEqual(outcomes, []);  // any of the three could be the unreadable line
+    w.answer({ id: a, result: 1 });
+    await flush();
+    assert.deepEqual(outcomes, ["a ok"]);
+    w.answer({ id: c, result: 3 });
+    await Promise.all(all);
+    assert.deepEqual(outcomes, ["a ok", "c ok", "b ParseError"]);
+    assert.equal(w.unmatched.length, 1);
+    assert.ok(b !== undefined);
+  });
+
+  test("two unreadable lines among two requests fail both at once", async () => {
+    const w = wire();
+    const p = [w.connection.request("a"), w.connection.request("b")];
+    await flush();
+    w.answer(UNREADABLE);
+    w.answer(UNREADABLE);
+    const settled = await Promise.allSettled(p);
+    assert.ok(settled.every((s) => s.status === "rejected" && s.reason instanceof ParseError));
+  });
+
+  test("an error with no request waiting fails nothing; a timed-out request still counts",
+       async () => {
+    const w = wire();
+    w.answer(UNREADABLE);  // someone else's line
+    await flush();
+    const slow = w.connection.request("slow", undefined, { timeout: 5 });
+    const other = w.connection.request("other");
+    await flush();
+    const [slowId, otherId] = w.sent();
+    w.answer(UNREADABLE);  // the slow one's line, as it turns out
+    await assert.rejects(slow, TimeoutError);
+    w.answer({ id: otherId, result: "fine" });
+    assert.equal(await other, "fine");  // not failed for the timed-out request's error
+    await flush();
+    assert.equal(w.unmatched.length, 2);
+    assert.ok(slowId !== undefined);
+  });
+
+  test("an answer after its request's timeout is dropped quietly", async () => {
+    const w = wire(5);  // the connection's default
+    const slow = w.connection.request("slow");
+    await assert.rejects(slow, (e: unknown) => e instanceof TimeoutError && e.timeout === 5);
+    const [slowId] = w.sent();
+    w.answer({ id: slowId, result: "late" });
+    const next = w.connection.request("next", undefined, { timeout: 60_000 });
+    await flush();
+    w.answer({ id: w.sent()[1], result: "on time" });
+    assert.equal(await next, "on time");
+    assert.deepEqual(w.unmatched, []);
+  });
 });
 
 test("a client on streams it did not spawn", async () => {

@@ -85,3 +85,39 @@ test("the README's agent example type-checks and sends promptc's prompt", async 
     rmSync(cwd, { recursive: true });
   }
 });
+
+/** The public methods of a class and the properties of an interface, read from the source. */
+function declared(file: string, name: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022);
+  const out: string[] = [];
+  source.forEachChild((node) => {
+    if ((ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node)) &&
+        node.name?.text === name) {
+      for (const member of node.members) {
+        const hidden = ts.canHaveModifiers(member) && (ts.getModifiers(member) ?? []).some(
+          (m) => m.kind === ts.SyntaxKind.PrivateKeyword);
+        if (!hidden && member.name !== undefined && ts.isIdentifier(member.name) &&
+            (ts.isMethodDeclaration(member) || ts.isPropertySignature(member))) {
+          out.push(member.name.text);
+        }
+      }
+    }
+  });
+  return [...new Set(out)];
+}
+
+test("the client's README names every method and every spawn option", () => {
+  const readme = readFileSync(join(PACKAGE, "README.md"), "utf8");
+  const client = join(PACKAGE, "src", "client.ts");
+  const methods = declared(client, "PromptcClient");
+  assert.ok(methods.includes("check") && methods.includes("session"), methods.join(", "));
+  for (const method of methods) {
+    assert.match(readme, new RegExp(`[\`.]${method}\\(`), `method ${method}`);
+  }
+  const options = [...declared(client, "SpawnOptions"), ...declared(client, "ClientOptions")];
+  assert.ok(options.includes("command") && options.includes("project"), options.join(", "));
+  for (const option of options) {
+    assert.ok(readme.includes(`\`${option}\``), `option ${option}`);
+  }
+  assert.match(readme, /--project DIR/);
+});

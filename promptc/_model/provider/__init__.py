@@ -19,7 +19,7 @@ from .capabilities import CAPABILITIES, TOKEN_ENCODINGS
 from .compiled import shipped_overlay
 from .data import ModelData, local_providers, model_data, model_table
 from .facts import Fact, ModelFacts, capability_sources, model_facts
-from .families import FAMILY_FILE, merged_families, read_families
+from .families import FAMILY_FILE, family_findings, merged_families, read_families
 from .ids import (model_tokens, normalize_model_id, normalize_provider, tokens_start_with,
                   undated)
 from .info import ProviderInfo, encoding_for, resolve_provider
@@ -34,4 +34,5 @@ __all__ = ["ProviderInfo", "resolve_provider", "encoding_for", "normalize_model_
            "ModelTable", "parse_table", "TABLE_FIELDS", "TABLE_FORMAT", "MAX_TABLE_FILE",
            "ModelData", "model_data", "model_table", "local_providers", "shipped_table_path",
            "user_data_dir", "user_table_path", "Fact", "ModelFacts", "model_facts",
-           "capability_sources", "FAMILY_FILE", "read_families", "merged_families"]
+           "capability_sources", "FAMILY_FILE", "read_families", "merged_families",
+           "family_findings"]

@@ -3,11 +3,16 @@
 `title`, `patterns`, `examples`, `source`, `unless`, `aliases` and facts such as
 `context_window` or `native_tools`). Variants match them like the built-in families; a
 folder's families are tried before the built-ins (a later folder first), so a plugin can name
-a line of models the shipped data does not know."""
+a line of models the shipped data does not know.
+
+Because they are tried first, a folder's family can also take models another source's family
+describes (`claude-*-{4..}` in a plugin moves claude-sonnet-4-5 off `claude-4`), or reuse its
+id with other patterns. `family_findings` reports both, naming the two sources: a warning
+(strict mode refuses it), or a note when the row says `override = true`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +21,16 @@ import attrs
 from ..._base.errors import ConfigError
 from ..._base.files import read_toml
 from ..._base.suggest import did_you_mean
+from ..diagnostics import Diagnostic
+from .ids import normalize_model_id
+from .overlay import Overlay
 from .rules import FamilyRule, parse_family_row
 
-__all__ = ["FAMILY_FILE", "read_families", "merged_families"]
+__all__ = ["FAMILY_FILE", "read_families", "merged_families", "family_findings",
+           "BUILTIN_FAMILIES"]
+
+BUILTIN_FAMILIES = "promptc's model data"  # how a finding names the overlay's families
+_SHOWN = 3  # model ids a finding names
 
 FAMILY_FILE = "models.toml"
 
@@ -64,3 +76,94 @@ def merged_families(layers: Sequence[tuple[str, Sequence[FamilyRule]]]
     ordered = [r for _layer, rules in reversed(list(layers)) for r in rules
                if by_id.get(r.id) is r]
     return tuple(ordered), replaced
+
+
+@attrs.frozen
+class _Sourced:
+    """A family and the source it came from (a layer, or the built-in model data)."""
+
+    rule: FamilyRule
+    source: str
+
+
+def family_findings(layers: Sequence[tuple[str, Sequence[FamilyRule]]], overlay: Overlay,
+                    known_ids: Iterable[str]) -> list[Diagnostic]:
+    """What the folders' families take from another source's family: the known models
+    (`known_ids`: the model table's ids; every family's examples are added) whose family
+    changes because of them, and ids reused with other patterns. `layers` as for
+    `merged_families`, in load order."""
+    sourced = [_Sourced(r, layer) for layer, rules in layers for r in rules]
+    if not sourced:
+        return []
+    merged, _ = merged_families(layers)
+    tried = [next(s for s in sourced if s.rule is r) for r in merged]
+    builtin = [_Sourced(r, BUILTIN_FAMILIES) for r in overlay.families]
+    out = [*_reused_ids(sourced, builtin)]
+    ids = {*known_ids, *(normalize_model_id(ex) for s in (*sourced, *builtin)
+                         for ex in s.rule.examples)} - {""}  # the table's ids: normalized
+    taken: dict[tuple[int, int], list[str]] = {}
+    order = [*tried, *builtin]
+    words: set[str] = set()
+    prefixes: set[str] = set()
+    for s in tried:
+        words.update(s.rule.heads[0])
+        prefixes.update(s.rule.heads[1])
+    starters = tuple(prefixes)
+    for model in sorted(ids):
+        tokens = tuple(model.split("-"))
+        if "" not in prefixes and words.isdisjoint(tokens) and not any(
+                t.startswith(starters) for t in tokens):
+            continue  # no folder family can match it anywhere: the quick refusal
+        starts = overlay.starts(tokens)
+        first = next((i for i, s in enumerate(tried) if s.rule.matches(tokens, starts)), None)
+        if first is None:  # most ids: no folder family is theirs
+            continue
+        second = next((i for i in range(first + 1, len(order))
+                       if order[i].rule.matches(tokens, starts)), None)
+        if second is not None and order[second].source != order[first].source:
+            taken.setdefault((first, second), []).append(model)  # without it: another's
+    for (w, lose), models in sorted(taken.items()):
+        known = order[lose].rule.examples  # its own examples named first: the familiar ids
+        models.sort(key=lambda m: (m not in known, m))
+        out.append(_taking(order[w], order[lose], models))
+    return out
+
+
+def _names(s: _Sourced) -> str:
+    return f"model family {s.rule.id!r} ({s.source})"
+
+
+def _taking(winner: _Sourced, loser: _Sourced, models: Sequence[str]) -> Diagnostic:
+    shown = ", ".join(models[:_SHOWN]) + (f" and {len(models) - _SHOWN} more"
+                                          if len(models) > _SHOWN else "")
+    what = (f"{_names(winner)} takes {len(models)} known model(s) from {_names(loser)}: "
+            f"{shown}")
+    if winner.rule.override:
+        return Diagnostic("info", "family-override", f"{what} (its row says override = true)",
+                          winner.source)
+    return Diagnostic("warning", "family-conflict",
+                      f"{what}; variants matching {loser.rule.id!r} no longer get them. Narrow "
+                      "its patterns, or set `override = true` on its [[family]] row if that is "
+                      "intended", winner.source)
+
+
+def _reused_ids(sourced: Sequence[_Sourced], builtin: Sequence[_Sourced]
+                ) -> Iterable[Diagnostic]:
+    """A family whose id an earlier source (or the built-in data) already gives to other
+    patterns: whatever matches it now reads as that family."""
+    earlier: dict[str, _Sourced] = {s.rule.id: s for s in builtin}
+    for s in sourced:
+        before = earlier.get(s.rule.id)
+        earlier[s.rule.id] = s
+        if before is None or before.source == s.source or \
+                before.rule.patterns == s.rule.patterns:
+            continue
+        what = (f"{_names(s)} reuses the id of {_names(before)} with other patterns "
+                f"({', '.join(s.rule.patterns)} instead of {', '.join(before.rule.patterns)})")
+        if s.rule.override:
+            yield Diagnostic("info", "family-override",
+                             f"{what} (its row says override = true)", s.source)
+        else:
+            yield Diagnostic("warning", "family-conflict",
+                             f"{what}; give it an id of its own, or set `override = true` on "
+                             "its [[family]] row if that is intended", s.source)

@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from ..._base.errors import ContextError
-from ..._base.records import build_record, optional, typed
+from ..._base.records import build_record, optional, text
 from .capabilities import CAPABILITIES, TOKEN_ENCODINGS
 from .data import local_providers
 from .facts import model_facts
@@ -21,10 +21,10 @@ from .rules import FamilyRule
 
 __all__ = ["ProviderInfo", "resolve_provider", "encoding_for"]
 
-_STR = typed(str, ContextError)
+_STR = text(ContextError)
 _INT = optional(int, ContextError)
 _BOOL = optional(bool, ContextError)
-_OPT_STR = optional(str, ContextError)
+_OPT_STR = optional(_STR, ContextError)
 
 
 def _non_negative(_instance: Any, attribute: Any, value: int | None) -> None:

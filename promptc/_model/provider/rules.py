@@ -50,6 +50,9 @@ class FamilyRule:
     aliases: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     wins: bool = False
+    # A folder's family that takes models or an id from another source's family on purpose
+    # (`override = true` on its row); without it, that is a warning (families.py).
+    override: bool = False
     # What the first token must be (or start with) for any pattern to match: a quick refusal.
     _heads: frozenset[str] = attrs.field(
         init=False, eq=False, repr=False, default=attrs.Factory(_heads_of, takes_self=True))
@@ -71,6 +74,11 @@ class FamilyRule:
         if not self.unless.isdisjoint(tokens[start:]):
             return False
         return any(pattern_matches(p, tokens, start) for p in self.compiled)
+
+    @property
+    def heads(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        """(the words a match may start with, the prefixes it may start with; `""`: any)."""
+        return self._heads, self._head_prefixes
 
     def _may_start_with(self, head: str) -> bool:
         return head in self._heads or any(head.startswith(p) for p in self._head_prefixes)
@@ -109,8 +117,12 @@ def parse_rule(row: Any, kind: str, index: int, source: str,
 
 
 def parse_family_row(row: Any, index: int, source: str) -> FamilyRule:
-    """One `[[family]]` row in the overlay's form (also a folder's models.toml)."""
-    return parse_rule(row, "family", index, source)
+    """One `[[family]]` row of a folder's models.toml: the overlay's form, and `override`."""
+    if not isinstance(row, Mapping) or "override" not in row:
+        return parse_rule(row, "family", index, source)
+    rule = parse_rule({k: v for k, v in row.items() if k != "override"}, "family", index,
+                      source)
+    return attrs.evolve(rule, override=_flag(row, "override", source, f"family[{rule.id}]"))
 
 
 def _patterns(row: Mapping[str, Any], source: str, field: str) -> tuple[str, ...]:
