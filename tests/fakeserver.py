@@ -2,8 +2,9 @@
 
 `FakeServer` listens on 127.0.0.1 (a free port), records every request (path and JSON body) and
 answers each API's endpoint with the next scripted reply for it, or a plain "OK" text reply.
-Replies are written in a neutral form — `Reply(text=..., calls=[(name, arguments), ...])` — and
-shaped per API (arguments given as a string go to the OpenAI APIs as that text, unparsable JSON
+Replies are written in a neutral form — `Reply(text=..., calls=[(name, arguments), ...])`, plus
+`custom=[(name, input text), ...]` for free-form tools' calls (Responses `custom_tool_call`
+items) — and shaped per API (arguments given as a string go to the OpenAI APIs as that text, unparsable JSON
 included); a request asking for a stream (`"stream": true`, or Gemini's
 `streamGenerateContent`) is answered as server-sent events. Nothing leaves the machine.
 """
@@ -24,6 +25,7 @@ __all__ = ["FakeServer", "Reply", "Recorded"]
 class Reply:
     text: str = "OK"
     calls: tuple[tuple[str, dict[str, Any] | str], ...] = ()
+    custom: tuple[tuple[str, str], ...] = ()  # free-form calls: (name, raw input); Responses
 
 
 def _text(args: dict[str, Any] | str) -> str:
@@ -131,6 +133,9 @@ def _responses(reply: Reply, n: int) -> dict[str, Any]:
     output.extend({"type": "function_call", "id": f"fc_{n}_{i}", "call_id": f"call_{n}_{i}",
                    "name": name, "arguments": _text(args), "status": "completed"}
                   for i, (name, args) in enumerate(reply.calls))
+    output.extend({"type": "custom_tool_call", "id": f"ctc_{n}_{i}", "call_id": f"call_{n}_c{i}",
+                   "name": name, "input": text, "status": "completed"}
+                  for i, (name, text) in enumerate(reply.custom))
     return {"id": f"resp_{n}", "object": "response", "created_at": 0, "model": "fake",
             "status": "completed", "output": output, "parallel_tool_calls": True,
             "tool_choice": "auto", "tools": [],

@@ -353,5 +353,5 @@ def test_plan_mode_with_nobody_to_approve_says_how_to_finish(builtins: Compiler)
         autonomous = builtins.compile(provider, alone).section("act_vs_plan_mode").text
         assert "only the user can switch" in asked
         assert "only the user can switch" not in autonomous
-        assert "No one can answer you or switch modes" in autonomous
+        assert "No one can switch modes" in autonomous
         assert "plan_mode_respond your final message" in autonomous

@@ -12,6 +12,7 @@ import attrs
 import pytest
 
 from promptc import Compiler, ProviderInfo
+from promptc._model.diagnostics import Diagnostic
 from promptc._cli import main
 from promptc._review.consistency import (FEATURE_FLAGS, inconsistencies, pack_headings,
                                         variant_matrix)
@@ -191,3 +192,90 @@ def test_pack_headings_are_the_titles_the_templates_write(builtins: Compiler) ->
     titles = pack_headings(builtins.registry)
     assert {"Tools", "Editing files", "Safety and outside text", "Skills"} <= titles
     assert not any("{" in t for t in titles)  # `## {{name}}` is a tool's title, not a section
+
+
+# --- advice to call a tool the mode forbids; an example call for every text tool (issue 33) ---
+
+ADVISING = {
+    "components/body.md": "# Body\nWhen you are done, finish with write_notes. In act mode, "
+                          "call write_notes once more.\n",
+    "components/tools/write_notes.toml": 'name = "write_notes"\ndescription = "Write."\n'
+                                         'modes = ["act"]\n',
+    "variants/base/variant.toml": 'fallback = true\ncomponents = ["intro", "body", '
+                                  '"act_vs_plan_mode"]\ntools = ["echo", "write_notes"]\n',
+    "variants/base/template.md": "{{intro}}\n\n{{body}}\n\n{{act_vs_plan_mode}}\n",
+    "components/act_vs_plan_mode.md": "# Mode\n{{#not_now}}\n- {{name}}\n{{/not_now}}\n",
+}
+
+
+def test_advice_to_call_a_tool_the_mode_forbids_is_caught(
+        mini: Callable[..., Compiler]) -> None:
+    """Plan mode refuses write_notes, yet the body tells the model to finish with it: the one
+    sentence that says which mode it is for ("In act mode, call …") is not flagged, and act
+    mode, which allows the tool, finds nothing."""
+    compiler = mini(ADVISING)
+    ctx = attrs.evolve(make_context("plan"), mcp_servers=())
+    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=True), ctx)
+    [d] = inconsistencies(prompt, compiler.registry.tools)
+    assert d.code == "advises-forbidden-tool" and d.source == "body"
+    assert "'write_notes'" in d.message and "finish with write_notes" in d.message
+    act = compiler.compile(ProviderInfo("x", "y", native_tools=True),
+                           attrs.evolve(ctx, mode="act"))
+    assert inconsistencies(act, compiler.registry.tools) == []
+    # the sections that document tools (the catalogue, the editing section) are exempt
+    documenting = mini({**ADVISING, "variants/base/variant.toml": ADVISING[
+        "variants/base/variant.toml"].replace('"body"', '"editing_files"'),
+        "variants/base/template.md": "{{intro}}\n\n{{editing_files}}\n\n{{act_vs_plan_mode}}\n",
+        "components/editing_files.md": "# Editing\nUse write_notes for every change.\n"})
+    prompt = documenting.compile(ProviderInfo("x", "y", native_tools=True), ctx)
+    assert inconsistencies(prompt, documenting.registry.tools) == []
+
+
+def test_a_text_tool_without_an_example_call_is_caught(mini: Callable[..., Compiler]) -> None:
+    """A catalogue that lists a tool by name but shows no call of it: `example-missing`; the
+    same catalogue with a call (fenced or bare) is fine."""
+    catalogue = {
+        "variants/base/variant.toml": 'fallback = true\ncomponents = ["intro", "tools"]\n'
+                                      'tools = ["echo", "write_notes"]\n',
+        "variants/base/template.md": "{{intro}}\n\n{{tools}}\n",
+        "components/tools/write_notes.toml": ADVISING["components/tools/write_notes.toml"],
+        "components/tools.md": "# Tools\n{{#tools}}\n## {{name}}\n{{/tools}}\n"
+                               "```\n<echo>\n</echo>\n```\n"}
+    compiler = mini(catalogue)
+    [d] = _diagnostics(compiler, native=False)
+    assert d.code == "example-missing" and "'write_notes'" in d.message
+    assert _diagnostics(compiler, native=True) == []  # native tools have no text catalogue
+    shown = mini({**catalogue, "components/tools.md": catalogue["components/tools.md"] +
+                  "<write_notes>\n</write_notes>\n"})
+    assert _diagnostics(shown, native=False) == []
+
+
+def _diagnostics(compiler: Compiler, native: bool) -> list[Diagnostic]:
+    prompt = compiler.compile(ProviderInfo("x", "y", native_tools=native),
+                              attrs.evolve(make_context("full"), mcp_servers=(), skills=()))
+    return inconsistencies(prompt, compiler.registry.tools)
+
+
+def test_lint_reports_both_in_the_builtin_pack_when_they_come_back(
+        tree: Callable[[dict[str, str | bytes]], Path]) -> None:
+    """The pack's old words, laid over the built-ins as a project: the progress section that
+    said "a last time before attempt_completion" in plan mode too, and a catalogue that listed
+    the session's tools without example calls."""
+    old_progress = ("# Task progress\n\nKeep a checklist with update_task_progress, and send "
+                    "it a last time before attempt_completion.\n")
+    old_tools = (Path(__file__).parent.parent / "components" / "tools.md").read_text()
+    old_tools = old_tools.replace("{{/has_parameters}}\n\n```", "{{/has_parameters}}\n"
+                                  "{{^session}}\n\n```").replace("```\n{{/tools}}",
+                                                                 "```\n{{/session}}\n{{/tools}}")
+    assert old_tools.count("{{^session}}") == 2
+    compiler = Compiler.default(project=tree({"components/task_progress.md": old_progress,
+                                              "components/tools.md": old_tools}),
+                                user=False, plugins=False)
+    found = [d for d in variant_matrix(compiler, "generic", PROVIDERS["generic"],
+                                       make_context("full"), every=False)]
+    codes = {(d.code, d.source) for d in found}
+    assert ("advises-forbidden-tool", "task_progress") in codes
+    missing = {d.message.split("tool ", 1)[1].split(" ", 1)[0] for d in found
+               if d.code == "example-missing"}
+    assert missing == {"'use_mcp_tool'", "'access_mcp_resource'", "'load_skill'",
+                       "'load_skill_reference'"}

@@ -193,13 +193,15 @@ def test_users_with_other_mcp_servers_and_skills_share_tools_and_system_prompt(
 
 
 def test_shared_tools_read_right(builtins: Compiler, full_context: PromptContext) -> None:
-    """The prompt names no tool it does not offer: the MCP section (first message) says to
-    call through use_mcp_tool and gives each tool's input schema, no function names; the
+    """The prompt names no tool it does not offer: the MCP section (first message) gives each
+    tool's input schema, no function names, and use_mcp_tool's description points there; the
     system prompt no longer says MCP tools are functions; the skill loader takes any name,
     which the Skills section lists."""
     prompt = builtins.compile(SONNET, full_context, dynamic="message")
     mcp = next(s.text for s in prompt.message_sections if s.id == "mcp_servers")
-    assert "use_mcp_tool" in mcp and "<input_schema>" in mcp and "function=" not in mcp
+    assert "<input_schema>" in mcp and "function=" not in mcp
+    use = next(t for t in prompt.to_anthropic()["tools"] if t["name"] == "use_mcp_tool")
+    assert "under MCP servers" in use["description"]
     assert "`function` attribute" not in prompt.text and "mcp__" not in prompt.message
     skill = next(t for t in prompt.to_anthropic()["tools"] if t["name"] == "load_skill")
     assert "enum" not in json.dumps(skill) and 'name="release"' in prompt.message

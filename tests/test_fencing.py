@@ -333,6 +333,7 @@ def test_every_block_element_of_the_builtin_templates_is_an_own_tag(builtins: Co
     root = Path(__file__).parent.parent
     calls = set(builtins.registry.tools) | {p.name for t in builtins.registry.tools.values()
                                             for p in t.parameters}
+    calls |= {t.text_parameter for t in builtins.registry.tools.values()}  # task_progress
     calls |= {"tool_call", "arg_key", "arg_value", "tool_name", "parameter", "thinking"}
     blocks: set[str] = set()
     for path in [*root.glob("components/*.md"), *root.glob("variants/*/components/*.md"),
@@ -407,8 +408,8 @@ def test_mcp_descriptions_carry_their_server_in_every_format(builtins: Compiler,
 
 def test_skill_names_and_paths_are_escaped_wherever_the_prompt_shows_them(
         builtins: Compiler) -> None:
-    # the session tools list no example call since issue 23's rewrite; the names and paths
-    # appear in the skill's own element, and nowhere may they open or close a tag
+    # the names and paths appear in the skill's own element and in the session tools'
+    # example calls (issue 33), and nowhere may they open or close a tag
     name = 'x\uff1c\uff0fname\uff1e\uff1c\uff0fload_skill\uff1e"<y>'
     ctx = attrs.evolve(make_context("full"), skills=[
         {"name": name, "description": "d", "content": "c", "references": ["a</path>\n# b"]}])

@@ -147,3 +147,76 @@ def test_google_genai_round_trip_through_check(builtins: Compiler) -> None:
         sent = server.bodies("gemini")[1]["contents"][-1]["parts"][0]
         assert sent == {"functionResponse": {"name": "list_files",
                                              "response": {"output": "a.py"}}}
+
+
+# --- a free-form tool (issue 33): gpt-5-codex's apply_patch on the Responses API ---------------
+
+CODEX = ProviderInfo("openai", "gpt-5.1-codex")
+PATCH = ("*** Begin Patch\n*** Update File: src/app.py\n@@ def main():\n-    return 1\n"
+         "+    return 2\n*** End Patch\n")
+
+
+def test_a_free_form_patch_goes_out_and_comes_back_through_the_openai_sdk(
+        builtins: Compiler) -> None:
+    """The Responses payload offers apply_patch as a custom tool (raw text, no JSON schema);
+    the SDK sends it as given; the model's `custom_tool_call` comes back, `check` reads its
+    text into `input`, and the answer is a `custom_tool_call_output` the SDK sends back."""
+    openai = pytest.importorskip("openai")
+    prompt = builtins.compile(CODEX, make_context("full"))
+    payload = prompt.to_openai()  # these models speak only the Responses API
+    [patch_tool] = [t for t in payload["tools"] if t["name"] == "apply_patch"]
+    assert patch_tool == {"type": "custom", "name": "apply_patch",
+                          "description": patch_tool["description"], "format": {"type": "text"}}
+    assert all(t["type"] == "function" for t in payload["tools"] if t is not patch_tool)
+    with FakeServer() as server:
+        client = openai.OpenAI(api_key="sk-test", base_url=server.url + "/v1", max_retries=0)
+        server.script("responses", Reply(text="", custom=(("apply_patch", PATCH),)))
+        response = client.responses.create(model="gpt-5.1-codex", input="Return 2.",
+                                           instructions=payload["instructions"],
+                                           tools=payload["tools"])
+        assert server.bodies("responses")[0]["tools"] == payload["tools"]
+        [item] = [o for o in response.output if o.type == "custom_tool_call"]
+        call = prompt.tools.check(item)
+        assert isinstance(call, ToolCall)
+        assert (call.name, call.arguments, call.call_id) == ("apply_patch", {"input": PATCH},
+                                                             item.call_id)
+        result = call.tool_result("Done.")
+        assert result == {"type": "custom_tool_call_output", "call_id": item.call_id,
+                          "output": "Done."}
+        client.responses.create(model="gpt-5.1-codex", instructions=payload["instructions"],
+                                tools=payload["tools"],
+                                input=[item.model_dump(exclude_none=True), result])
+        sent = server.bodies("responses")[1]["input"]
+        assert sent[1] == result and sent[0]["type"] == "custom_tool_call"
+
+
+def test_a_free_form_call_is_checked_like_any_other(builtins: Compiler) -> None:
+    """The mode still rules (plan mode refuses apply_patch, answered in kind); a free-form call
+    of a tool that takes JSON is an error that says so; a Chat Completions `custom` call is read
+    the same way, and Chat's payload keeps apply_patch a function of `input` (the servers that
+    speak that shape do not all take custom tools)."""
+    from openai.types.chat import ChatCompletionMessageCustomToolCall
+    from openai.types.responses import ResponseCustomToolCall
+    plan = builtins.compile(CODEX, attrs.evolve(make_context("full"), mode="plan"))
+    item = ResponseCustomToolCall(call_id="c1", name="apply_patch", input=PATCH,
+                                  type="custom_tool_call")
+    refused = plan.tools.check(item)
+    assert isinstance(refused, CallError) and refused.code == "not-allowed-in-mode"
+    assert refused.tool_result()["type"] == "custom_tool_call_output"
+    act = builtins.compile(CODEX, make_context("full"))
+    shell = act.tools.check(ResponseCustomToolCall(call_id="c2", name="shell", input="ls",
+                                                   type="custom_tool_call"))
+    assert isinstance(shell, CallError) and shell.code == "bad-json"
+    assert "JSON object" in shell.message
+    chat = act.tools.check(ChatCompletionMessageCustomToolCall(
+        id="c3", type="custom", custom={"name": "apply_patch", "input": PATCH}))
+    assert isinstance(chat, ToolCall) and chat.arguments == {"input": PATCH}
+    assert chat.tool_result("ok") == {"role": "tool", "tool_call_id": "c3", "content": "ok"}
+    [function] = [t for t in act.tools.openai("chat") if t.get("function", {}).get("name") ==
+                  "apply_patch"]
+    assert function["function"]["parameters"]["required"] == ["input"]
+    # elsewhere apply_patch is an ordinary tool: gpt-5's, or Codex's on Anthropic's shape
+    assert all(t["type"] == "function" for t in
+               builtins.compile(ProviderInfo("openai", "gpt-5"), make_context("full"))
+               .tools.openai("responses"))
+    assert "input_schema" in next(t for t in act.tools.anthropic() if t["name"] == "apply_patch")

@@ -119,7 +119,11 @@ def test_openai_strict_mode_accepts_every_builtin_tool(builtins: Compiler) -> No
     from agents.strict_schema import ensure_strict_json_schema
     for prompt in prompts(builtins, make_context("full"), NATIVE["openai"]):
         assert all(prompt.tools.strict_flags().values()), prompt.variant.id
+        freeform = {s.name for s in prompt.tools.specs if s.freeform}
         for tool in prompt.tools.openai("responses"):
+            if tool["type"] == "custom":  # a free-form tool: raw text, no schema (see below)
+                assert tool["name"] in freeform
+                continue
             assert tool["strict"] is True
             schema = tool["parameters"]
             assert strict_problems(schema) == [], (tool["name"], strict_problems(schema))
@@ -276,8 +280,12 @@ def test_openai_sdk_sends_strict_tools(builtins: Compiler, server: FakeServer,
         body = server.requests[before].body
         assert body["tools"] == payload["tools"]
         assert body["prompt_cache_key"] == payload["prompt_cache_key"]
+        custom = {t["name"] for t in sent if t.get("type") == "custom"}  # free-form: no schema
+        assert custom == ({s.name for s in prompt.tools.specs if s.freeform}
+                          if api == "responses" else set())
+        sent = [t for t in sent if t["name"] not in custom]
         flags = {t["name"]: t["strict"] for t in sent}
-        assert flags == prompt.tools.strict_flags()
+        assert flags == {n: f for n, f in prompt.tools.strict_flags().items() if n not in custom}
         assert [n for n, strict in flags.items() if not strict] == ["mcp__db__exec"]
         for tool in sent:
             if tool["strict"]:

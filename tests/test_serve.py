@@ -243,6 +243,14 @@ def test_check_answers_a_provider_call_object(server: Server, builtins: Any) -> 
     assert plan["error"]["code"] == "not-allowed-in-mode"
     junk = server.error("check", {**SONNET, "call": {"hello": 1}})
     assert junk["code"] == -32012 and junk["data"]["type"] == "CallShapeError"
+    # a free-form tool's call (issue 33): gpt-5-codex's apply_patch on the Responses API
+    patch = "*** Begin Patch\n*** Delete File: a.py\n*** End Patch\n"
+    custom = server.result("check", {"provider": "openai", "model": "gpt-5.1-codex",
+                                     "context": FULL, "call": {
+                                         "type": "custom_tool_call", "call_id": "c1",
+                                         "name": "apply_patch", "input": patch}})
+    assert custom == {"ok": True, "wire": "openai-responses-custom", "call": {
+        "name": "apply_patch", "arguments": {"input": patch}, "call_id": "c1"}}
 
 
 def test_session_is_the_session_commands_json(server: Server, tmp_path: Path,

@@ -320,3 +320,54 @@ def test_a_client_may_change_every_payload_it_gets(provider: ProviderInfo, fmt: 
             before = repr(payload)
             _scribble(payload)
             assert repr(getattr(prompt.tools, fmt)()) == before
+
+
+# --- free-form tools and parameters every text call carries (issue 33) ------------------------
+
+_ONE = {"name": "input", "type": "string", "required": True, "instruction": "The text."}
+
+
+@pytest.mark.parametrize(("extra", "parameters"), [
+    ({"freeform": "patch"}, [_ONE]),                                    # names no parameter
+    ({"freeform": "input"}, [_ONE, {**_ONE, "name": "more"}]),          # not the only one
+    ({"freeform": "input"}, [{**_ONE, "type": "integer"}]),             # not a string
+    ({"freeform": "input"}, [{**_ONE, "required": False}]),             # not required
+    ({"text_parameter": "task progress"}, [_ONE]),                      # not a parameter name
+    ({"text_parameter": "carried"}, [_ONE, {**_ONE, "name": "more"}]),  # more than one
+])
+def test_free_form_and_carried_tools_are_checked_at_load(extra: dict[str, str],
+                                                         parameters: list[dict[str, object]]
+                                                         ) -> None:
+    from promptc._base.errors import ToolSpecError
+    from promptc._model.tools import parse_tool
+    data = {"name": "t", "description": "T.", **extra, "parameters": parameters}
+    with pytest.raises(ToolSpecError) as info:
+        parse_tool(data, origin="t.toml")
+    assert next(iter(extra)) in str(info.value) and "t.toml" in str(info.value)
+
+
+def test_a_free_form_or_carried_tool_of_one_parameter_loads() -> None:
+    from promptc._model.tools import parse_tool
+    free = parse_tool({"name": "t", "description": "T.", "freeform": "input",
+                       "parameters": [_ONE]}, origin="t.toml")
+    carried = parse_tool({"name": "t", "description": "T.", "text_parameter": "carried",
+                          "parameters": [_ONE]}, origin="t.toml")
+    assert (free.freeform, carried.text_parameter) == ("input", "carried")
+
+
+def test_a_carried_parameter_reaches_every_text_tool_once(builtins: Compiler) -> None:
+    """`with_carried` adds the carried tool's parameter (optional, shared) after a tool's own,
+    and leaves a tool that already has a parameter of that name as it is; with native tools
+    update_task_progress is offered on its own."""
+    from promptc._model.tools import with_carried
+    registry = builtins.registry.tools
+    progress, read = registry["update_task_progress"], registry["read_file"]
+    made = with_carried(read, [progress])
+    assert [p.name for p in made.parameters] == ["path", "task_progress"]
+    carried = made.parameters[-1]
+    assert carried.shared and not carried.required
+    assert carried.instruction == progress.parameters[0].instruction
+    assert with_carried(made, [progress]) is made
+    native = builtins.compile(ProviderInfo("openai", "gpt-4.1"), make_context("full"))
+    assert "update_task_progress" in native.tools.names
+    assert all(not p.shared for s in native.tools.specs for p in s.parameters)

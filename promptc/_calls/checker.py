@@ -54,6 +54,7 @@ class BuiltinTool:
     name: str
     params: Mapping[str, Param]
     modes: tuple[str, ...] = ("plan", "act")
+    freeform: str = ""  # the parameter a free-form call's raw text fills ("" for none)
 
     @property
     def order(self) -> tuple[str, ...]:

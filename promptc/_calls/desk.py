@@ -37,7 +37,7 @@ def builtin_tools(specs: Sequence[ToolSpec], sources: EnumSources) -> tuple[Buil
             items = p.items.get("type") if p.items else "string"
             params[p.name] = Param(p.name, p.type, p.required, tuple(options),
                                    items if isinstance(items, str) else None)
-        out.append(BuiltinTool(spec.name, params, spec.modes))
+        out.append(BuiltinTool(spec.name, params, spec.modes, spec.freeform))
     return tuple(out)
 
 
@@ -105,7 +105,22 @@ class CallDesk:
     def check(self, call: Any) -> ToolCall | CallError:
         found = read_provider_call(call)
         span = Span(call_id=found.call_id, wire=found.wire)
+        if found.freeform:
+            given, problems = self._freeform_given(found.name, found.arguments)
+            return self.checker.check_json(found.name, given, problems, span)
         return self.decode(found.name, found.arguments, span)
+
+    def _freeform_given(self, name: str, text: str | Mapping[str, Any] | None
+                        ) -> tuple[list[tuple[str, Any]], list[CallProblem]]:
+        """A free-form call's raw text as the value of its tool's one parameter; a tool that
+        takes JSON arguments (or an input that is no text) is told so."""
+        tool = self.checker.builtin(name)
+        if tool is None and not self.checker.offers(name):  # the checker says it is unknown
+            return [], []
+        if tool is not None and tool.freeform and isinstance(text, str):
+            return [(tool.freeform, text)], []
+        return [], [CallProblem(Problem.BAD_JSON, f"{name} takes its arguments as a JSON object "
+                                "in a function call, not as free-form text")]
 
     def format_call(self, name: str, arguments: Mapping[str, Any]) -> str:
         tool = self.checker.builtin(name)

@@ -2,7 +2,8 @@
 
 Each provider pairs a result with its call differently: Anthropic a `tool_result` block naming
 the `tool_use_id` (with `is_error`), OpenAI Chat a `tool` message with the `tool_call_id`, the
-Responses API a `function_call_output` item with the `call_id`, Gemini a function response part
+Responses API a `function_call_output` item with the `call_id` (a `custom_tool_call_output`
+for a free-form tool's call), Gemini a function response part
 naming the function (and its id, when the call had one), spelled as the call was (`function_call`
 in the SDK's form, `functionCall` in REST JSON).
 """
@@ -14,9 +15,10 @@ from typing import Any, Literal
 
 __all__ = ["Wire", "WIRES", "result_for"]
 
-Wire = Literal["anthropic", "openai-chat", "openai-responses", "gemini", "gemini-rest"]
-WIRES: tuple[Wire, ...] = ("anthropic", "openai-chat", "openai-responses", "gemini",
-                           "gemini-rest")
+Wire = Literal["anthropic", "openai-chat", "openai-responses", "openai-responses-custom",
+               "gemini", "gemini-rest"]
+WIRES: tuple[Wire, ...] = ("anthropic", "openai-chat", "openai-responses",
+                           "openai-responses-custom", "gemini", "gemini-rest")
 
 
 def _anthropic(call_id: str | None, _name: str, content: str, is_error: bool
@@ -34,6 +36,10 @@ def _chat(call_id: str | None, _name: str, content: str, _is_error: bool) -> dic
 def _responses(call_id: str | None, _name: str, content: str, _is_error: bool
                ) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": content}
+
+
+def _custom(call_id: str | None, _name: str, content: str, _is_error: bool) -> dict[str, Any]:
+    return {"type": "custom_tool_call_output", "call_id": call_id, "output": content}
 
 
 def _gemini_response(call_id: str | None, name: str, content: str, is_error: bool
@@ -56,7 +62,7 @@ def _gemini_rest(call_id: str | None, name: str, content: str, is_error: bool
 
 _SHAPES: dict[str, Callable[[str | None, str, str, bool], dict[str, Any]]] = {
     "anthropic": _anthropic, "openai-chat": _chat, "openai-responses": _responses,
-    "gemini": _gemini, "gemini-rest": _gemini_rest,
+    "openai-responses-custom": _custom, "gemini": _gemini, "gemini-rest": _gemini_rest,
 }
 
 

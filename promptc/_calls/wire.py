@@ -2,7 +2,9 @@
 
 Accepted as the SDKs hand them out or as plain JSON: an Anthropic `tool_use` block, an OpenAI
 Chat Completions `tool_call`, a Responses API `function_call` item, a Gemini `functionCall`
-(the `FunctionCall` itself, or the part holding it, in the SDK's or in REST spelling). SDK
+(the `FunctionCall` itself, or the part holding it, in the SDK's or in REST spelling), and a
+free-form tool's call (a Responses `custom_tool_call`, a Chat `custom` tool call), whose
+`input` is the raw text of the tool's one parameter. SDK
 objects are read through their `model_dump()` (pydantic), so no SDK is imported here. Anything
 else is a programming error of the caller: `CallShapeError` says which shapes are accepted.
 """
@@ -30,6 +32,7 @@ class ProviderCall:
     call_id: str | None
     name: str
     arguments: str | Mapping[str, Any] | None  # JSON text (OpenAI) or decoded (the others)
+    freeform: bool = False  # a free-form tool's call: `arguments` is its raw input text
 
 
 def _plain(call: Any) -> Any:
@@ -52,6 +55,12 @@ def _anthropic(d: Mapping[str, Any]) -> ProviderCall:
 def _responses(d: Mapping[str, Any]) -> ProviderCall:
     return ProviderCall("openai-responses", _string(d.get("call_id")), _name(d.get("name")),
                         d.get("arguments"))
+
+
+def _custom(d: Mapping[str, Any], wire: Wire, call_id: Any) -> ProviderCall:
+    text = d.get("input")
+    return ProviderCall(wire, _string(call_id), _name(d.get("name")),
+                        text if isinstance(text, str) else None, freeform=True)
 
 
 def _chat(d: Mapping[str, Any]) -> ProviderCall:
@@ -80,6 +89,10 @@ def read_provider_call(call: Any) -> ProviderCall:
         return _anthropic(d)
     if kind == "function_call":
         return _responses(d)
+    if kind == "custom_tool_call":
+        return _custom(d, "openai-responses-custom", d.get("call_id"))
+    if kind == "custom" and isinstance(d.get("custom"), Mapping):
+        return _custom(d["custom"], "openai-chat", d.get("id"))
     if isinstance(d.get("function"), Mapping) and "arguments" in d["function"]:
         return _chat(d)
     for key, wire in (("function_call", "gemini"), ("functionCall", "gemini-rest")):
@@ -92,5 +105,5 @@ def read_provider_call(call: Any) -> ProviderCall:
 
 
 _EXPECTED = ("expected a provider's call object: an Anthropic tool_use block, an OpenAI Chat "
-             "tool_call, a Responses function_call item, or a Gemini function call (or its "
-             "part), as the SDK returns it or as JSON")
+             "tool_call, a Responses function_call or custom_tool_call item, or a Gemini "
+             "function call (or its part), as the SDK returns it or as JSON")

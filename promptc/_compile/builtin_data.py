@@ -153,7 +153,14 @@ def _skills(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 
 
 def _task_progress(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
-    return {} if r.context.features.get("task_progress") else None
+    """The checklist: carried by every call with text tools (see update_task_progress's
+    `text_parameter`), a tool of its own with native ones, sent with the next call where the
+    model makes several at once."""
+    if not r.context.features.get("task_progress"):
+        return None
+    text_mode = r.tool_mode == "text"
+    return {"text_mode": text_mode, "native_mode": not text_mode,
+            "parallel": not text_mode and bool(r.provider.parallel_tools)}
 
 
 def _notices(r: Request, _c: DataCache) -> Mapping[str, Any] | None:

@@ -26,7 +26,8 @@ from .._model.placeholders import STANDARD
 from .._model.provider import ProviderInfo
 from .._model.request import Request
 from .._model.conditions import ALWAYS
-from .._model.tools import McpBinding, ToolSpec, mcp_bindings, per_session, sources_of
+from .._model.tools import (McpBinding, ToolSpec, mcp_bindings, per_session, sources_of,
+                            with_carried)
 from .._model.variant import ToolModeChoice, Variant, choose_tool_mode
 from .._text.cleanup import clean
 from .._text.fence import OWN_TAGS
@@ -136,6 +137,9 @@ class Plan:
             memo_size, second_sight=True)
         # the tool set without MCP tools, by the tools offered and their option sources
         self._natives: Memo[Hashable, NativeTools] = Memo(memo_size)
+        # text mode: a tool with the parameters of the tools every call carries, by its name
+        # and theirs (see ToolSpec.text_parameter)
+        self._carrying: dict[tuple[str, ...], ToolSpec] = {}
         # an MCP schema's forms by its JSON text (see NativeTools), a call checker's validators
         self._shapes: Memo[Hashable, Any] = Memo(4 * memo_size)
         diags = _tool_mode_notes(variant, self.tool_choice)
@@ -228,6 +232,23 @@ class Plan:
                 continue
             if ok:
                 out.append(spec)
+        if self.tool_mode == "text" and any(s.text_parameter for s in out):
+            return self._carrying_tools(out)
+        return tuple(out)
+
+    def _carrying_tools(self, offered: list[ToolSpec]) -> tuple[ToolSpec, ...]:
+        """Text mode: the tools a call carries (`text_parameter`) are not offered on their
+        own; every other offered tool takes their parameter instead (made once per tool)."""
+        carried = [s for s in offered if s.text_parameter]
+        names = tuple(c.name for c in carried)
+        out = []
+        for spec in offered:
+            if spec.text_parameter:
+                continue
+            made = self._carrying.get((spec.name, *names))
+            if made is None:
+                made = self._carrying[(spec.name, *names)] = with_carried(spec, carried)
+            out.append(made)
         return tuple(out)
 
     # --- sections ----------------------------------------------------------------------------
@@ -400,7 +421,11 @@ class Plan:
         """The request's tools: the built-in block (made once per distinct block) and the MCP
         tools named for native calling. With shared tools, the schemas take no option lists
         from the session (the checker still holds a call to the session's skills)."""
-        key = request.offered if not self.shared_tools else (request.offered[0], ())
+        key: tuple[Hashable, ...] = request.offered if not self.shared_tools else \
+            (request.offered[0], ())
+        if self.tool_mode == "text":  # the same tools, with or without a carried parameter
+            key = (*key, next((p.name for t in request.tools for p in t.parameters
+                               if p.shared), ""))
         native = self._natives.get(key)
         if native is None:
             sources = request.enum_sources if not self.shared_tools else ()

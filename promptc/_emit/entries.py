@@ -17,7 +17,7 @@ from .._base.frozen import FreshCopies
 from .schemas import Converted, Problem, gemini_form, strict_form
 from .schemas.strict import Reword
 
-__all__ = ["SchemaForms", "Shape", "EntryMaker", "entry_maker", "tool_entry", "FORMATS",
+__all__ = ["SchemaForms", "Shape", "EntryMaker", "CUSTOM_FORMATS", "custom_entry", "entry_maker", "tool_entry", "FORMATS",
            "FunctionList", "to_openai", "to_openai_responses", "to_anthropic", "to_gemini"]
 
 FunctionList = list[tuple[str, str, dict[str, Any]]]  # (name, description, JSON schema)
@@ -213,17 +213,33 @@ def _literal(value: Any, holes: Mapping[str, str]) -> str | None:
     return source
 
 
+# The formats that take a free-form tool (the Responses API's `custom` tools; its Chat
+# Completions shape takes them too, but the OpenAI-compatible servers that speak that shape
+# do not all, so a free-form tool goes there as a function of its one string parameter).
+CUSTOM_FORMATS = frozenset(("openai-responses", "openai-responses-loose"))
+
+
+def custom_entry(name: str, description: str) -> dict[str, Any]:
+    """A free-form tool as the Responses API takes it: the model writes its input as raw
+    text (a `custom_tool_call`), with no JSON around it."""
+    return {"type": "custom", "name": name, "description": description,
+            "format": {"type": "text"}}
+
+
 class Shape:
     """One tool as each provider wants it: its name, its description (verbatim) and the forms
     of its schema. `entry` is the shared entry (made once, never handed out); `fresh` a new
-    one built from copies, for a client that may change it."""
+    one built from copies, for a client that may change it. `freeform`: the tool is a
+    free-form one where the format takes such tools (`CUSTOM_FORMATS`)."""
 
-    __slots__ = ("name", "description", "forms", "_entries")
+    __slots__ = ("name", "description", "forms", "freeform", "_entries")
 
-    def __init__(self, name: str, description: str, forms: SchemaForms) -> None:
+    def __init__(self, name: str, description: str, forms: SchemaForms,
+                 freeform: bool = False) -> None:
         self.name = name
         self.description = description
         self.forms = forms
+        self.freeform = freeform
         self._entries: dict[str, Any] = {}
 
     @property
@@ -237,12 +253,16 @@ class Shape:
     def entry(self, fmt: str) -> Any:
         made = self._entries.get(fmt)
         if made is None:
-            made = self._entries[fmt] = tool_entry(fmt, self.name, self.description, self.forms,
-                                               self.forms.form)
+            made = self._entries[fmt] = self._make(fmt, self.forms.form)
         return made
 
     def fresh(self, fmt: str) -> Any:
-        return tool_entry(fmt, self.name, self.description, self.forms, self.forms.copy)
+        return self._make(fmt, self.forms.copy)
+
+    def _make(self, fmt: str, get: Get) -> Any:
+        if self.freeform and fmt in CUSTOM_FORMATS:
+            return custom_entry(self.name, self.description)
+        return tool_entry(fmt, self.name, self.description, self.forms, get)
 
 
 def _shaped(functions: FunctionList, fmt: str) -> list[Any]:

@@ -27,7 +27,7 @@ from .context import McpServer, Skill
 __all__ = ["ToolParameter", "ToolSpec", "McpBinding", "load_tool_file", "parse_tool",
            "parameters_for", "json_schema", "mcp_bindings", "sanitize_tool_name",
            "mcp_function_name", "per_session", "MCP_PREFIX", "usage_value", "options_of",
-           "catalogue_data", "enum_sources", "sources_of", "EnumSources", "PARAM_TYPES",
+           "catalogue_data", "enum_sources", "with_carried", "sources_of", "EnumSources", "PARAM_TYPES",
            "NAME_PATTERN",
            "MODES"]
 
@@ -72,6 +72,9 @@ class ToolParameter:
     items: FrozenDict = attrs.field(default=EMPTY, converter=_table)
     depends_on: tuple[str, ...] = attrs.field(default=(), converter=_names)
     enum_from: str = attrs.field(default="", validator=_STR)
+    # Carried by every call (see ToolSpec.text_parameter): documented once, in its own
+    # section, not in each tool's entry of the text catalogue.
+    shared: bool = attrs.field(default=False, validator=_BOOL)
 
 
 @attrs.frozen
@@ -90,6 +93,13 @@ class ToolSpec:
     # list (and the cached prefix) does not change with the mode: the prompt's mode section
     # says what the current mode allows, and a client refuses the rest (`allowed_in`).
     modes: tuple[str, ...] = MODES
+    # The one parameter whose text is the whole call where an API takes free-form tools (the
+    # Responses API's `custom` tools): the model writes it raw, not as JSON. "" for none.
+    freeform: str = ""
+    # In text mode a call is a whole message, so a call of this tool on its own would cost a
+    # turn: there it is not offered, and its one parameter rides on every other call instead,
+    # optional, under this name (`with_carried`). "" for none.
+    text_parameter: str = ""
 
 
 def _as_tuple(value: Any) -> tuple[Any, ...]:
@@ -105,6 +115,8 @@ class _ToolFile:
     override: bool = attrs.field(default=False, validator=_BOOL)
     example: str = attrs.field(default="", validator=_STR)
     modes: tuple[Any, ...] = attrs.field(default=MODES, converter=_as_tuple)
+    freeform: str = attrs.field(default="", validator=_STR)
+    text_parameter: str = attrs.field(default="", validator=_STR)
 
 
 def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
@@ -117,11 +129,14 @@ def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
         _check_parameter(p, raw.name, seen, origin, f"parameters[{i}]")
         seen.add(p.name)
     _check_modes(raw.modes, origin)
+    _check_freeform(raw, origin)
+    _check_text_parameter(raw, origin)
     when = compile_condition(raw.when, origin, "when", ToolSpecError) if raw.when else ALWAYS
     return ToolSpec(name=raw.name, description=raw.description.strip(),
                     parameters=raw.parameters, when=when, override=raw.override, source=source,
                     origin=origin, example=raw.example.strip("\n"),
-                    modes=tuple(m for m in MODES if m in raw.modes))
+                    modes=tuple(m for m in MODES if m in raw.modes), freeform=raw.freeform,
+                    text_parameter=raw.text_parameter)
 
 
 def _check_tool_header(raw: _ToolFile, origin: str, expected_name: str | None) -> None:
@@ -184,6 +199,41 @@ def _check_modes(modes: tuple[Any, ...], origin: str) -> None:
             or not set(modes) <= set(MODES) or len(set(modes)) != len(modes)):
         raise ToolSpecError(f"modes must list \"plan\", \"act\" or both, got "
                             f"{list(modes)!r}", source=origin, field="modes")
+
+
+def _check_freeform(raw: _ToolFile, origin: str) -> None:
+    """A free-form tool's text is one value: it names the tool's only parameter, a required
+    string."""
+    if not raw.freeform:
+        return
+    params = raw.parameters
+    if [p.name for p in params] != [raw.freeform] or params[0].type != "string" or \
+            not params[0].required:
+        raise ToolSpecError(f"freeform must name the tool's only parameter, a required string; "
+                            f"got {raw.freeform!r} with parameters {[p.name for p in params]}",
+                            source=origin, field="freeform")
+
+
+def _check_text_parameter(raw: _ToolFile, origin: str) -> None:
+    """A tool carried by every text call has one parameter, given under a valid name."""
+    if not raw.text_parameter:
+        return
+    if not NAME_PATTERN.match(raw.text_parameter) or len(raw.parameters) != 1:
+        raise ToolSpecError(f"text_parameter must be a parameter name ([A-Za-z0-9_-]) for a "
+                            f"tool with one parameter; got {raw.text_parameter!r} with "
+                            f"{len(raw.parameters)} parameters", source=origin,
+                            field="text_parameter")
+
+
+def with_carried(spec: ToolSpec, carried: Sequence[ToolSpec]) -> ToolSpec:
+    """`spec` with the parameters of the `carried` tools (each one's under its
+    `text_parameter` name, optional, `shared`) after its own; a name it already has is its
+    own."""
+    own = {p.name for p in spec.parameters}
+    extra = tuple(attrs.evolve(c.parameters[0], name=c.text_parameter, required=False,
+                               shared=True, depends_on=())
+                  for c in carried if c.text_parameter not in own)
+    return attrs.evolve(spec, parameters=spec.parameters + extra) if extra else spec
 
 
 def load_tool_file(path: Path, source: str) -> ToolSpec:
@@ -407,6 +457,8 @@ def catalogue_data(specs: Sequence[ToolSpec], sources: EnumSources,
     for spec in specs:
         params = []
         for p, enum in parameters_for(spec, enabled, sources):
+            if p.shared:  # described once, in its own section
+                continue
             if p.enum_from:  # skill names and paths are the session's text: one line, escaped
                 enum = tuple(attribute(o) for o in enum)
             params.append({

@@ -2,13 +2,15 @@
 
 A prompt that teaches a tool the request does not offer makes the model call something that
 does not exist; a prompt that offers a tool the current mode forbids, without saying so, makes
-it call something the client will refuse; a prompt that points at a section, or at a tool's
-example, that this render lacks sends the model looking for text that is not there; native
-tools without a function-calling section (or text tools without the call format) leave the
-model to guess how to call. All are found here, in the pack's own words only (fenced outside
-text, such as a rules file that mentions a tool, does not count), for one render
-(`inconsistencies`) or for every built-in situation of a variant (`variant_matrix`: plan and
-act, each feature flag on and off, native and text tools).
+it call something the client will refuse, and so does one that tells the model to call such a
+tool (to finish, to hand over, to record progress) without saying for which mode; a text
+catalogue that lists a tool without an example call leaves its format to guessing; a prompt
+that points at a section, or at a tool's example, that this render lacks sends the model
+looking for text that is not there; native tools without a function-calling section (or text
+tools without the call format) leave the model to guess how to call. All are found here, in
+the pack's own words only (fenced outside text, such as a rules file that mentions a tool,
+does not count), for one render (`inconsistencies`) or for every built-in situation of a
+variant (`variant_matrix`: plan and act, each feature flag on and off, native and text tools).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.provider import ProviderInfo
 from .._text.fence import mask
-from .references import dangling_references, matches_in, pack_headings
+from .references import CATALOGUES, dangling_references, matches_in, pack_headings
 
 __all__ = ["inconsistencies", "variant_matrix", "FEATURE_FLAGS", "pack_headings"]
 
@@ -47,8 +49,10 @@ def inconsistencies(prompt: CompiledPrompt, tool_names: Iterable[str],
     by_section = [(s.id, mask(s.text)) for s in prompt.sections]
     out = _missing_tools(prompt, tool_names, label, by_section)
     out += _mode_unsaid(prompt, label, by_section)
+    out += _forbidden_advised(prompt, label, by_section)
     if prompt.tools.mode == "text":
         out.extend(_examples_with_several_calls(prompt, label, by_section))
+        out.extend(_examples_missing(prompt, label, by_section))
     out += dangling_references(prompt, label, by_section, headings)
     return out
 
@@ -94,6 +98,87 @@ def _mode_unsaid(prompt: CompiledPrompt, label: str,
                     f"{label}: tool {name!r} is offered but not allowed in {mode} mode, and the "
                     "mode section does not say so", "act_vs_plan_mode"))
     return out
+
+
+# Sections that document how tools work rather than what to do next: the catalogue, the
+# editing section and the mode section itself. They are the same in both modes (so a mode switch
+# keeps the cached prefix), and the mode section says which tools may be called now.
+_TOOL_DOCS = frozenset(("tools", "session_tools", "editing_files", "act_vs_plan_mode"))
+# One sentence of prose: up to a full stop, question or exclamation mark before a space, or the
+# end of a line.
+_SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)
+_MODE_WORD = re.compile(r"\bmodes?\b", re.IGNORECASE)
+
+
+def _forbidden_advised(prompt: CompiledPrompt, label: str,
+                       by_section: list[tuple[str, str]]) -> list[Diagnostic]:
+    """A sentence telling the model to call a tool the current mode forbids ("call X", "use
+    X", "with X", "via X", "before X"), without saying for which mode it holds: the model is
+    told to do what the client will refuse. The sections that document tools are exempt."""
+    context = prompt.tools.context
+    mode = context.mode if context is not None else "act"
+    if mode not in ("plan", "act"):
+        return []
+    refused = tuple(sorted(set(prompt.tools.names) - prompt.tools.allowed_in(mode),
+                           key=lambda n: (-len(n), n)))
+    if not refused:
+        return []
+    advice = _advice_pattern(refused)
+    out: list[Diagnostic] = []
+    for sid, text in by_section:
+        if sid in _TOOL_DOCS:
+            continue
+        for sentence in _SENTENCE.finditer(text):
+            said = sentence.group(0)
+            hit = advice.search(said)
+            if hit is None or _MODE_WORD.search(said):
+                continue
+            out.append(Diagnostic(
+                "error", "advises-forbidden-tool",
+                f"{label}: section {sid!r} (line {text.count(chr(10), 0, sentence.start()) + 1})"
+                f" tells the model to use {hit.group('tool')!r}, which {mode} mode does not "
+                f"allow, without saying which mode the advice is for: {said.strip()!r}", sid))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _advice_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:call|use|with|via|before)\s+(?:the\s+)?(?P<tool>" +
+                      "|".join(map(re.escape, names)) + r")(?![\w-])", re.IGNORECASE)
+
+
+def _examples_missing(prompt: CompiledPrompt, label: str,
+                      sections: list[tuple[str, str]]) -> list[Diagnostic]:
+    """Text tools: every offered tool has an example call in the catalogue (fenced or written
+    bare), so the model sees the format of each one. A render without a catalogue is left to
+    the calling-section check."""
+    catalogue = [text for sid, text in sections if sid in CATALOGUES]
+    if not catalogue:
+        return []
+    shown: set[str] = set()
+    for text in catalogue:
+        parts = _FENCE.split(text)  # [outside, ```, inside, ```, outside, …]
+        for i, part in enumerate(parts):
+            if i % 4 in (0, 2):
+                shown |= _called(prompt, part)
+    return [Diagnostic("error", "example-missing",
+                       f"{label}: tool {name!r} is offered, but the tool catalogue shows no "
+                       "example call of it", "tools")
+            for name in (s.name for s in prompt.tools.specs) if name not in shown]
+
+
+def _called(prompt: CompiledPrompt, text: str) -> set[str]:
+    """The tools called in `text`, each call read as if it were the first (a message runs
+    only its first; an example of a tool the mode forbids is still an example)."""
+    found: set[str] = set()
+    while text:
+        parsed = prompt.tools.parse(text)
+        first = next((p for p in parsed.parts if not isinstance(p, str)), None)
+        if first is None or first.end <= 0:
+            break
+        found.add(first.name)
+        text = text[first.end:]
+    return found
 
 
 @functools.lru_cache(maxsize=256)

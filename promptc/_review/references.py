@@ -19,12 +19,12 @@ from typing import Any
 from .._compile.result import CompiledPrompt
 from .._model.diagnostics import Diagnostic
 
-__all__ = ["pack_headings", "dangling_references", "matches_in"]
+__all__ = ["pack_headings", "dangling_references", "matches_in", "CATALOGUES"]
 
 _HEADING = re.compile(r"^#{1,3} ([^\n{}#]+?)[ \t]*$", re.MULTILINE)
 # the tools a text catalogue lists: "the tools listed below", "the listed tools"
 _CATALOGUE_WORDS = re.compile(r"\b(?:tools (?:listed )?below|listed tools)\b")
-_CATALOGUES = frozenset(("tools", "session_tools"))
+CATALOGUES = frozenset(("tools", "session_tools"))
 _CALLING = {"native": "tool_calling", "text": "tool_use"}
 
 
@@ -98,7 +98,7 @@ def _missing_sections(label: str, sections: list[tuple[str, str]],
 def _missing_examples(prompt: CompiledPrompt, label: str,
                       sections: list[tuple[str, str]]) -> list[Diagnostic]:
     """A tool's example and the listed tools exist only in a text catalogue of that tool."""
-    catalogue = any(sid in _CATALOGUES for sid, _ in sections)
+    catalogue = any(sid in CATALOGUES for sid, _ in sections)
     listed = set(prompt.tools.names) if catalogue and prompt.tools.mode == "text" else set()
     names = set(prompt.tools.names) | {"tool's"}
     shown = listed | {"tool's"} if listed else set()

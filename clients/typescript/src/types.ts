@@ -121,7 +121,8 @@ export interface ParseParams extends TargetParams {
 
 export interface CheckParams extends TargetParams {
   /** A provider's call object as JSON: an Anthropic tool_use block, an OpenAI Chat tool_call,
-   * a Responses function_call item, a Gemini function call or the part holding it. */
+   * a Responses function_call or custom_tool_call item, a Gemini function call or the part
+   * holding it. */
   call: { [key: string]: Json };
   mode?: Mode;
 }
