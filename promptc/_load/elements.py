@@ -38,10 +38,12 @@ def _texts(variants: Iterable[Variant], components: Iterable[Component]) -> set[
 def own_tags(variants: Mapping[str, Variant], components: Mapping[str, Component],
              tools: Mapping[str, ToolSpec]) -> frozenset[str]:
     """The element names a body may not open or close: `OWN_TAGS`, and every element the
-    templates use that is not a tool or one of its parameters (lower-case)."""
+    templates use that is not a tool or one of its parameters, a parameter every call may carry
+    (`text_parameter`) included (lower-case)."""
     specs = [*tools.values(), *(s for v in variants.values() for s in v.tool_specs)]
     calls = {spec.name.lower() for spec in specs} | {
-        p.name.lower() for spec in specs for p in spec.parameters}
+        p.name.lower() for spec in specs for p in spec.parameters} | {
+        spec.text_parameter.lower() for spec in specs if spec.text_parameter}
     found: set[str] = set()
     for text in _texts(variants.values(), components.values()):
         if "<" in text:
