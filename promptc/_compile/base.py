@@ -21,9 +21,10 @@ from .._text.fence import element
 from .._text.layout import Layout
 from .._text.template import flat_names
 from .result import Dropped, Section
-from .steps import Step
+from .names import SCALAR, ItemScope, Resolved, input_scope, resolve_names
+from .steps import Step, unchecked_notes
 
-__all__ = ["Assembled", "BaseSlots", "Slot", "SlotKind", "base_slots", "Placed", "base_scope",
+__all__ = ["Assembled", "BaseSlots", "Slot", "SlotKind", "base_slots", "base_names", "Placed", "base_scope",
            "place_sections", "FlatLayout", "flat_layout", "join_flat"]
 
 Placed = list[tuple[Section, tuple[int, int]]]  # sections in text order, with their spans
@@ -105,14 +106,30 @@ def _used_sections(v: Variant, steps: Sequence[Step], slots: Sequence[Slot]
             for s in steps if s.cid not in used]
 
 
+def base_names(v: Variant, components: Mapping[str, Component]) -> Resolved:
+    """The names of the base template's own scope, wherever they stand in it (a field of a
+    structured input's items is not one)."""
+    specs = {i.name: i for i in v.inputs}
+    known = {*v.components, *components, *STANDARD, *v.placeholders, *specs}
+
+    def top_scope(name: str) -> ItemScope:
+        head, *rest = name.split(".")
+        spec = specs.get(head)
+        return SCALAR if spec is None else input_scope(spec, rest)
+    return resolve_names(v.template, known, top_scope)
+
+
 def base_slots(v: Variant, steps: Sequence[Step], components: Mapping[str, Component],
-               diags: list[Diagnostic]) -> BaseSlots:
+               diags: list[Diagnostic], unchecked: list[Diagnostic] | None = None
+               ) -> BaseSlots:
     """Sort every name the base template uses; report unknown names and sections the
     template leaves out."""
     inputs = {i.name for i in v.inputs}
     by_id = {s.cid: i for i, s in enumerate(steps)}
-    slots = tuple(_slot(v, name, by_id, components, inputs, diags)
-                  for name in v.template.top_names)
+    resolved = base_names(v, components)
+    if unchecked is not None:
+        unchecked.extend(unchecked_notes(v.template, resolved.unchecked, v.id))
+    slots = tuple(_slot(v, name, by_id, components, inputs, diags) for name in resolved.top)
     diags.extend(_used_sections(v, steps, slots))
     names = frozenset(n for n, _, _ in slots)
     sections = {name: idx for name, kind, idx in slots if kind == "section"}

@@ -135,10 +135,13 @@ class Plan:
         # an MCP schema's forms by its JSON text (see NativeTools), a call checker's validators
         self._shapes: Memo[Hashable, Any] = Memo(4 * memo_size)
         diags = _tool_mode_notes(variant, self.tool_choice)
-        self.steps = self._bind_steps(components, diags)
+        unchecked: list[Diagnostic] = []
+        self.steps = self._bind_steps(components, diags, unchecked)
         self._outputs, self._layouts = _step_memos(self.steps, memo_size)
-        self.base = base_slots(variant, self.steps, components, diags)
+        self.base = base_slots(variant, self.steps, components, diags, unchecked)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diags)
+        # names inside structured inputs without a schema: lint's information, not a build's
+        self.unchecked: tuple[Diagnostic, ...] = tuple(unchecked)
         # The feature switches something of this variant reads (a tool's condition, a section's
         # data): a context that turns on any other one is told so (`feature-unsupported`).
         self.features_read = features_read(specs, self.steps)
@@ -149,10 +152,10 @@ class Plan:
         self._full = [(step, self._static.get((step.index, "full")), self._outputs.get(step.index))
                       for step in self.steps]
 
-    def _bind_steps(self, components: Mapping[str, Component], diags: list[Diagnostic]
-                    ) -> tuple[Step, ...]:
+    def _bind_steps(self, components: Mapping[str, Component], diags: list[Diagnostic],
+                    unchecked: list[Diagnostic]) -> tuple[Step, ...]:
         steps = (bind_step(self.variant, cid, index, components, self.tools_class, diags,
-                           self.stable_class)
+                           self.stable_class, unchecked)
                  for index, cid in enumerate(self.variant.components))
         return tuple(step for step in steps if step is not None)
 

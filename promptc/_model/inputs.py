@@ -13,6 +13,7 @@ import attrs
 from .._base.errors import VariantConfigError
 from .._base.records import describe
 from .._base.suggest import did_you_mean
+from .._text.template import Flag
 from .diagnostics import Reporter
 
 __all__ = ["InputSpec", "INPUT_TYPES", "parse_inputs", "check_value", "resolve_inputs",
@@ -33,6 +34,7 @@ class InputSpec:
     label: str = ""
     description: str = ""
     origin: str = ""
+    schema: Any = None  # a list's items or an object: JSON Schema (None: fields unchecked)
 
 
 _INPUT_KEYS = ("type", "required", "default", "options", "label", "description")
@@ -148,8 +150,8 @@ _VALUE_CHECKS: dict[str, Callable[[Sequence[str], Any], str | None]] = {
 
 
 def _as_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    if isinstance(value, bool):  # a switch for sections, "true" or "false" as text
+        return Flag("true" if value else "false")
     return str(value)
 
 

@@ -110,8 +110,8 @@ def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
     except PLUGIN_FAILURES as exc:  # reported, not raised
         return [Diagnostic("error", "plan-failed", f"variant {variant.id!r}: {exc}",
                            variant.id)]
-    positions = {name: i for i, name in enumerate(variant.template.top_names)}
-    return [*plan.diagnostics, *_volatile_placeholders_before_static(variant, plan, positions),
+    positions = {name: i for i, (name, _kind, _index) in enumerate(plan.base.slots)}
+    return [*plan.diagnostics, *plan.unchecked, *_volatile_placeholders_before_static(variant, plan, positions),
             *_cache_order_findings(compiler, variant, plan, positions)]
 
 
