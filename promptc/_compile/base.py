@@ -19,10 +19,10 @@ from .._model.request import Request
 from .._model.variant import Variant
 from .._text.fence import element
 from .._text.layout import Layout
-from .._text.template import flat_names
+from .._text.template import Use, flat_names
 from .result import Dropped, Section
 from .names import SCALAR, ItemScope, Resolved, input_scope, resolve_names
-from .steps import Step, unchecked_notes
+from .steps import Step, not_in, unchecked_notes
 
 __all__ = ["Assembled", "BaseSlots", "Slot", "SlotKind", "base_slots", "base_names", "Placed", "base_scope",
            "place_sections", "FlatLayout", "flat_layout", "join_flat"]
@@ -60,14 +60,16 @@ class BaseSlots:
     flat: tuple[int, ...] | None = None
 
 
-def _unknown(v: Variant, name: str, inputs: set[str]) -> Diagnostic:
-    line = v.template.name_lines.get(name)
-    where = f"{v.template.source}:{line}" if line else v.template.source
+def _unknown(v: Variant, use: Use, schemas: tuple[str, ...], fields: tuple[str, ...],
+             inputs: set[str]) -> Diagnostic:
+    head = use.name.split(".")[0]
     return Diagnostic(
         "error", "placeholder-unknown",
-        f"{where}: template names {{{{{name}}}}}, which is no component, standard "
-        "placeholder, default or declared input; it renders empty" +
-        did_you_mean(name, [*v.components, *STANDARD, *v.placeholders, *inputs]), name)
+        f"{v.template.source}:{use.line}: template names {{{{{use.name}}}}}, which is no "
+        f"component, standard placeholder, default or declared input{not_in(schemas)}; it "
+        "renders empty" +
+        did_you_mean(head, [*fields, *v.components, *STANDARD, *v.placeholders, *inputs]),
+        head)
 
 
 def _slot(v: Variant, name: str, by_id: Mapping[str, int], components: Mapping[str, Component],
@@ -83,9 +85,7 @@ def _slot(v: Variant, name: str, by_id: Mapping[str, int], components: Mapping[s
             "component order; it renders empty", name))
         return name, "missing", -1
     kind: SlotKind = "standard" if name in STANDARD else "default" if name in v.placeholders \
-        else "input" if name in inputs else "missing"
-    if kind == "missing":
-        diags.append(_unknown(v, name, inputs))
+        else "input" if name in inputs else "missing"  # missing: reported by base_slots
     return name, kind, -1
 
 
@@ -129,6 +129,8 @@ def base_slots(v: Variant, steps: Sequence[Step], components: Mapping[str, Compo
     resolved = base_names(v, components)
     if unchecked is not None:
         unchecked.extend(unchecked_notes(v.template, resolved.unchecked, v.id))
+    diags.extend(_unknown(v, use, schemas, fields, inputs)
+                 for use, schemas, fields in resolved.unknown)
     slots = tuple(_slot(v, name, by_id, components, inputs, diags) for name in resolved.top)
     diags.extend(_used_sections(v, steps, slots))
     names = frozenset(n for n, _, _ in slots)

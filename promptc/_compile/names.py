@@ -53,7 +53,8 @@ class Resolved:
     those nothing supplies, and those inside a schema-less structured input (unchecked)."""
 
     top: tuple[str, ...]
-    unknown: tuple[tuple[Use, tuple[str, ...]], ...]  # (use, inputs whose schemas lack it)
+    # (use, the inputs whose schemas lack it, their fields: for a did-you-mean)
+    unknown: tuple[tuple[Use, tuple[str, ...], tuple[str, ...]], ...]
     unchecked: tuple[tuple[str, Use], ...]  # (input, use)
 
 
@@ -128,9 +129,11 @@ class _Resolver:
         return self.top_scope(name) if head in self.known else SCALAR
 
     def where(self, use: Use) -> tuple[str, Any]:
-        """("top", head), ("item", None), ("unchecked", input) or ("unknown", schemas)."""
+        """("top", head), ("item", None), ("unchecked", input) or ("unknown", (schemas,
+        fields))."""
         head = use.name.split(".")[0]
         schemas: list[str] = []
+        fields: list[str] = []
         for scope in reversed(self.chain(use.within)):
             if scope is OPEN:  # a name the template's scope knows is supplied all the same
                 return ("top", head) if head in self.known else ("item", None)
@@ -140,9 +143,10 @@ class _Resolver:
                 if head in scope.props:
                     return "item", None
                 schemas.append(scope.owner)
+                fields.extend(scope.props)
         if head in self.known:
             return "top", head
-        return "unknown", tuple(schemas)
+        return "unknown", (tuple(schemas), tuple(fields))
 
 
 def resolve_names(template: Template, known: Collection[str], top_scope: TopScope) -> Resolved:
@@ -150,7 +154,7 @@ def resolve_names(template: Template, known: Collection[str], top_scope: TopScop
     supply, `top_scope` says what a section over one of them pushes."""
     resolver = _Resolver(known, top_scope)
     top: dict[str, None] = {}
-    unknown: list[tuple[Use, tuple[str, ...]]] = []
+    unknown: list[tuple[Use, tuple[str, ...], tuple[str, ...]]] = []
     unchecked: list[tuple[str, Use]] = []
     reported: set[str] = set()
     for use in template.uses:
@@ -160,7 +164,7 @@ def resolve_names(template: Template, known: Collection[str], top_scope: TopScop
         elif kind == "unknown" and use.name not in reported:
             reported.add(use.name)
             top[use.name.split(".")[0]] = None  # supplied by nothing: rendered empty
-            unknown.append((use, what))
+            unknown.append((use, *what))
         elif kind == "unchecked":
             unchecked.append((what, use))
     return Resolved(tuple(top), tuple(unknown), tuple(unchecked))

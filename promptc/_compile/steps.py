@@ -26,7 +26,7 @@ from .._model.variant import Variant
 from .._text.template import Template, Use
 from .names import OPEN, SCALAR, ItemScope, input_scope, resolve_names
 
-__all__ = ["Step", "bind_step", "class_of", "Form", "OFFERS", "unchecked_notes"]
+__all__ = ["Step", "bind_step", "class_of", "Form", "OFFERS", "unchecked_notes", "not_in"]
 
 # The name a template tests to say something only when a tool is offered: `offers.<tool>` is
 # true exactly when the request offers that tool (`{{#offers.ask_followup_question}}…`).
@@ -154,17 +154,17 @@ def _used_names(v: Variant, cid: str, comp: Component | None, templates: tuple[T
             continue
         resolved = resolve_names(tpl, known, top_scope)
         names.update(resolved.top)
-        for use, schemas in resolved.unknown:
+        for use, schemas, fields in resolved.unknown:
             diags.append(Diagnostic(
                 "error", "placeholder-unknown",
                 f"{tpl.source}:{use.line}: unknown placeholder {{{{{use.name}}}}} in "
-                f"component {cid!r}{_not_in(schemas)}; it renders empty" +
-                did_you_mean(use.name.split(".")[0], known), cid))
+                f"component {cid!r}{not_in(schemas)}; it renders empty" +
+                did_you_mean(use.name.split(".")[0], [*fields, *known]), cid))
         unchecked.extend(unchecked_notes(tpl, resolved.unchecked, cid))
     return names - provided
 
 
-def _not_in(schemas: tuple[str, ...]) -> str:
+def not_in(schemas: tuple[str, ...]) -> str:
     return f" (nor a field in the schema of input {schemas[0]!r})" if schemas else ""
 
 
@@ -175,8 +175,9 @@ def unchecked_notes(tpl: Template, found: tuple[tuple[str, Use], ...], source: s
     for owner, use in found:
         by_input.setdefault(owner, []).append(use)
     return [Diagnostic("info", "input-fields-unchecked",
-                       f"{tpl.source}:{uses[0].line}: {', '.join(sorted({u.name for u in uses}))}"
-                       f" inside {{{{#{owner}}}}} cannot be checked: input {owner!r} declares no "
+                       f"{tpl.source}:{uses[0].line}: "
+                       f"{', '.join('{{' + n + '}}' for n in sorted({u.name for u in uses}))} "
+                       f"inside {{{{#{owner}}}}} cannot be checked: input {owner!r} declares no "
                        "schema (add one to have misspelled fields found)", source)
             for owner, uses in by_input.items()]
 
@@ -202,6 +203,8 @@ def _reads(v: Variant, comp: Component | None, names: set[str],
         reads.add("tools" if named & per else "stable_tools")
     std_names = tuple(sorted(n for n in names if n in STANDARD))
     reads.update(STANDARD[n][0] for n in std_names if STANDARD[n][0])
+    # a declared input's value comes with the request (its default when none is given)
+    reads.update(f"runtime.{i.name}" for i in v.inputs if i.name in names)
     return reads, std_names, named is not None
 
 

@@ -56,7 +56,10 @@ class Structured:
     (its JSON). Implemented by the runtime inputs' structured values (promptc/_model)."""
 
     __slots__ = ()
-    text: str
+
+    @property
+    def text(self) -> str:
+        raise NotImplementedError
 
 
 @attrs.frozen
