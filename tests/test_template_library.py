@@ -202,3 +202,20 @@ def test_a_section_that_reads_only_an_input_is_request_class_without_a_false_war
     assert [d for d in lint(c) if d.code == "cache-order"] == []
     out = c.compile(ProviderInfo("acme", "m"), PromptContext(runtime={"Q": "why?"}))
     assert out.section("question").cache == "request"  # type: ignore[union-attr]
+
+
+def test_the_inputs_table_shows_defaults_as_json(
+        tree: Callable[[dict[str, str | bytes]], Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A list default showed as `()` and an object's as `FrozenDict({})`."""
+    folder = tree({**MINI, "variants/base/variant.toml": (
+        'fallback = true\ncomponents = ["intro"]\n[inputs.TAGS]\ntype = "list"\n'
+        'default = ["a"]\n[inputs.META]\ntype = "object"\ndefault = { k = 1 }\n'
+        '[inputs.ON]\ntype = "boolean"\ndefault = false\n'),
+        "variants/base/template.md": "{{intro}}\n"})
+    code, out, _ = run(capsys, "inputs", "--variant", "base", "--project", str(folder),
+                       *SOURCES)
+    assert code == 0
+    assert re.search(r'^TAGS +list +\["a"\]', out, re.M)
+    assert re.search(r'^META +object +\{"k":1\}', out, re.M)
+    assert re.search(r"^ON +boolean +false", out, re.M)

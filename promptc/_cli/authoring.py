@@ -29,13 +29,21 @@ def cmd_inputs(args: argparse.Namespace) -> int:
     if args.json:
         print_json(schema)
         return 0
-    rows = [[s.name, s.type, "yes" if s.required else "", "" if s.default is None else
-             s.default, ", ".join(s.options), s.label or s.description]
+    rows = [[s.name, s.type, "yes" if s.required else "", _shown(s.default),
+             ", ".join(s.options), s.label or s.description]
             for s in variant.inputs]
     sys.stdout.write(f"inputs of variant {clean(variant.id)}:\n")
     sys.stdout.write(table(["name", "type", "required", "default", "options", "label"],
                            rows, max_lines=3) + "\n" if rows else "(none)\n")
     return 0
+
+
+def _shown(value: Any) -> str:
+    """A default as a person reads it: text as it is, anything else as its JSON."""
+    if value is None:
+        return ""
+    from .._base.frozen import compact_json, thaw
+    return value if isinstance(value, str) else compact_json(thaw(value))
 
 
 def cmd_new_variant(args: argparse.Namespace) -> int:

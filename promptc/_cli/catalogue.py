@@ -73,7 +73,8 @@ class _Count:
     estimated: bool
 
     def row(self) -> list[Any]:
-        return [self.variant, self.model, self.string, self.system, self.message, self.tools]
+        return [self.variant, self.model, self.string, self.system, self.message, self.tools,
+                self.encoding + ("*" if self.estimated else "")]
 
     def to_dict(self) -> dict[str, Any]:
         return {"variant": self.variant, "model": self.model,
@@ -113,10 +114,11 @@ def cmd_token_catalogue(args: argparse.Namespace, compiler: Compiler,
     if args.json:
         print_json([c.to_dict() for c in counts])
         return 0
-    sys.stdout.write(table(["variant", "model", "one string", "system", "message", "tools"],
-                           [c.row() for c in counts], "llrrrr") + "\n")
+    sys.stdout.write(table(["variant", "model", "one string", "system", "message", "tools",
+                            "encoding"], [c.row() for c in counts], "llrrrrl") + "\n")
     sys.stdout.write(f"{len(variants)} variant(s) × {len(models)} model(s); each variant with "
                      "its inputs' example values; `system` + `message`: the prompt split for "
-                     "caching (render --dynamic message); tools: native tool JSON beside it\n")
+                     "caching (render --dynamic message); tools: native tool JSON beside it; "
+                     "* an estimate: the model's family has a tokenizer of its own\n")
     print_diagnostics(sorted(set(diagnostics), key=lambda d: (d.source, d.message)))
     return 0
