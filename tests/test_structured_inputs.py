@@ -191,6 +191,21 @@ def test_bad_declarations_are_load_errors_naming_the_field(
         mini({"variants/base/variant.toml": 'fallback = true\ncomponents = ["intro"]\n' + table})
 
 
+def test_the_inputs_form_schema_holds_the_declarations(node: Compiler) -> None:
+    import jsonschema
+
+    from promptc._model.inputs import inputs_schema
+    schema = inputs_schema("base", node.variants["base"].inputs)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    form = jsonschema.Draft202012Validator(schema)
+    assert form.is_valid({"FILES": FILES, "BLOB": BLOB, "QUESTION": "q"})
+    assert schema["properties"]["FILES"]["maxItems"] == 3
+    assert schema["properties"]["QUESTION"]["minLength"] == 1  # required, not allow_empty
+    for bad in ({"QUESTION": ""}, {"QUESTION": "q", "FILES": [{"size": 1}]},
+                {"QUESTION": "q", "BLOB": []}):
+        assert not form.is_valid(bad), bad
+
+
 def test_a_trusted_default_and_an_example_render(mini: Callable[..., Compiler]) -> None:
     c = mini({"variants/base/variant.toml": (
         'fallback = true\ncomponents = ["intro"]\n'

@@ -203,6 +203,7 @@ class _Json(Structured):
     raw: Any  # the plain value as the client gave it
     trusted: bool
     _json: str | None
+    _text: str | None
 
     @property
     def json(self) -> str:
@@ -212,7 +213,10 @@ class _Json(Structured):
 
     @property
     def text(self) -> str:
-        return self.json if self.trusted else outside_text(self.json)
+        """What `{{NAME}}` writes: the JSON, neutralised unless trusted (made once)."""
+        if self._text is None:
+            self._text = self.json if self.trusted else outside_text(self.json)
+        return self._text
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Json) and other.__class__ is self.__class__ and \
@@ -229,7 +233,7 @@ class JsonObject(_Json, Mapping[str, Any]):
         self._data = data
         self.raw = raw
         self.trusted = trusted
-        self._json = None
+        self._json = self._text = None
 
     def __getitem__(self, key: str) -> Any:
         return self._data[key]
@@ -253,12 +257,13 @@ class JsonList(tuple, _Json):  # type: ignore[type-arg]
     raw: Any
     trusted: bool
     _json: str | None
+    _text: str | None
 
     def __new__(cls, items: Sequence[Any], raw: Any, trusted: bool) -> JsonList:
         made = super().__new__(cls, items)
         made.raw = raw
         made.trusted = trusted
-        made._json = None
+        made._json = made._text = None
         return made
 
     def __repr__(self) -> str:
