@@ -19,6 +19,7 @@ from ._base.errors import (BudgetExceededError, CacheMarkerError, ComponentError
                            OfflineDataError, PlaceholderError, PluginError, PromptcError,
                            StrictModeError, TemplateError, ToolSpecError, VariantConfigError)
 from ._compile.compiler import Compiler
+from ._compile.outside import fence
 from ._compile.result import CompiledPrompt, Dropped, Section
 from ._emit.blocks import Block
 from ._emit.toolset import ToolSet
@@ -33,6 +34,7 @@ from ._model.matchers import Matcher
 from ._model.provider import ProviderInfo, normalize_model_id
 from ._model.tools import ToolParameter, ToolSpec
 from ._model.variant import ToolModeChoice, Variant
+from ._text.fence import Trusted
 from ._text.tokens import TokenReport, count_tokens
 
 if TYPE_CHECKING:
@@ -99,11 +101,13 @@ __all__ = [
     "ToolSpec",
     "ToolSpecError",
     "TraceEntry",
+    "Trusted",
     "Variant",
     "VariantConfigError",
     "WorkspaceRoot",
     "__version__",
     "count_tokens",
+    "fence",
     "hookimpl",
     "hookspec",
     "normalize_model_id",

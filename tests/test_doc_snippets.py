@@ -57,7 +57,8 @@ def test_every_python_snippet_is_run_by_a_test() -> None:
         else:
             assert code.lstrip().startswith(known), code
     guide = ("from pathlib import Path", "from promptc import Feature", "def limits",
-             "@hookimpl\ndef promptc_variants", "import pytest")
+             "@hookimpl\ndef promptc_variants", "import pytest",
+             "from promptc import Component, Trusted")  # tests/test_outside_text.py
     for code in python_blocks(GUIDE):
         assert code.lstrip().startswith(guide), code
 

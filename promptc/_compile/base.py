@@ -190,7 +190,7 @@ def _slot_values(base: BaseSlots, v: Variant, sections: Sequence[Section | None]
             value = inputs[name]
             layer = "runtime" if name in runtime else "default"
             if layer == "runtime" and kind == "section":  # the client's text, fenced
-                value = element("runtime_value", value, name=name)
+                value = element("runtime_value", value, request.own_tags, name=name)
         if value is not None:
             scope[name] = value
         layers[name] = layer

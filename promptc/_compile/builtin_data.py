@@ -14,7 +14,7 @@ from typing import Any
 
 from .._model.request import Request
 from .._model.tools import catalogue_data, per_session
-from .._text.fence import attribute, body
+from .._text.fence import OWN_TAGS, attribute, body
 from .mcp_data import McpValues
 
 __all__ = ["BUILTIN_DATA", "Data", "DataCache"]
@@ -25,8 +25,8 @@ class DataCache:
 
     __slots__ = ("mcp",)
 
-    def __init__(self, size: int = 2048) -> None:
-        self.mcp = McpValues(size)
+    def __init__(self, size: int = 2048, own_tags: frozenset[str] = OWN_TAGS) -> None:
+        self.mcp = McpValues(size, own_tags)
 
 
 Data = Callable[[Request, DataCache], "Mapping[str, Any] | None"]
@@ -134,8 +134,9 @@ def _system_info(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
 
 
 def _user_instructions(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
-    rules = [{"name": attribute(x.name), "origin": attribute(x.origin), "text": body(x.text)}
-             for x in r.context.rules if x.text.strip()]
+    tags = r.own_tags
+    rules = [{"name": attribute(x.name), "origin": attribute(x.origin),
+              "text": body(x.text, tags=tags)} for x in r.context.rules if x.text.strip()]
     return {"rules": rules} if rules else None
 
 
@@ -143,7 +144,8 @@ def _skills(r: Request, _c: DataCache) -> Mapping[str, Any] | None:
     skills = r.context.skills
     if not skills:
         return None
-    return {"skills": [{"name": attribute(s.name), "description": body(s.description),
+    return {"skills": [{"name": attribute(s.name),
+                        "description": body(s.description, tags=r.own_tags),
                         "references": attribute(", ".join(s.references))}
                        for s in skills],
             "any_references": any(s.references for s in skills),

@@ -114,6 +114,8 @@ class Compiler:
                  sources: Sequence[tuple[str, str]] = (), memo_size: int = 512) -> None:
         self.registry = registry
         self.features = registry.features  # the feature switches a context may set
+        # the elements outside text may not open or close (promptc.fence takes the compiler)
+        self.own_tags: frozenset[str] = registry.own_tags
         self.plugins = plugins
         self.sources = tuple(sources)
         self._memo_size = memo_size
@@ -210,7 +212,7 @@ class Compiler:
                     plan = self._plans[key] = Plan(variant, info, self.registry.components,
                                                    self.registry.reserved_tools,
                                                    self._memo_size, client_choice,
-                                                   shared_tools)
+                                                   shared_tools, self.own_tags)
         return plan
 
     def _placed_plan(self, plan: Plan, provider: ProviderInfo, dynamic: str) -> Plan:

@@ -19,7 +19,7 @@ from .._base.frozen import FrozenDict, dumps_json, thaw
 from .._base.memo import Memo
 from .._model.context import McpServer, McpTool
 from .._model.tools import McpBinding
-from .._text.fence import attribute, body
+from .._text.fence import OWN_TAGS, attribute, body
 from .._text.layout import Filled, Row, stand_in
 
 __all__ = ["McpValues"]
@@ -58,11 +58,11 @@ def _server(s: McpServer, name: str, text_mode: bool, values: McpValues,
     return {"name": name, "server": name, "command": attribute(s.command or s.url),
             "tools": tools,
             "resources": [{"uri": attribute(x.uri), "name": attribute(x.name),
-                           "description": body(x.description),
+                           "description": body(x.description, tags=values.tags),
                            "mime_type": attribute(x.mime_type)} for x in s.resources],
             "resource_templates": [{"uri_template": attribute(x.uri_template),
                                     "name": attribute(x.name),
-                                    "description": body(x.description),
+                                    "description": body(x.description, tags=values.tags),
                                     "mime_type": attribute(x.mime_type)}
                                    for x in s.resource_templates]}
 
@@ -79,9 +79,10 @@ def _key(servers: Sequence[McpServer], text_mode: bool) -> Hashable:
 class McpValues:
     """The MCP section's memos, owned by one plan."""
 
-    __slots__ = ("_sections", "_rows", "_schemas")
+    __slots__ = ("_sections", "_rows", "_schemas", "tags")
 
-    def __init__(self, size: int = 2048) -> None:
+    def __init__(self, size: int = 2048, tags: frozenset[str] = OWN_TAGS) -> None:
+        self.tags = tags  # the elements a server's text may not open or close
         # by the servers' part lists' identity: kept from a second time, so lists that are
         # equal but not one object (a context built by hand each request) leave nothing behind
         self._sections: Memo[Hashable, _Section] = Memo(size, second_sight=True)
@@ -116,7 +117,8 @@ class McpValues:
         return rows
 
     def _row(self, tool: McpTool, text_mode: bool) -> Row:
-        values = {"name": attribute(tool.name), "description": body(tool.description),
+        values = {"name": attribute(tool.name),
+                  "description": body(tool.description, tags=self.tags),
                   "read_only": tool.read_only}
         if text_mode:
             values.update(function="", schema=self.schema_text(tool.input_schema))
@@ -134,5 +136,6 @@ class McpValues:
         text: str | None = self._schemas.get(key)
         if text is None:
             text = self._schemas.put(key, body(dumps_json(thaw(schema), indent=None,
-                                                          separators=(",", ":"))))
+                                                          separators=(",", ":")),
+                                               tags=self.tags))
         return text

@@ -30,8 +30,10 @@ from .._model.conditions import ALWAYS
 from .._model.tools import McpBinding, ToolSpec, mcp_bindings, per_session, sources_of
 from .._model.variant import ToolModeChoice, Variant, choose_tool_mode
 from .._text.cleanup import clean
+from .._text.fence import OWN_TAGS
 from .._text.layout import Layout, laid_out, layout_of, render_clean
 from .builtin_data import BUILTIN_DATA, DataCache
+from .outside import fenced_data
 from .result import Section
 from .base import (Assembled, FlatLayout, base_scope, base_slots, flat_layout, join_flat,
                    place_sections)
@@ -105,10 +107,12 @@ class Plan:
     def __init__(self, variant: Variant, provider: ProviderInfo,
                  components: Mapping[str, Component], reserved: frozenset[str] = frozenset(),
                  memo_size: int = 512, client_choice: bool | None = None,
-                 shared_tools: bool = False) -> None:
+                 shared_tools: bool = False, own_tags: frozenset[str] = OWN_TAGS) -> None:
         self.variant = variant
         self.provider = provider
         self.reserved = reserved
+        # the elements outside text may not open or close (the registry's: fence.body's tags)
+        self.own_tags = own_tags
         # The tool-mode chain: the client's explicit choice, the variant's pinned mode, the
         # model's capability, text (`client_choice`: native_tools as the client gave it).
         self.tool_choice = choose_tool_mode(variant, provider, client_choice)
@@ -124,7 +128,7 @@ class Plan:
         self.tool_order = _tool_order(specs, self.per_session)
         self._depends, self._enum_from = _tool_links(specs)
         self.tools_class, self.stable_class = _tool_classes(specs, self.per_session)
-        self.data_cache = DataCache()
+        self.data_cache = DataCache(own_tags=own_tags)
         self._base_layouts: Memo[Hashable, Layout] = Memo(memo_size)  # the base's, by shape
         self._flat: Memo[tuple[int, ...], FlatLayout] = Memo(memo_size)  # base, by shape
         self._inputs: Memo[Hashable, tuple[FrozenDict, tuple[Diagnostic, ...]]] = \
@@ -189,7 +193,7 @@ class Plan:
                        tool_mode=self.tool_mode, date=date, tools=tools, enum_sources=sources,
                        inputs=inputs, shared_tools=self.shared_tools, bindings=bindings,
                        offered=(tuple(t.name for t in tools), sources),
-                       stable=self._stable(tools))
+                       stable=self._stable(tools), own_tags=self.own_tags)
 
     def _stable(self, tools: tuple[ToolSpec, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The read `stable_tools`: the offered tools whose presence depends on no session
@@ -348,9 +352,11 @@ class Plan:
             return BUILTIN_DATA[comp.request_data](request, self.data_cache)
         if comp.data is not None:
             data = comp.data(self.variant, request.plugin_context())
-            if data is not None and not isinstance(data, Mapping):
+            if data is None:
+                return None
+            if not isinstance(data, Mapping):
                 raise TypeError(f"data function returned {type(data).__name__}")
-            return data
+            return fenced_data(data, self.own_tags)  # its strings are outside text
         return EMPTY
 
     def _render(self, step: Step, form: Form, template: Any, request: Request,

@@ -29,6 +29,7 @@ from .._model.diagnostics import Diagnostic
 from .._model.provider import ProviderInfo, normalize_provider
 from .._model.tools import EnumSources, McpBinding, ToolSpec, json_schema, per_session
 from .._model.variant import ActiveToolMode, ToolModeChoice
+from .._text.control import neutral_annotations
 from .entries import (FORMATS, FunctionList, SchemaForms, Shape, to_anthropic, to_gemini,
                       to_openai, to_openai_responses)
 from .schemas import Problem, checked_root
@@ -78,7 +79,9 @@ def _wrapped(fmt: str, entries: list[Any]) -> Any:
 def _mcp_forms(binding: McpBinding) -> SchemaForms:
     """An MCP server's schema as an object root, its malformed keyword values dropped (each a
     problem reported with the tool)."""
-    checked = checked_root(thaw(binding.input_schema) if binding.input_schema else {})
+    # the schema's prose reaches the model: no control token in it (promptc._text.control)
+    checked = checked_root(neutral_annotations(thaw(binding.input_schema))
+                           if binding.input_schema else {})
     assert checked.schema is not None
     return SchemaForms(checked.schema, checked.problems)
 

@@ -27,6 +27,7 @@ import attrs
 
 from .._base.errors import ToolSpecError
 from .._base.files import read_text_file
+from .._text.control import neutral
 from .._text.fence import marked, one_line
 
 __all__ = ["Wording", "wording", "mcp_description", "strict_reword", "WIRE_FILE"]
@@ -84,9 +85,10 @@ class Wording:
         mark = self.mark
         if description.strip():
             return _fill(self.mcp["description"], {
-                "server": one_line(server), "description": _server_words(mark, description)})
+                "server": neutral(one_line(server)),
+                "description": _server_words(mark, description)})
         return _fill(self.mcp["no_description"], {
-            "server": one_line(server), "tool": _server_words(mark, one_line(tool))})
+            "server": neutral(one_line(server)), "tool": _server_words(mark, one_line(tool))})
 
     def strict_reword(self, instruction: str) -> str:
         for phrase, replacement in self.optional:

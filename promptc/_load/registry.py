@@ -25,8 +25,10 @@ from .._model.provider import FamilyRule, ProviderInfo, merged_families, resolve
 from .._model.tools import ToolSpec
 from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
+from .._text.fence import OWN_TAGS
 from .._text.template import Template, parsed_template
 from .component_defs import BUILTIN_COMPONENTS, ComponentDef
+from .elements import own_tags
 from .features import declared_features
 from .noops import unused_overrides
 from .folders import Layer, RawVariant, TextFile
@@ -79,6 +81,8 @@ class Registry:
     families: tuple[FamilyRule, ...] = ()
     # whether facts may come from the user's model table (not with --no-user/--builtins-only)
     user_models: bool = True
+    # the elements outside text may not open or close: every one the templates use (elements.py)
+    own_tags: frozenset[str] = OWN_TAGS
 
     def get(self, variant_id: str) -> Variant:
         try:
@@ -305,7 +309,8 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
                     fallback=fallbacks[0] if fallbacks else None,
                     diagnostics=(*diagnostics, *(n for layer in layers for n in layer.notes)),
                     findings=(*stack.found, *findings), features=features, families=families,
-                    user_models=user_models)
+                    user_models=user_models,
+                    own_tags=own_tags(variants, stack.components, stack.tools))
 
 
 def _check_dependencies(tools: Mapping[str, ToolSpec]) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 
 from .._base.frozen import typed_key
+from .._text.fence import OWN_TAGS
 from .context import PromptContext
 from .provider import ProviderInfo
 from .tools import EnumSources, McpBinding, ToolSpec
@@ -46,6 +47,8 @@ class Request:
     # The read `stable_tools`: the offered tools whose presence depends on no session value,
     # and which of the offered tools their parameters depend on.
     stable: Hashable = attrs.field(eq=False, repr=False)
+    # The elements outside text may not open or close (the compiler's; fixed per plan).
+    own_tags: frozenset[str] = attrs.field(default=OWN_TAGS, eq=False, repr=False)
 
     @property
     def mcp_functions(self) -> bool:

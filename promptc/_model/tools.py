@@ -19,6 +19,7 @@ from .._base.files import read_toml
 from .._base.frozen import EMPTY, FrozenDict, freeze, thaw
 from .._base.records import build_record, describe, typed
 from .._base.suggest import did_you_mean
+from .._text.control import neutral
 from .._text.fence import attribute
 from .conditions import ALWAYS, Condition, compile_condition
 from .context import McpServer, Skill
@@ -202,11 +203,15 @@ def enum_sources(specs: Sequence[ToolSpec], skills: Sequence[Skill]) -> EnumSour
 
 
 def sources_of(wanted: Collection[str], skills: Sequence[Skill]) -> EnumSources:
-    """`enum_sources` for the option sources (`enum_from` values) the offered specs name."""
+    """`enum_sources` for the option sources (`enum_from` values) the offered specs name.
+    The names and paths are the session's text, listed to the model as options (in the native
+    tool JSON too): a chat-template control token in one is neutralised here, once, so the
+    option offered and the option the checker accepts are the same text."""
     if not wanted:
         return ()
     refs = "skill_references" in wanted
-    return tuple((s.name, s.references if refs else ()) for s in skills)
+    return tuple((neutral(s.name), tuple(neutral(r) for r in s.references) if refs else ())
+                 for s in skills)
 
 
 def options_of(param: ToolParameter, sources: EnumSources = ()) -> tuple[str, ...]:

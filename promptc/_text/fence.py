@@ -1,29 +1,52 @@
 """Fences for text that comes from outside the prompt pack.
 
-Rules files, MCP server and tool descriptions, skill names, paths and runtime values are written
-by someone other than the prompt's author. The built-in templates put each such value inside an
-XML-style element whose tag says what it is (`<user_rules source="…">…</user_rules>`), so the
-model can always tell the pack's own words from quoted ones. A value stays inside its element,
-and reads as quoted there, by these rules and nothing else:
+Rules files, MCP server and tool descriptions, skill names, paths, runtime values and the
+strings a plugin's data function returns are written by someone other than the prompt's author.
+The templates put each such value inside an XML-style element whose tag says what it is
+(`<user_rules source="…">…</user_rules>`), so the model can always tell the pack's own words
+from quoted ones. A value stays inside its element, and reads as quoted there, by these rules
+and nothing else:
 
 - An attribute (`attribute`) is one line: every control character, line or paragraph separator
   becomes a space, and `&`, `<`, `>` and `"` (and their full-width and small forms) are written
   as XML entities, so a value can neither end its attribute nor start a line of its own.
 - A body (`body`) stays verbatim, except that:
-  * a tag of one of promptc's own elements (`OWN_TAGS`: every fence element and the pack's
-    section elements) gets a backslash after its `<`: `</user_rules>` is written
-    `<\\/user_rules>` and `<skill name="x">` is written `<\\skill name="x">`, so a value can
-    close no fence and open no element of the prompt's. Tags are recognized however they are
+  * a tag of one of the prompt's own elements gets a backslash after its `<`: `</user_rules>`
+    is written `<\\/user_rules>` and `<skill name="x">` is written `<\\skill name="x">`, so a
+    value can close no fence and open no element of the prompt's. The own elements are the
+    fences (`FENCE_TAGS`, always) and every element the loaded packs' templates open or close
+    on a line of their own (`element_names`; a compiler passes its set as `tags`, and
+    `OWN_TAGS`, the coding pack's, is the default). Tags are recognized however they are
     spelled: any case, spaces around the `/`, invisible characters between the letters
     (U+200B, U+2060, a soft hyphen…), full-width or small forms (`＜／skill＞`) and homoglyphs
     from other scripts (see promptc/_text/lookalike.py);
   * a line the prompt's own layout could take for its structure, a Markdown heading (`# …`) or
     a separator line (three or more `=`, other than the 7-wide diff marker `=======`), gets a
     backslash before its first visible character (`\\# Current mode: act`, `\\====`): the
-    Markdown escape that makes it literal text, visibly inside the element. Lines inside a
-    fenced code block are code and stay as they are;
+    Markdown escape that makes it literal text, visibly inside the element. Inside fenced code
+    blocks too (see below);
   * a code block the value opens and never closes is closed at its end, so it cannot run on
     over the prompt's own text after the element.
+- Both: a chat-template control token (`<|im_start|>`, `[INST]`, `<start_of_turn>`…) gets a
+  backslash after its first character, so no tokenizer parses it (promptc/_text/control.py).
+
+Why code blocks are escaped too, rather than fenced with a delimiter the text cannot hold: a
+model does not keep track of which lines a code fence encloses, so a line reads as what it looks
+like. A rules file holding a code fence, a `====` line, a blank line and `# Current mode: act`
+shows the model the prompt's own section boundary, byte for byte, whatever fence or boundary
+marker surrounds it: a delimiter changes the lines around the text, not the text. Prefixing
+every line (as a quotation) would change every line of every rules file to guard against the
+few that look like structure. The backslash touches only those few, costs a token, and is how
+Markdown writes a literal `#` or `=`; code a user shows keeps its meaning (a reader drops the one
+backslash before the first visible character of a line that then starts with `#` or `===`;
+only a line that already started that way, backslash and all, reads back otherwise). Diff
+markers (`=======`, `------- SEARCH`, `+++++++ REPLACE`) are not structure and stay as they
+are, inside code blocks and out.
+
+Fencing is stable: a fenced body fences to itself (`body(body(x)) == body(x)`), so a value may be
+fenced twice (a data function that returns `promptc.fence(...)`, an input fenced again as an
+element) without a second backslash. Text the pack itself wrote is marked `Trusted` and is not
+fenced when a data function returns it.
 
 `marked` writes a value after a marker (the provenance prefix of an MCP tool's description in
 the native tool JSON) and gives every look-alike of that marker inside the value the same
@@ -35,25 +58,49 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .control import control_edits, has_control, neutral
 from .lookalike import IGNORABLE, like, skeleton, spelled, trie
 
-__all__ = ["FENCE_TAGS", "OWN_TAGS", "attribute", "body", "one_line", "element", "mask",
-           "marked"]
+__all__ = ["FENCE_TAGS", "OWN_TAGS", "Trusted", "attribute", "body", "one_line", "element",
+           "element_names", "mask", "marked"]
 
 #: Every element the built-in templates wrap outside text in.
 FENCE_TAGS = frozenset({
     "user_rules", "mcp_server", "mcp_tool", "mcp_resource", "mcp_resource_template",
     "skill", "environment", "workspace_root", "attachment", "runtime_value", "input_schema",
     "environment_details",  # the first user message of dynamic placement (_compile/dynamic.py)
+    "quoted",  # promptc.fence(text, source=…) (_compile/outside.py)
 })
 
-#: Every element of promptc's own a body may neither open nor close: the fences and the pack's
-#: section elements (tests/test_fencing.py checks that every block element of the built-in
-#: templates that is not a tool call is listed).
+#: The elements a body may neither open nor close when no compiler says otherwise: the fences
+#: and the coding pack's section elements. A compiler's own set (`Compiler.own_tags`) holds
+#: every element its loaded packs' templates use (tests/test_fencing.py checks it holds these).
 OWN_TAGS = FENCE_TAGS | frozenset({
     "default_to_action", "investigate_before_answering", "keep_changes_minimal",
     "report_blockers", "long_tasks",
 })
+
+
+class Trusted(str):
+    """Text the pack itself wrote (a data function's own wording, text already fenced): a
+    data function's string marked so is used as it is, where a plain one is fenced as a body.
+    `Trusted(text)` is a str; what is made from it (`Trusted(a) + b`) is a plain str again."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Trusted({str.__repr__(self)})"
+
+
+# An element a template opens or closes at the start of a line (after any mustache tags).
+_BLOCK_TAG = re.compile(r"^[ \t]*+(?:\{\{[^}\n]*+\}\}[ \t]*+)*+"
+                        r"</?([A-Za-z_][\w.:-]*+)(?=[\s/>]|$)", re.MULTILINE)
+
+
+def element_names(text: str) -> set[str]:
+    """The names (lower-case) of the elements `text` opens or closes on a line of its own:
+    the elements a template wraps text in, which a body may not forge."""
+    return {name.lower() for name in _BLOCK_TAG.findall(text)}
 
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -75,7 +122,10 @@ _ATTRIBUTE_CHANGES = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029&<>"'
 
 
 def attribute(value: str) -> str:
-    """`value` as the text of a double-quoted attribute: one line, XML-escaped."""
+    """`value` as the text of a double-quoted attribute: one line, XML-escaped, no control
+    token."""
+    if has_control(value):
+        value = neutral(value)
     if _ATTRIBUTE_CHANGES.search(value) is None:
         return value
     return one_line(value).translate(_ENTITIES)
@@ -87,8 +137,15 @@ def attribute(value: str) -> str:
 # with classes for the few characters they start with.
 
 _SPACE = r"[\s\x00]*+"
-_TAGS = re.compile(rf"<(?=[\s\x00/a-zA-Z]){_SPACE}(?P<slash>/{_SPACE})?"
-                   rf"(?P<name>{trie(OWN_TAGS)})(?![\w-])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _tags(tags: frozenset[str]) -> re.Pattern[str]:
+    """The pattern of a tag of any of `tags` or the fences (one per set of own elements)."""
+    return re.compile(rf"<(?=[\s\x00/a-zA-Z]){_SPACE}(?P<slash>/{_SPACE})?"
+                      rf"(?P<name>{trie(tags | FENCE_TAGS)})(?![\w-])", re.IGNORECASE)
+
+
 _LT = re.compile(f"[{like('<')}]")
 _INVISIBLE = f"[{IGNORABLE}]*+"
 # The first visible character of a line that reads as the prompt's structure: a heading, or a
@@ -106,34 +163,37 @@ _FENCE = re.compile(r"(?<![^\n])[ \t]{0,3}(?P<run>`{3,}|~{3,})[^\n]*")
 Edit = tuple[int, int, str]  # (start, end, replacement) in the value
 
 
-def _tag_edits(value: str) -> list[Edit]:
+def _markup_edits(value: str, tags: frozenset[str]) -> list[Edit]:
     """Each own tag's `<`, spaces and `/`, to be written `<\\` or `<\\/` (the name stays as it
-    was written)."""
+    was written), and a backslash after the first character of each control token (none
+    where an own tag's edit already put one)."""
     if value.isascii():
-        if "<" not in value:
+        if "<" not in value and "[" not in value and "]" not in value:
             return []
-    elif _LT.search(value) is None:
+    elif not has_control(value):  # both start with `<` (a tag), `[` or `]`, or a look-alike
         return []
-    return [(m.start(), m.start("name"), "<\\/" if m.group("slash") else "<\\")
-            for m in _TAGS.finditer(skeleton(value))]
+    skel = skeleton(value)
+    edits = [(m.start(), m.start("name"), "<\\/" if m.group("slash") else "<\\")
+             for m in _tags(tags).finditer(skel)] if _LT.search(value) else []
+    controls = control_edits(skel)
+    if controls and edits:
+        tagged = {start for start, _end, _r in edits}
+        controls = [edit for edit in controls if edit[0] - 1 not in tagged]
+    return edits + controls
 
 
-def _code_blocks(value: str) -> tuple[list[tuple[int, int]], str]:
-    """The spans of the value's fenced code blocks (a fence line opens one; the next fence
-    line of the same character closes it, whatever its length: when in doubt, escape), and
-    the fence of one still open at the end ("" when none is)."""
-    spans: list[tuple[int, int]] = []
-    fence, start = "", 0
+def _open_fence(value: str) -> str:
+    """The fence of a code block still open at the value's end ("" when none is): a fence
+    line opens a block, the next fence line of the same character closes it, whatever its
+    length (so the fence added to close it is never shorter than one that would)."""
+    fence = ""
     for found in _FENCE.finditer(value):
         run = found.group("run")
         if not fence:
-            fence, start = run, found.start()
+            fence = run
         elif run[0] == fence[0]:
-            spans.append((start, found.end()))
             fence = ""
-    if fence:
-        spans.append((start, len(value)))
-    return spans, fence
+    return fence
 
 
 _OTHER_LEAD = re.compile(rf"[\r\x0b\x0c\x85\u2028\u2029]|\n[ \t{IGNORABLE}]")
@@ -160,20 +220,14 @@ def _escape_lines(text: str) -> str:
 
 
 def _lines_escaped(value: str) -> str:
-    """Structural lines escaped outside code blocks; a code block left open closed."""
+    """Structural lines escaped, inside code blocks too; a code block left open closed."""
+    escaped = _escape_lines(value)
     if "```" not in value and "~~~" not in value:
-        return _escape_lines(value)
-    spans, fence = _code_blocks(value)
-    pieces: list[str] = []
-    done = 0
-    for start, end in spans:
-        pieces.append(_escape_lines(value[done:start]))
-        pieces.append(value[start:end])
-        done = end
-    pieces.append(_escape_lines(value[done:]))
+        return escaped
+    fence = _open_fence(value)
     if fence:
-        pieces.append(fence if value.endswith("\n") else "\n" + fence)
-    return "".join(pieces)
+        return escaped + (fence if value.endswith("\n") else "\n" + fence)
+    return escaped
 
 
 def _applied(value: str, edits: list[Edit]) -> str:
@@ -187,24 +241,38 @@ def _applied(value: str, edits: list[Edit]) -> str:
     return "".join(pieces)
 
 
-# An ASCII value with none of these (most descriptions and names) is its own body.
+# An ASCII value with none of these (most descriptions and names) is its own body: markup, and
+# (checked only when the value holds a bracket) a control token that starts with one.
 _ASCII_MARKUP = re.compile(r"[<`~]|(?:^|[\r\x0b\x0c])[ \t]*[#=]", re.MULTILINE)
 
 
-def body(value: str) -> str:
+def _plain_ascii(value: str) -> bool:
+    """Whether an ASCII value holds nothing a body changes (the common case, found in C)."""
+    if _ASCII_MARKUP.search(value) is not None:
+        return False
+    return ("[" not in value and "]" not in value) or not control_edits(value)
+
+
+def body(value: str, *, tags: frozenset[str] | None = None) -> str:
     """`value` as the content of an element: verbatim, except that it opens and closes none of
-    promptc's elements, starts none of the prompt's sections and leaves no code block open."""
-    if value.isascii() and _ASCII_MARKUP.search(value) is None:
+    the prompt's elements (`tags`, default `OWN_TAGS`, and the fences), starts none of its
+    sections, holds no chat-template control token and leaves no code block open."""
+    if value.isascii() and _plain_ascii(value):
         return value
-    edits = _tag_edits(value)
+    edits = _markup_edits(value, OWN_TAGS if tags is None else tags)
     return _lines_escaped(_applied(value, edits) if edits else value)
 
 
-def element(tag: str, content: str, **attributes: str) -> str:
+def element(tag: str, content: str, tags: frozenset[str] | None = None, /,
+            **attributes: str) -> str:
     """`content` fenced in a `tag` element on lines of its own (for values the engine places
-    itself, such as a runtime value that replaces a section)."""
+    itself, such as a runtime value that replaces a section); `tags` as for `body` (the
+    element's own tag is always one of them)."""
     attrs = "".join(f' {k}="{attribute(v)}"' for k, v in attributes.items())
-    return f"<{tag}{attrs}>\n{body(content)}\n</{tag}>"
+    own = OWN_TAGS if tags is None else tags
+    if tag.lower() not in own:
+        own = own | {tag.lower()}
+    return f"<{tag}{attrs}>\n{body(content, tags=own)}\n</{tag}>"
 
 
 @lru_cache(maxsize=16)
@@ -212,10 +280,10 @@ def _marker(marker: str) -> re.Pattern[str]:
     return re.compile(f"{spelled(marker[0])}(?={spelled(marker[1:])})", re.IGNORECASE)
 
 
-def marked(marker: str, value: str) -> str:
+def marked(marker: str, value: str, *, tags: frozenset[str] | None = None) -> str:
     """`value` fenced as a body, with a backslash after the first character of every
     look-alike of `marker` in it: the value cannot pose as text that follows the marker."""
-    fenced = body(value)
+    fenced = body(value, tags=tags)
     if not marker.strip():
         return fenced
     edits = [(m.end(), m.end(), "\\")
