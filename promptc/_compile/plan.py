@@ -213,7 +213,7 @@ class Plan:
         if hit is None:
             local = Reporter(False)
             resolved = resolve_inputs(self.variant.inputs, runtime, self.base.overridable, local,
-                                      value_problems)
+                                      value_problems, self.own_tags)
             hit = self._inputs.put(key, (FrozenDict(resolved), tuple(local.items)))
         values, diags = hit
         if diags:

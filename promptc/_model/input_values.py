@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .._base.frozen import compact_json, thaw
 from .._base.records import describe
 from .._base.suggest import did_you_mean
-from .._text.fence import body
+from .._text.fence import OWN_TAGS, body
 from .._text.template import Flag, Structured
 from .diagnostics import Reporter
 from .json_schema import nesting_depth
@@ -44,11 +44,11 @@ REFUSED = frozenset({"input-missing", "input-invalid"})  # refused in every mode
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x85\u2028\u2029]")
 
 
-def outside_text(text: str) -> str:
-    """Text a client sent, as the prompt quotes it: it can open or close none of the pack's
-    elements and start none of its headings or separator lines (promptc/_text/fence.py).
-    The one place runtime values are neutralised."""
-    return body(text)
+def outside_text(text: str, tags: frozenset[str] = OWN_TAGS) -> str:
+    """Text a client sent, as the prompt quotes it: it can open or close none of the loaded
+    packs' elements (`tags`: the compiler's own) and start none of the prompt's headings or
+    separator lines (promptc/_text/fence.py). The one place runtime values are neutralised."""
+    return body(text, tags=tags)
 
 
 def shown(value: Any) -> str:
@@ -202,6 +202,7 @@ class _Json(Structured):
 
     raw: Any  # the plain value as the client gave it
     trusted: bool
+    tags: frozenset[str]  # the elements its text may not open or close
     _json: str | None
     _text: str | None
 
@@ -215,7 +216,7 @@ class _Json(Structured):
     def text(self) -> str:
         """What `{{NAME}}` writes: the JSON, neutralised unless trusted (made once)."""
         if self._text is None:
-            self._text = self.json if self.trusted else outside_text(self.json)
+            self._text = self.json if self.trusted else outside_text(self.json, self.tags)
         return self._text
 
     def __eq__(self, other: object) -> bool:
@@ -229,10 +230,12 @@ class _Json(Structured):
 class JsonObject(_Json, Mapping[str, Any]):
     """An object input (or an object inside a structured input): its fields for sections."""
 
-    def __init__(self, data: dict[str, Any], raw: Any, trusted: bool) -> None:
+    def __init__(self, data: dict[str, Any], raw: Any, trusted: bool,
+                 tags: frozenset[str] = OWN_TAGS) -> None:
         self._data = data
         self.raw = raw
         self.trusted = trusted
+        self.tags = tags
         self._json = self._text = None
 
     def __getitem__(self, key: str) -> Any:
@@ -256,13 +259,16 @@ class JsonList(tuple, _Json):  # type: ignore[type-arg]
 
     raw: Any
     trusted: bool
+    tags: frozenset[str]
     _json: str | None
     _text: str | None
 
-    def __new__(cls, items: Sequence[Any], raw: Any, trusted: bool) -> JsonList:
+    def __new__(cls, items: Sequence[Any], raw: Any, trusted: bool,
+                tags: frozenset[str] = OWN_TAGS) -> JsonList:
         made = super().__new__(cls, items)
         made.raw = raw
         made.trusted = trusted
+        made.tags = tags
         made._json = made._text = None
         return made
 
@@ -273,30 +279,33 @@ class JsonList(tuple, _Json):  # type: ignore[type-arg]
     __hash__ = _Json.__hash__
 
 
-def _structured(raw: Any, trusted: bool) -> Any:
+def _structured(raw: Any, trusted: bool, tags: frozenset[str]) -> Any:
     """A plain JSON value as render values: strings neutralised (unless trusted), lists and
     objects as JsonList / JsonObject (depth already bounded by the check)."""
     if isinstance(raw, str):
-        return raw if trusted else outside_text(raw)
+        return raw if trusted else outside_text(raw, tags)
     if isinstance(raw, list):
-        return JsonList([_structured(item, trusted) for item in raw], raw, trusted)
+        return JsonList([_structured(item, trusted, tags) for item in raw], raw, trusted, tags)
     if isinstance(raw, dict):
-        return JsonObject({k: _structured(v, trusted) for k, v in raw.items()}, raw, trusted)
+        return JsonObject({k: _structured(v, trusted, tags) for k, v in raw.items()}, raw,
+                          trusted, tags)
     return raw
 
 
-def render_value(spec: InputSpec, value: Any, trusted: bool | None = None) -> Any:
-    """What a template sees for a checked value: text (strings neutralised unless trusted),
-    a switch for a boolean, a list or object of render values."""
+def render_value(spec: InputSpec, value: Any, trusted: bool | None = None,
+                 tags: frozenset[str] = OWN_TAGS) -> Any:
+    """What a template sees for a checked value: text (strings neutralised unless trusted,
+    against the elements `tags`), a switch for a boolean, a list or object of render
+    values."""
     trust = spec.trusted if trusted is None else trusted
     if spec.type in ("list", "object"):
-        return _structured(thaw(value), trust)
+        return _structured(thaw(value), trust, tags)
     if isinstance(value, bool):
         return Flag("true" if value else "false")
     if isinstance(value, (int, float)):
         return str(value)
     if spec.type == "string" and not trust:
-        return outside_text(value)
+        return outside_text(value, tags)
     return value
 
 
@@ -310,7 +319,8 @@ def _missing(spec: InputSpec, undeclared: Sequence[str]) -> str:
 
 
 def _declared_value(spec: InputSpec, runtime: Mapping[str, Any], undeclared: Sequence[str],
-                    report: Reporter, schema_check: SchemaCheck | None) -> Any:
+                    report: Reporter, schema_check: SchemaCheck | None,
+                    tags: frozenset[str]) -> Any:
     """A declared input's render value: the runtime value if valid, else its default (None:
     none); a missing required value or a broken declaration is reported as refused."""
     value = runtime.get(spec.name)
@@ -328,36 +338,39 @@ def _declared_value(spec: InputSpec, runtime: Mapping[str, Any], undeclared: Seq
     if problem:
         report("error", "input-invalid", f"input {spec.name!r} {problem}", spec.name)
         return None
-    return render_value(spec, value)
+    return render_value(spec, value, tags=tags)
 
 
 def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
                    overridable: Mapping[str, str], report: Reporter,
-                   schema_check: SchemaCheck | None = None) -> dict[str, Any]:
+                   schema_check: SchemaCheck | None = None,
+                   tags: frozenset[str] = OWN_TAGS) -> dict[str, Any]:
     """Validate runtime values against declarations; return the render value of every input.
 
     `overridable` maps the names a runtime value may set without a declaration (component
     sections, standard placeholders, placeholder defaults) to what such a value replaces. The
     runtime layer is the top placeholder layer, so such a value is applied, but never quietly:
     it is reported (a warning, refused in strict mode) naming what it replaces. Diagnostics
-    coded in REFUSED are the caller's to refuse in every mode.
+    coded in REFUSED are the caller's to refuse in every mode. `tags`: the elements a value
+    may not open or close (the compiler's own).
     """
     declared = {s.name: s for s in specs}
     undeclared = [name for name in runtime if name not in declared]
     values: dict[str, Any] = {}
     for spec in specs:
-        value = _declared_value(spec, runtime, undeclared, report, schema_check)
+        value = _declared_value(spec, runtime, undeclared, report, schema_check, tags)
         if value is not None:
             values[spec.name] = value
     for name in undeclared:
-        text = _undeclared_value(name, runtime[name], declared, overridable, report)
+        text = _undeclared_value(name, runtime[name], declared, overridable, report, tags)
         if text is not None:
             values[name] = text
     return values
 
 
 def _undeclared_value(name: str, value: Any, declared: Mapping[str, InputSpec],
-                      overridable: Mapping[str, str], report: Reporter) -> str | None:
+                      overridable: Mapping[str, str], report: Reporter,
+                      tags: frozenset[str]) -> str | None:
     """A runtime value no input declares: used (and reported) only where it replaces
     something a runtime value may set."""
     replaces = overridable.get(name)
@@ -375,4 +388,4 @@ def _undeclared_value(name: str, value: Any, declared: Mapping[str, InputSpec],
            f"{replaces} (request-class from now on)", name)
     if isinstance(value, bool):
         return "true" if value else "false"
-    return outside_text(value) if isinstance(value, str) else str(value)
+    return outside_text(value, tags) if isinstance(value, str) else str(value)
