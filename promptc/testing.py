@@ -43,7 +43,7 @@ from ._model.context import PromptContext
 from ._model.provider import ProviderInfo
 from ._review.diff import sessions_differ
 from ._text.cleanup import is_separator
-from ._text.fence import mask
+from ._text.fence import OWN_TAGS, mask
 
 __all__ = ["assert_renders_cleanly", "context_matrix", "make_context", "problems_in",
            "sessions_differ",
@@ -72,10 +72,33 @@ def context_matrix() -> dict[str, PromptContext]:
             ("full", "no_browser", "no_mcp", "no_rules_skills", "plan", "minimal")}
 
 
-def problems_in(prompt: CompiledPrompt) -> list[str]:
-    """Structural problems a clean prompt never has (outside user-supplied values)."""
+def _verbatim(runtime: Mapping[str, Any], tags: frozenset[str]) -> list[str]:
+    """The texts runtime values put into a prompt as they are (each string, inside lists and
+    objects too, and a structured value's JSON), as sent and as neutralised; longest first."""
+    from ._base.frozen import compact_json, thaw
+    from ._model.input_values import outside_text
+    texts: set[str] = set()
+    stack = [thaw(value) for value in runtime.values()]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, dict)):
+            texts.add(compact_json(value))
+            stack.extend(value.values() if isinstance(value, dict) else value)
+        elif isinstance(value, str):
+            texts.add(value)
+    texts |= {outside_text(t, tags) for t in texts}
+    return sorted((t for t in texts if t.strip()), key=len, reverse=True)
+
+
+def problems_in(prompt: CompiledPrompt, runtime: Mapping[str, Any] | None = None,
+                tags: frozenset[str] | None = None) -> list[str]:
+    """Structural problems a clean prompt never has (outside user-supplied values: fenced
+    outside text, and the `runtime` values of the request, inserted verbatim but for the
+    neutralising against the elements `tags`: the compiler's own)."""
     out = [f"diagnostic: {d.code}: {d.message}" for d in prompt.diagnostics]
     text = prompt.text
+    for value in _verbatim(runtime or {}, OWN_TAGS if tags is None else tags):
+        text = text.replace(value, "(input)")
     # Mask outside text (every fenced element: a rules file, an MCP schema, an escaped
     # attribute) so a value that contains `{{` or `&amp;` does not count. It becomes one line of
     # content, so masking cannot itself leave a gap, an empty header or two separators side by
@@ -174,7 +197,8 @@ def assert_renders_cleanly(compiler: Compiler, variant: str, provider: ProviderI
         except Exception as exc:  # noqa: BLE001 - turned into an assertion with its name
             failures.append(f"{variant} / {name}: {type(exc).__name__}: {exc}")
             continue
-        failures += [f"{variant} / {name}: {p}" for p in problems_in(prompt)]
+        failures += [f"{variant} / {name}: {p}"
+                     for p in problems_in(prompt, ctx.runtime, compiler.own_tags)]
         out[name] = prompt
     if failures:
         raise AssertionError("prompt does not render cleanly:\n  " + "\n  ".join(failures))

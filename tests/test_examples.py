@@ -23,6 +23,7 @@ import attrs
 import pytest
 
 from promptc import CompiledPrompt, Compiler, PromptContext, ProviderInfo, ToolCall
+from promptc._cli import main  # imported with the module: its output streams are the run's
 
 
 
@@ -446,3 +447,147 @@ def test_without_an_api_key_the_example_says_which_to_set(
     assert example.main(["--api", api]) == 2
     err = capsys.readouterr().err
     assert key in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+# --- examples/workflow-node and examples/template-library (issue 35) ---------------------------
+# Two projects with prompts of their own, no Python plugin and no wrapper script: each README's
+# commands are run here as written, in the example's folder.
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+WORKFLOW = EXAMPLES / "workflow-node"
+LIBRARY = EXAMPLES / "template-library"
+MODELS = ["anthropic/claude-sonnet-4-5", "openai/gpt-4.1", "ollama/qwen3:8b"]
+
+
+def sh_commands(readme: Path) -> list[str]:
+    """Every `promptc …` line of the README's sh blocks, in order."""
+    text = readme.read_text(encoding="utf-8")
+    return [line for block in text.split("```sh\n")[1:] for line in
+            block.split("```", 1)[0].splitlines() if line.startswith("promptc ")]
+
+
+class ExampleCli:
+    """`promptc …` run in an example's folder, as its README says.
+
+    The example's promptc.toml (builtins = false, folder, matrix, snapshots) is read by the CLI
+    once project files land (issue 32, built in parallel; its `--no-builtins` option is the
+    sign). Until then this applies the same settings itself: the prompt folder without the
+    built-in pack, and the matrix and snapshot folder for `snapshot`."""
+
+    def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch,
+                 capsys: pytest.CaptureFixture[str]) -> None:
+        import tomllib
+
+        from promptc._cli.args import PARSERS
+        from promptc._cli.commands import build_parser
+        build_parser()
+        self.capsys = capsys
+        self.settings = tomllib.loads((root / "promptc.toml").read_text(encoding="utf-8"))
+        assert self.settings["builtins"] is False
+        self.reads_project = any("--no-builtins" in a.option_strings
+                                 for a in PARSERS["render"]._actions)
+        monkeypatch.delenv("PROMPTC_PROJECT", raising=False)
+        monkeypatch.chdir(root)
+        if not self.reads_project:
+            folder = root / self.settings["folder"]
+            monkeypatch.setattr(Compiler, "default", classmethod(
+                lambda cls, **_kw: Compiler.from_folders(folder, builtins=False)))
+
+    def __call__(self, command: str) -> tuple[int, str, str]:
+        import shlex
+        argv = shlex.split(command, comments=True)[1:]
+        if not self.reads_project and argv[0] == "snapshot":
+            argv += ["--matrix", self.settings["matrix"], "--dir", self.settings["snapshots"]]
+        code = main(argv)
+        out, err = self.capsys.readouterr()
+        return code, out, err
+
+
+@pytest.mark.parametrize("root", [WORKFLOW, LIBRARY], ids=["workflow-node", "template-library"])
+def test_the_example_needs_no_python_and_its_readme_commands_run(
+        root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert [p.name for p in root.rglob("*") if p.suffix in (".py", ".sh")] == []
+    cli = ExampleCli(root, monkeypatch, capsys)
+    commands = sh_commands(root / "README.md")
+    assert len(commands) >= 7
+    for command in commands:
+        code, out, err = cli(command)
+        assert code == 0, (command, out, err)
+        assert "software engineering" not in out  # no trace of the built-in coding pack
+    code, out, _ = cli("promptc snapshot --check")
+    assert code == 0 and "snapshot(s) match" in out
+
+
+def test_the_workflow_node_notice_json_and_question(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from promptc._base.frozen import compact_json
+    cli = ExampleCli(WORKFLOW, monkeypatch, capsys)
+    run = json.loads((WORKFLOW / "contexts" / "run.json").read_text(encoding="utf-8"))
+    notice = "You cannot see images."
+    texts = {}
+    for model in MODELS:
+        provider, name = model.split("/")
+        code, out, _ = cli(f"promptc render --provider {provider} --model {name} "
+                           "--context contexts/run.json --format json")
+        data = json.loads(out)
+        assert code == 0 and data["variant"]["id"] == "node"
+        texts[model] = data["text"]
+    assert notice in texts["ollama/qwen3:8b"]  # Qwen 3 on Ollama reads no images
+    assert notice not in texts["anthropic/claude-sonnet-4-5"]
+    assert notice not in texts["openai/gpt-4.1"]
+    for text in texts.values():
+        assert compact_json(run["runtime"]["PREVIOUS"]) in text  # byte for byte, no escaping
+        assert "- sync-to-erp (failed): Orders 1041 and 1047" in text
+        assert text.endswith("# The user's question\n\n" + run["runtime"]["QUESTION"])
+    code, out, _ = cli("promptc render --provider ollama --model qwen3:8b "
+                       "--context contexts/no-files.json")
+    assert code == 0 and notice not in out and "# Attached files" not in out
+
+
+def test_the_workflow_node_refuses_a_run_that_breaks_its_inputs(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    cli = ExampleCli(WORKFLOW, monkeypatch, capsys)
+    code, out, err = cli("promptc render --provider openai --model gpt-4.1 "
+                         "--set-json 'UPSTREAM=[]'")
+    assert (code, out) == (1, "") and "required input 'QUESTION' has no value" in err
+    code, out, err = cli("promptc render --provider openai --model gpt-4.1 --set QUESTION=q "
+                         """--set-json 'UPSTREAM=[{"step": "a", "status": "done", "summary": "x"}]'""")
+    assert (code, out) == (1, "") and "'UPSTREAM[0].status' must be one of" in err
+    code, out, _ = cli("promptc render --provider openai --model gpt-4.1 "
+                       "--context contexts/forged.json")
+    assert code == 0 and "\n# The user's question\n" in out
+    assert out.count("\n# The user's question\n") == 1  # the forged one is quoted text
+
+
+def test_the_template_library_catalogue_tokens_and_a_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+    import tomllib
+    cli = ExampleCli(LIBRARY, monkeypatch, capsys)
+    code, out, _ = cli("promptc variants --json")
+    catalogue = {row["id"]: row for row in json.loads(out)}
+    assert code == 0 and sorted(catalogue) == ["summary", "support-reply", "translation"]
+    for vid, row in catalogue.items():
+        declared = tomllib.loads((LIBRARY / "prompts" / "variants" / vid / "variant.toml")
+                                 .read_text(encoding="utf-8"))["inputs"]
+        assert [i["name"] for i in row["inputs"]] == list(declared)
+        assert all(i["example"] is not None or i["default"] is not None for i in row["inputs"])
+    code, out, _ = cli(f"promptc tokens --all-variants --models {' '.join(MODELS)} --json")
+    rows = json.loads(out)
+    assert code == 0 and [(r["variant"], r["model"]) for r in rows] == [
+        (v, m) for v in sorted(catalogue) for m in MODELS]
+    assert all(r["split"]["system"] > 0 and r["split"]["message"] > 0 for r in rows)
+    code, out, err = cli("promptc render --variant summary --examples --provider anthropic "
+                         "--model claude-sonnet-4-5 --set MAX_WORDS=900")
+    assert code == 1 and "'MAX_WORDS' must be at most 500, got 900" in err
+    # a copy, in a copy of the library
+    copy = tmp_path / "library"
+    shutil.copytree(LIBRARY, copy)
+    cli = ExampleCli(copy, monkeypatch, capsys)
+    code, out, err = cli("promptc new-variant summary-short --copy summary --dir prompts")
+    assert code == 0, err
+    assert "extends" not in (copy / "prompts/variants/summary-short/variant.toml").read_text()
+    preview = "--examples --provider anthropic --model claude-sonnet-4-5"
+    assert cli(f"promptc render --variant summary-short {preview}")[1] == \
+        cli(f"promptc render --variant summary {preview}")[1]

@@ -48,15 +48,40 @@ def test_valid_values_render_and_defaults_fill_the_rest(c: Compiler) -> None:
     ({"TEAM": "web", "STRICTNESS": "high"}, "input-invalid", "'STRICTNESS' must be a number"),
     ({"TEAM": "web", "SHIP_DAY": "March"}, "input-invalid", "'SHIP_DAY' must be an ISO date"),
     ({"TEAM": "web", "VERBOSE": "yes"}, "input-invalid", "'VERBOSE' must be true or false"),
-    ({"TEAM": "web", "TEEM": "x"}, "input-undeclared", "did you mean 'TEAM'"),
+    ({"TEAM": "web", "SHIP_DAY": ["2026-01-01"]}, "input-invalid",
+     "'SHIP_DAY' must be an ISO date"),
+    ({"TEAM": "web", "STRICTNESS": None}, None, ""),  # null: not given, the default applies
 ])
-def test_bad_values_are_reported_by_name_and_raise_in_strict(c: Compiler, runtime: dict,
-                                                             code: str, needle: str) -> None:
-    out = c.compile(P, PromptContext(runtime=runtime))
-    [d] = [d for d in out.diagnostics if d.code == code]
-    assert needle in d.message
-    with pytest.raises(InputError, match=needle.replace("[", r"\[").replace("]", r"\]")):
-        c.compile(P, PromptContext(runtime=runtime), strict=True)
+def test_a_value_that_breaks_its_declaration_is_refused_in_every_mode(
+        c: Compiler, runtime: dict, code: str | None, needle: str) -> None:
+    """Lenient mode once printed a prompt without the value (exit 0): the default in its
+    place, or nothing where a required value belongs (issue 35)."""
+    if code is None:
+        assert "level 2;" in c.compile(P, PromptContext(runtime=runtime)).text
+        return
+    for strict in (False, True):
+        with pytest.raises(InputError, match=needle.replace("[", r"\[").replace("]", r"\]")
+                           ) as caught:
+            c.compile(P, PromptContext(runtime=runtime), strict=strict)
+        assert caught.value.diagnostic.code == code
+
+
+def test_an_undeclared_name_is_a_warning_with_did_you_mean(c: Compiler) -> None:
+    out = c.compile(P, PromptContext(runtime={"TEAM": "web", "TEEM": "x"}))
+    [d] = [d for d in out.diagnostics if d.code == "input-undeclared"]
+    assert "did you mean 'TEAM'" in d.message
+    with pytest.raises(InputError, match="did you mean 'TEAM'"):
+        c.compile(P, PromptContext(runtime={"TEAM": "web", "TEEM": "x"}), strict=True)
+
+
+def test_a_misspelled_name_for_a_missing_required_input_is_named_in_every_mode(
+        c: Compiler) -> None:
+    """`--set TEEM=web` got its did-you-mean only in lenient mode: strict stopped at the
+    missing TEAM first."""
+    for strict in (False, True):
+        with pytest.raises(InputError, match=r"required input 'TEAM' has no value \(a value "
+                                             r"was given for 'TEEM'\?\)"):
+            c.compile(P, PromptContext(runtime={"TEEM": "web"}), strict=strict)
 
 
 @pytest.mark.parametrize("value", ["$1 and \\1", "{} {0} %s %(x)s", "{{TEAM}}", "\\n$HOME"])
@@ -175,7 +200,8 @@ def test_a_runtime_value_that_is_no_text_is_refused(builtins: Compiler) -> None:
 
 # Per input type: a value it takes and one it refuses (a bool is no number, a date must exist).
 _GOOD_AND_BAD = {"string": ("x", 1), "number": (1.5, True), "boolean": (False, "false"),
-                 "select": ("b", "c"), "date": ("2024-02-29", "2025-02-29")}
+                 "select": ("b", "c"), "date": ("2024-02-29", "2025-02-29"),
+                 "list": ((1, "a"), "[1]"), "object": ({"a": 1}, ["a"])}
 
 
 def test_every_input_type_checks_its_values() -> None:

@@ -30,7 +30,7 @@ TREE = {
     "variants/v/variant.toml": (
         'fallback = true\ntool_mode = "text"\n'
         'components = ["intro", "user_instructions", "mcp_servers", "skills", "system_info"]\n'
-        '[inputs.TEAM]\ntype = "string"\n'),
+        '[inputs.TEAM]\ntype = "string"\nmultiline = true\n'),
     "variants/v/template.md": (
         "{{intro}}\n\n====\n\n{{user_instructions}}\n\n====\n\n{{mcp_servers}}\n\n====\n\n"
         "{{skills}}\n\n====\n\n{{system_info}}\n\n====\n\n## Team\nTeam: {{TEAM}}\n\n## End\n"),
@@ -89,16 +89,17 @@ def check(compiler: Compiler, build: Callable[[str], dict[str, Any]], value: str
     assert actual.text == neutral.replace(rendered(MARK), rendered(value))
 
 
-@SETTINGS
-@given(non_blank)
-def test_runtime_placeholder(compiler: Compiler, value: str) -> None:
-    check(compiler, lambda v: base(runtime={"TEAM": v}), value, lf)
-
-
 def fenced_body(value: str) -> str:
     """Outside text in an element body: verbatim but for closing fence tags (see
     promptc._text.fence), after the record folded its line endings."""
     return body(lf(value))
+
+
+@SETTINGS
+@given(non_blank)
+def test_runtime_placeholder(compiler: Compiler, value: str) -> None:
+    """A runtime input is outside text too (issue 32): neutralised like a rules file's body."""
+    check(compiler, lambda v: base(runtime={"TEAM": v}), value, fenced_body)
 
 
 @SETTINGS

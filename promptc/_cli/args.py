@@ -156,7 +156,11 @@ def add_target(p: argparse.ArgumentParser, variant: bool = True) -> None:
     g.add_argument("--cwd", metavar="DIR", help="override the context's working directory")
     g.add_argument("--mode", choices=("act", "plan"), help="override the context's mode")
     g.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
-                   help="a runtime input value (repeatable; `promptc inputs` lists them)")
+                   help="a runtime input value, as text: the input's declaration says how it "
+                        "is read (repeatable; `promptc inputs` lists them)")
+    g.add_argument("--set-json", metavar="NAME=JSON", action="append", default=[],
+                   help="a runtime input value as JSON, for list and object inputs "
+                        "(repeatable): --set-json 'FILES=[{\"name\": \"a.png\"}]'")
     if variant:
         g.add_argument("--variant", metavar="ID",
                        help="use this variant instead of matching (`promptc variants`)")
@@ -222,12 +226,22 @@ def target_from(args: argparse.Namespace, features: FeatureSet | None = None
     ctx = PromptContext.load(args.context, features=features) if args.context else \
         PromptContext()
     info = provider_for(ctx.provider, args.provider, args.model, _capabilities(args))
-    changes: dict[str, Any] = {"provider": info, **_context_changes(args, ctx)}
+    return info, _changed(ctx, {"provider": info, **_context_changes(args, ctx)})
+
+
+def context_from(args: argparse.Namespace, features: FeatureSet | None = None
+                 ) -> PromptContext:
+    """The context the options describe, for commands that go through several models."""
+    ctx = PromptContext.load(args.context, features=features) if args.context else \
+        PromptContext()
+    return _changed(ctx, _context_changes(args, ctx))
+
+
+def _changed(ctx: PromptContext, changes: dict[str, Any]) -> PromptContext:
     try:
-        ctx = attrs.evolve(ctx, **changes)
+        return attrs.evolve(ctx, **changes)
     except PromptcError as exc:
         raise UsageError(f"--{exc.field or 'option'}: {exc.message}") from None
-    return info, ctx
 
 
 def _capabilities(args: argparse.Namespace) -> dict[str, Any]:
@@ -253,20 +267,33 @@ def _context_changes(args: argparse.Namespace, ctx: PromptContext) -> dict[str, 
         changes["cwd"] = args.cwd
     if getattr(args, "mode", None):
         changes["mode"] = args.mode
-    if args.set:
-        changes["runtime"] = _runtime(ctx.runtime, args.set)
+    set_json = getattr(args, "set_json", None) or []
+    if args.set or set_json:
+        changes["runtime"] = runtime_values(ctx.runtime, args.set, set_json)
     return changes
 
 
-def _runtime(base: Any, items: Sequence[str]) -> dict[str, Any]:
-    """The context's runtime inputs with each `--set NAME=VALUE` over them."""
+def runtime_values(base: Any, texts: Sequence[str], jsons: Sequence[str] = ()
+                   ) -> dict[str, Any]:
+    """The context's runtime inputs with each `--set NAME=VALUE` (text, read by the input's
+    declaration: `--set TICKER=7203` stays a string for a string input) and each
+    `--set-json NAME=JSON` over them."""
     runtime = dict(base)
-    for item in items:
-        name, eq, value = item.partition("=")
-        if not eq or not name:
-            raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
-        runtime[name] = _parse_value(value)
+    for option, items in (("--set", texts), ("--set-json", jsons)):
+        for item in items:
+            name, eq, value = item.partition("=")
+            if not eq or not name:
+                raise UsageError(f"{option} expects NAME={'VALUE' if option == '--set' else 'JSON'}"
+                                 f", got {item!r}")
+            runtime[name] = value if option == "--set" else _json_value(name, value)
     return runtime
+
+
+def _json_value(name: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"--set-json {name}=…: not JSON ({exc})") from None
 
 
 def provider_for(base: ProviderInfo | None, provider: str | None, model: str | None,
@@ -284,15 +311,6 @@ def provider_for(base: ProviderInfo | None, provider: str | None, model: str | N
         raise UsageError("no model: give --provider and --model, or a context file with a "
                          "`provider` table")
     return attrs.evolve(info, **caps) if caps else info
-
-
-def _parse_value(text: str) -> Any:
-    """`--set` values: JSON scalars (true, 3, "x") when they parse, else the text itself."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    return value if isinstance(value, (bool, int, float, str)) else text
 
 
 def print_json(data: Any) -> None:

@@ -29,8 +29,8 @@ def cmd_inputs(args: argparse.Namespace) -> int:
     if args.json:
         print_json(schema)
         return 0
-    rows = [[s.name, s.type, "yes" if s.required else "", "" if s.default is None else
-             s.default, ", ".join(s.options), s.label or s.description]
+    rows = [[s.name, s.type, "yes" if s.required else "", _shown(s.default),
+             ", ".join(s.options), s.label or s.description]
             for s in variant.inputs]
     sys.stdout.write(f"inputs of variant {clean(variant.id)}:\n")
     sys.stdout.write(table(["name", "type", "required", "default", "options", "label"],
@@ -38,12 +38,29 @@ def cmd_inputs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shown(value: Any) -> str:
+    """A default as a person reads it: text as it is, anything else as its JSON."""
+    if value is None:
+        return ""
+    from .._base.frozen import compact_json, thaw
+    return value if isinstance(value, str) else compact_json(thaw(value))
+
+
 def cmd_new_variant(args: argparse.Namespace) -> int:
-    from .._review.scaffold import new_variant
     compiler = compiler_from(args)
-    path = new_variant(compiler, args.id, args.base, Path(args.dir) if args.dir else None,
-                       force=args.force)
-    sys.stdout.write(f"wrote {clean(path)}\n")
+    if (args.base is None) == (args.copy is None):
+        raise UsageError("give one of --from BASE (extend it) or --copy FROM (copy its files)")
+    if args.copy is not None:
+        from .._review.copy_variant import copy_variant
+        paths = copy_variant(compiler, args.id, args.copy, Path(args.dir) if args.dir else None,
+                             force=args.force)
+        for written in paths:
+            sys.stdout.write(f"wrote {clean(written)}\n")
+    else:
+        from .._review.scaffold import new_variant
+        path = new_variant(compiler, args.id, args.base, Path(args.dir) if args.dir else None,
+                           force=args.force)
+        sys.stdout.write(f"wrote {clean(path)}\n")
     sys.stdout.write(f"try: promptc render --variant {clean(args.id)} --provider P --model M\n")
     return 0
 
@@ -70,19 +87,24 @@ def add_inputs_command(sub: Any, commands: dict[str, Command] = COMMANDS,
 
 def add_new_variant_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                             command: CommandFactory = add_command) -> None:
-    p = command(sub, "new-variant", "scaffold a variant that extends another",
+    p = command(sub, "new-variant", "scaffold a variant that extends or copies another",
                 "Write a commented variant.toml that extends BASE: the new variant renders "
                 "exactly like its base until you uncomment a [match] table or add "
-                "components/<id>.md next to it.",
+                "components/<id>.md next to it. With --copy FROM instead: copy FROM's files "
+                "(a self-contained variant.toml, its template, its own components and tools; "
+                "from a pack the project does not load, the shared components and tools it "
+                "uses too).",
                 ["promptc new-variant mine --from generic",
-                 "promptc new-variant acme --from generic --dir promptc_acme/data",
-                 "promptc new-variant mine --from next-gen --force"],
+                 "promptc new-variant summary-v2 --copy summary",
+                 "promptc new-variant acme --from generic --dir promptc_acme/data"],
                 "0 written · 2 bad usage, an unknown BASE, or a variant that exists (without "
                 "--force)", "promptc help folders · docs/authoring.md in the promptc "
                             "repository")
     p.add_argument("id", help="the new variant's id")
-    p.add_argument("--from", dest="base", required=True, metavar="BASE",
+    p.add_argument("--from", dest="base", metavar="BASE",
                    help="the variant to extend (`promptc variants` lists them)")
+    p.add_argument("--copy", metavar="FROM",
+                   help="instead of extending: the variant whose files to copy")
     p.add_argument("--dir", metavar="DIR",
                    help="folder to write into (default: the project's .promptc/)")
     p.add_argument("--force", action="store_true", help="overwrite an existing variant.toml")

@@ -23,6 +23,9 @@ TARGET = "--provider anthropic --model claude-sonnet-4-5"
 def cmd_render(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
     info, ctx = target_from(args, compiler.features)
+    if args.examples:
+        from .catalogue import with_examples
+        ctx = with_examples(compiler.plan(info, args.variant).variant, ctx)
     fmt = "json" if args.json else args.format
     prompt = compiler.compile(info, ctx, strict=args.strict, budget=args.budget,
                               count_tokens=fmt == "json" or args.budget is not None,
@@ -92,6 +95,9 @@ def add_render_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                         "sections dropped, lowest priority first (a table on stderr says "
                         "which)")
     p.add_argument("--json", action="store_true", help="the same as --format json")
+    p.add_argument("--examples", action="store_true",
+                   help="a preview: each input's `example` (else its default) as its value; "
+                        "values given with --set/--set-json or the context win")
     p.add_argument("--format", default="text",
                    choices=("text", "json", "anthropic", "openai", "gemini"),
                    help="text: the prompt (default); json: the prompt with sections, tokens, "

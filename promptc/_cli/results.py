@@ -139,7 +139,9 @@ def _tool_origins(tools: ToolSet) -> list[dict[str, Any]]:
 
 
 def variant_rows(compiler: Compiler) -> list[dict[str, Any]]:
-    """`variants --json`: every registered variant in the order they are tried."""
+    """`variants --json`: every registered variant in the order they are tried, with the
+    runtime inputs each declares."""
+    from .catalogue import input_rows
     reg = compiler.registry
     order = {v.id: i for i, v in enumerate(reg.order)}
     overrides = [f.message for f in reg.findings if f.code == "overridden"]
@@ -153,7 +155,8 @@ def variant_rows(compiler: Compiler) -> list[dict[str, Any]]:
         rows.append({"id": v.id, "family": v.family, "priority": v.priority, "source": v.source,
                      "extends": v.extends, "fallback": v.fallback, "tool_mode": v.tool_mode,
                      "match": v.matcher.description, "path": v.path,
-                     "description": v.description, "overrides": mine})
+                     "description": v.description, "overrides": mine,
+                     "inputs": input_rows(v.inputs)})
     return rows
 
 

@@ -103,6 +103,8 @@ TARGET = {
                                                                 "shape)"),
     "variant": STRING, "native_tools": FLAG, "images": FLAG, "context_window": COUNT,
     "family": STRING,
+    "runtime": Param(dict, "an object (runtime input values, over the context's `runtime`; "
+                           "lists and objects for list and object inputs)"),
 }
 _CAPABILITIES = ("native_tools", "images", "context_window", "family")
 SHAPES = {
@@ -135,6 +137,8 @@ def target(call: Call) -> tuple[ProviderInfo, PromptContext]:
     capability options make them on the command line."""
     p = call.params
     ctx = call.compiler.context(p.get("context"))
+    if "runtime" in p:
+        ctx = attrs.evolve(ctx, runtime={**ctx.runtime, **p["runtime"]})
     caps = {name: p[name] for name in _CAPABILITIES if name in p}
     try:
         info = provider_for(ctx.provider, p.get("provider"), p.get("model"), caps)

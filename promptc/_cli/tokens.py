@@ -11,11 +11,11 @@ import attrs
 
 from .._compile.result import CompiledPrompt
 from .._text.tokens import TokenReport
-from .args import (COMMANDS, Command, CommandFactory, add_command, add_json, add_target,
-                   compiler_from, non_negative, print_diagnostics, print_json, target_from)
+from .args import (COMMANDS, Command, CommandFactory, UsageError, add_command, add_json,
+                   add_target, compiler_from, context_from, non_negative, print_diagnostics,
+                   print_json, target_from)
 from .budget import budget_summary, report_budget
 from .format import Styled, clean, table
-from .render import TARGET
 
 if TYPE_CHECKING:
     from .._compile.compiler import Compiler
@@ -27,6 +27,13 @@ __all__ = ["cmd_tokens", "cmd_token_targets", "add_tokens_command"]
 def cmd_tokens(args: argparse.Namespace) -> int:
     if args.targets:
         return cmd_token_targets(args)
+    if args.all_variants or args.models:
+        if not (args.all_variants and args.models):
+            raise UsageError("--all-variants and --models go together: every variant for "
+                             "each of the models")
+        from .catalogue import cmd_token_catalogue
+        compiler = compiler_from(args)
+        return cmd_token_catalogue(args, compiler, context_from(args, compiler.features))
     compiler = compiler_from(args)
     info, ctx = target_from(args, compiler.features)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True,
@@ -148,8 +155,9 @@ def add_tokens_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                 "Count the prompt's tokens per section (the rows add up to the total), with "
                 "the encoding used; with --budget, also what a budget would shorten or drop.",
                 ["promptc tokens --provider openai --model gpt-5 --context context.json",
-                 f"promptc tokens {TARGET} --budget 3000",
-                 "promptc tokens --targets --builtins-only"],
+                 "promptc tokens --targets --builtins-only",
+                 "promptc tokens --all-variants --models anthropic/claude-sonnet-4-5 "
+                 "openai/gpt-4.1 ollama/qwen3:8b"],
                 "0 ok · 1 a token target missed (--targets) · 2 bad usage or input · "
                 "3 the budget cannot be met")
     add_target(p)
@@ -161,5 +169,13 @@ def add_tokens_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                         "JSON, against the case's token targets")
     p.add_argument("--matrix", metavar="FILE",
                    help="with --targets: the matrix file (default: the built-in one)")
+    p.add_argument("--all-variants", action="store_true",
+                   help="instead: every variant (with its inputs' example values) for each "
+                        "model of --models, counted as one string and as the split for "
+                        "caching (system + first message)")
+    p.add_argument("--models", nargs="+", metavar="PROVIDER/MODEL",
+                   help="with --all-variants: the models to count for")
+    p.add_argument("--strict", action="store_true",
+                   help="with --all-variants: any warning or error diagnostic fails (exit 1)")
     add_json(p, "variant, tokens, sections, dropped")
     commands["tokens"] = cmd_tokens

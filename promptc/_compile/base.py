@@ -19,11 +19,12 @@ from .._model.request import Request
 from .._model.variant import Variant
 from .._text.fence import element
 from .._text.layout import Layout
-from .._text.template import flat_names
+from .._text.template import Use, flat_names
 from .result import Dropped, Section
-from .steps import Step
+from .names import SCALAR, ItemScope, Resolved, input_scope, resolve_names
+from .steps import Step, not_in, unchecked_notes
 
-__all__ = ["Assembled", "BaseSlots", "Slot", "SlotKind", "base_slots", "Placed", "base_scope",
+__all__ = ["Assembled", "BaseSlots", "Slot", "SlotKind", "base_slots", "base_names", "Placed", "base_scope",
            "place_sections", "FlatLayout", "flat_layout", "join_flat"]
 
 Placed = list[tuple[Section, tuple[int, int]]]  # sections in text order, with their spans
@@ -59,14 +60,16 @@ class BaseSlots:
     flat: tuple[int, ...] | None = None
 
 
-def _unknown(v: Variant, name: str, inputs: set[str]) -> Diagnostic:
-    line = v.template.name_lines.get(name)
-    where = f"{v.template.source}:{line}" if line else v.template.source
+def _unknown(v: Variant, use: Use, schemas: tuple[str, ...], fields: tuple[str, ...],
+             inputs: set[str]) -> Diagnostic:
+    head = use.name.split(".")[0]
     return Diagnostic(
         "error", "placeholder-unknown",
-        f"{where}: template names {{{{{name}}}}}, which is no component, standard "
-        "placeholder, default or declared input; it renders empty" +
-        did_you_mean(name, [*v.components, *STANDARD, *v.placeholders, *inputs]), name)
+        f"{v.template.source}:{use.line}: template names {{{{{use.name}}}}}, which is no "
+        f"component, standard placeholder, default or declared input{not_in(schemas)}; it "
+        "renders empty" +
+        did_you_mean(head, [*fields, *v.components, *STANDARD, *v.placeholders, *inputs]),
+        head)
 
 
 def _slot(v: Variant, name: str, by_id: Mapping[str, int], components: Mapping[str, Component],
@@ -82,9 +85,7 @@ def _slot(v: Variant, name: str, by_id: Mapping[str, int], components: Mapping[s
             "component order; it renders empty", name))
         return name, "missing", -1
     kind: SlotKind = "standard" if name in STANDARD else "default" if name in v.placeholders \
-        else "input" if name in inputs else "missing"
-    if kind == "missing":
-        diags.append(_unknown(v, name, inputs))
+        else "input" if name in inputs else "missing"  # missing: reported by base_slots
     return name, kind, -1
 
 
@@ -105,14 +106,32 @@ def _used_sections(v: Variant, steps: Sequence[Step], slots: Sequence[Slot]
             for s in steps if s.cid not in used]
 
 
+def base_names(v: Variant, components: Mapping[str, Component]) -> Resolved:
+    """The names of the base template's own scope, wherever they stand in it (a field of a
+    structured input's items is not one)."""
+    specs = {i.name: i for i in v.inputs}
+    known = {*v.components, *components, *STANDARD, *v.placeholders, *specs}
+
+    def top_scope(name: str) -> ItemScope:
+        head, *rest = name.split(".")
+        spec = specs.get(head)
+        return SCALAR if spec is None else input_scope(spec, rest)
+    return resolve_names(v.template, known, top_scope)
+
+
 def base_slots(v: Variant, steps: Sequence[Step], components: Mapping[str, Component],
-               diags: list[Diagnostic]) -> BaseSlots:
+               diags: list[Diagnostic], unchecked: list[Diagnostic] | None = None
+               ) -> BaseSlots:
     """Sort every name the base template uses; report unknown names and sections the
     template leaves out."""
     inputs = {i.name for i in v.inputs}
     by_id = {s.cid: i for i, s in enumerate(steps)}
-    slots = tuple(_slot(v, name, by_id, components, inputs, diags)
-                  for name in v.template.top_names)
+    resolved = base_names(v, components)
+    if unchecked is not None:
+        unchecked.extend(unchecked_notes(v.template, resolved.unchecked, v.id))
+    diags.extend(_unknown(v, use, schemas, fields, inputs)
+                 for use, schemas, fields in resolved.unknown)
+    slots = tuple(_slot(v, name, by_id, components, inputs, diags) for name in resolved.top)
     diags.extend(_used_sections(v, steps, slots))
     names = frozenset(n for n, _, _ in slots)
     sections = {name: idx for name, kind, idx in slots if kind == "section"}

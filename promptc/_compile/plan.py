@@ -21,7 +21,8 @@ from .._model.cache import CacheClass
 from .._model.component import Component
 from .._model.context import McpServer, PromptContext
 from .._model.diagnostics import Diagnostic, Reporter
-from .._model.inputs import resolve_inputs
+from .._calls.input_schema import value_problems
+from .._model.input_values import REFUSED, resolve_inputs
 from .._model.placeholders import STANDARD
 from .._model.provider import ProviderInfo
 from .._model.request import Request
@@ -143,10 +144,13 @@ class Plan:
         # an MCP schema's forms by its JSON text (see NativeTools), a call checker's validators
         self._shapes: Memo[Hashable, Any] = Memo(4 * memo_size)
         diags = _tool_mode_notes(variant, self.tool_choice)
-        self.steps = self._bind_steps(components, diags)
+        unchecked: list[Diagnostic] = []
+        self.steps = self._bind_steps(components, diags, unchecked)
         self._outputs, self._layouts = _step_memos(self.steps, memo_size)
-        self.base = base_slots(variant, self.steps, components, diags)
+        self.base = base_slots(variant, self.steps, components, diags, unchecked)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diags)
+        # names inside structured inputs without a schema: lint's information, not a build's
+        self.unchecked: tuple[Diagnostic, ...] = tuple(unchecked)
         # The feature switches something of this variant reads (a tool's condition, a section's
         # data): a context that turns on any other one is told so (`feature-unsupported`).
         self.features_read = features_read(specs, self.steps)
@@ -157,17 +161,17 @@ class Plan:
         self._full = [(step, self._static.get((step.index, "full")), self._outputs.get(step.index))
                       for step in self.steps]
 
-    def _bind_steps(self, components: Mapping[str, Component], diags: list[Diagnostic]
-                    ) -> tuple[Step, ...]:
+    def _bind_steps(self, components: Mapping[str, Component], diags: list[Diagnostic],
+                    unchecked: list[Diagnostic]) -> tuple[Step, ...]:
         steps = (bind_step(self.variant, cid, index, components, self.tools_class, diags,
-                           self.stable_class)
+                           self.stable_class, unchecked)
                  for index, cid in enumerate(self.variant.components))
         return tuple(step for step in steps if step is not None)
 
     def _static_sections(self) -> dict[tuple[int, Form], Produced]:
         """The sections that read nothing but the provider (a static section may also read the
         client's settings, such as its features), computed once, now."""
-        empty = self.bind(PromptContext(), "", Reporter(False))
+        empty = self.bind(PromptContext(), "", Reporter(False), refuse=False)
         out: dict[tuple[int, Form], Produced] = {}
         for step in self.steps:
             if step.reads == ():
@@ -178,9 +182,10 @@ class Plan:
 
     # --- bind: the request record ----------------------------------------------------------
 
-    def bind(self, context: PromptContext, date: str, report: Reporter) -> Request:
+    def bind(self, context: PromptContext, date: str, report: Reporter, refuse: bool = True
+             ) -> Request:
         """Bind a request: validate its runtime values, evaluate every tool condition once."""
-        inputs = self._runtime_inputs(context.runtime, report)
+        inputs = self._runtime_inputs(context.runtime, report, refuse)
         tools = self._enabled_tools(context, report)
         enum_from = self._enum_from
         sources = sources_of([kind for t in tools if t.name in enum_from
@@ -202,15 +207,25 @@ class Plan:
         wanted = frozenset().union(*(self._depends[name] for name in stable))
         return stable, tuple(t.name for t in tools if t.name in wanted)
 
-    def _runtime_inputs(self, runtime: FrozenDict, report: Reporter) -> Mapping[str, str]:
+    def _runtime_inputs(self, runtime: FrozenDict, report: Reporter, refuse: bool = True
+                        ) -> Mapping[str, Any]:
+        """The request's input values. A missing required value, or one that breaks its
+        declaration, is refused in every mode (`refuse`: unless the plan itself binds an
+        empty request to make its static sections)."""
         key = runtime.flat  # typed: `true`, `1` and `1.0` are three keys
         hit = self._inputs.get(key)
         if hit is None:
             local = Reporter(False)
-            resolved = resolve_inputs(self.variant.inputs, runtime, self.base.overridable, local)
+            resolved = resolve_inputs(self.variant.inputs, runtime, self.base.overridable, local,
+                                      value_problems, self.own_tags)
             hit = self._inputs.put(key, (FrozenDict(resolved), tuple(local.items)))
         values, diags = hit
         if diags:
+            if refuse:
+                declared = {spec.name for spec in self.variant.inputs}
+                for d in diags:
+                    if d.code in REFUSED and d.source in declared:
+                        raise d.error()
             report.extend(diags)
         return values
 

@@ -23,9 +23,10 @@ from .._model.placeholders import STANDARD
 from .._model.request import Request, reader
 from .._model.tools import per_session
 from .._model.variant import Variant
-from .._text.template import Template
+from .._text.template import Template, Use
+from .names import OPEN, SCALAR, ItemScope, input_scope, resolve_names
 
-__all__ = ["Step", "bind_step", "class_of", "Form", "OFFERS"]
+__all__ = ["Step", "bind_step", "class_of", "Form", "OFFERS", "unchecked_notes", "not_in"]
 
 # The name a template tests to say something only when a tool is offered: `offers.<tool>` is
 # true exactly when the request offers that tool (`{{#offers.ask_followup_question}}…`).
@@ -127,27 +128,58 @@ def _declared_reads(v: Variant, comp: Component | None) -> set[str]:
 
 
 def _used_names(v: Variant, cid: str, comp: Component | None, templates: tuple[Template, ...],
-                diags: list[Diagnostic]) -> set[str]:
-    """The top-level names the templates use that no data of the component provides; an
-    unknown one is reported (lint reports it, strict refuses)."""
+                diags: list[Diagnostic], unchecked: list[Diagnostic]) -> set[str]:
+    """The names the templates use, wherever they stand, that no data of the component
+    provides; an unknown one is reported (lint reports it, strict refuses), and one inside a
+    structured input without a schema is noted in `unchecked` (lint's information)."""
     provided = set(comp.provides) if comp is not None else set()
-    known = {*STANDARD, OFFERS, *v.placeholders, *(i.name for i in v.inputs), *provided}
+    inputs = {i.name: i for i in v.inputs}
+    known = {*STANDARD, OFFERS, *v.placeholders, *inputs, *provided}
     # A data function that does not say what it provides may provide any name.
     open_data = comp is not None and (comp.data is not None or comp.request_data is not None) \
         and not provided
+    opaque = provided | {OFFERS}
+
+    def top_scope(name: str) -> ItemScope:
+        head, *rest = name.split(".")
+        if open_data or head in opaque:
+            return OPEN
+        spec = inputs.get(head)
+        return SCALAR if spec is None else input_scope(spec, rest)
+
     names: set[str] = set()
     for tpl in templates:
-        names.update(tpl.top_names)
         if open_data:
+            names.update(use.name.split(".")[0] for use in tpl.uses)
             continue
-        for name in tpl.top_names:
-            if name not in known:
-                diags.append(Diagnostic(
-                    "error", "placeholder-unknown",
-                    f"{tpl.source}:{tpl.name_lines.get(name, 0)}: unknown placeholder "
-                    f"{{{{{name}}}}} in component {cid!r}; it renders empty" +
-                    did_you_mean(name, known), cid))
+        resolved = resolve_names(tpl, known, top_scope)
+        names.update(resolved.top)
+        for use, schemas, fields in resolved.unknown:
+            diags.append(Diagnostic(
+                "error", "placeholder-unknown",
+                f"{tpl.source}:{use.line}: unknown placeholder {{{{{use.name}}}}} in "
+                f"component {cid!r}{not_in(schemas)}; it renders empty" +
+                did_you_mean(use.name.split(".")[0], [*fields, *known]), cid))
+        unchecked.extend(unchecked_notes(tpl, resolved.unchecked, cid))
     return names - provided
+
+
+def not_in(schemas: tuple[str, ...]) -> str:
+    return f" (nor a field in the schema of input {schemas[0]!r})" if schemas else ""
+
+
+def unchecked_notes(tpl: Template, found: tuple[tuple[str, Use], ...], source: str
+                    ) -> list[Diagnostic]:
+    """One note per structured input without a schema whose fields a template reads."""
+    by_input: dict[str, list[Use]] = {}
+    for owner, use in found:
+        by_input.setdefault(owner, []).append(use)
+    return [Diagnostic("info", "input-fields-unchecked",
+                       f"{tpl.source}:{uses[0].line}: "
+                       f"{', '.join('{{' + n + '}}' for n in sorted({u.name for u in uses}))} "
+                       f"inside {{{{#{owner}}}}} cannot be checked: input {owner!r} declares no "
+                       "schema (add one to have misspelled fields found)", source)
+            for owner, uses in by_input.items()]
 
 
 def _offered_tools(templates: tuple[Template, ...]) -> set[str] | None:
@@ -171,6 +203,8 @@ def _reads(v: Variant, comp: Component | None, names: set[str],
         reads.add("tools" if named & per else "stable_tools")
     std_names = tuple(sorted(n for n in names if n in STANDARD))
     reads.update(STANDARD[n][0] for n in std_names if STANDARD[n][0])
+    # a declared input's value comes with the request (its default when none is given)
+    reads.update(f"runtime.{i.name}" for i in v.inputs if i.name in names)
     return reads, std_names, named is not None
 
 
@@ -185,7 +219,8 @@ def _cache(reads: set[str], comp: Component | None, tools_class: CacheClass,
 
 def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Component],
               tools_class: CacheClass, diags: list[Diagnostic],
-              stable_class: CacheClass = "static") -> Step | None:
+              stable_class: CacheClass = "static",
+              unchecked: list[Diagnostic] | None = None) -> Step | None:
     """Resolve one component of the variant: its templates, settings, reads, class."""
     comp = components.get(cid)
     if comp is None and cid not in v.component_templates:
@@ -200,7 +235,8 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Compone
         return Step(cid, index, comp, texts.template, texts.short, texts.origin,
                     texts.short_origin, priority, required, "request", None)
     templates = tuple(t for t in (texts.template, texts.short) if t is not None)
-    names = _used_names(v, cid, comp, templates, diags) - {OFFERS}
+    names = _used_names(v, cid, comp, templates, diags,
+                        unchecked if unchecked is not None else []) - {OFFERS}
     reads, std_names, offers = _reads(v, comp, names, templates)
     ordered = tuple(sorted(reads - {"provider"}))
     return Step(cid, index, comp, texts.template, texts.short, texts.origin, texts.short_origin,

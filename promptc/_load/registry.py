@@ -18,6 +18,7 @@ from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
 from .._model.features import FeatureSet, feature_set
+from .._calls.input_schema import schema_problem, value_problems
 from .._model.inputs import InputSpec, parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
 from .._model.provider import (FamilyRule, ProviderInfo, family_findings, merged_families,
@@ -446,7 +447,7 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
     settings = {**_inherited(parent, "component_settings", {}),
                 **parse_component_settings(table.get("component", {}), src)}
     inputs = {**{i.name: i for i in _inherited(parent, "inputs", ())},
-              **parse_inputs(table.get("inputs", {}), src)}
+              **parse_inputs(table.get("inputs", {}), src, schema_problem, value_problems)}
     placeholders = {**_inherited(parent, "placeholders", {}), **table.get("placeholders", {})}
     matcher = _matcher_of(raw, table, src)
     tool_overrides = {**_inherited(parent, "tool_overrides", {}), **raw.tools}

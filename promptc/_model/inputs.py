@@ -1,9 +1,9 @@
-"""Declared runtime inputs: a variant's declarations, the values a request carries (validated,
-defaults filled), and the JSON Schema a client can render as a form."""
+"""Declared runtime inputs: a variant's `[inputs.<NAME>]` tables, checked key by key, and the
+JSON Schema a client can render as a form. What a request's values must be, and what a template
+sees of them, is promptc/_model/input_values.py."""
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -11,14 +11,29 @@ from typing import Any
 import attrs
 
 from .._base.errors import VariantConfigError
-from .._base.records import describe
+from .._base.frozen import freeze, thaw
 from .._base.suggest import did_you_mean
-from .diagnostics import Reporter
+from .input_values import (SchemaCheck, check_value, read_value, render_value, resolve_inputs,
+                           value_problem)
 
-__all__ = ["InputSpec", "INPUT_TYPES", "parse_inputs", "check_value", "resolve_inputs",
-           "inputs_schema"]
+__all__ = ["InputSpec", "INPUT_TYPES", "INPUT_KEYS", "parse_inputs", "check_value",
+           "resolve_inputs", "inputs_schema", "render_value", "example_values", "stand_in_values",
+           "SchemaProblem"]
 
-INPUT_TYPES = ("string", "number", "boolean", "select", "date")
+INPUT_TYPES = ("string", "number", "boolean", "select", "date", "list", "object")
+
+# The keys every input takes, and those only some types take.
+_COMMON_KEYS = ("type", "required", "default", "example", "label", "description", "trusted")
+_TYPE_KEYS: dict[str, tuple[str, ...]] = {
+    "string": ("pattern", "max_length", "multiline", "allow_empty"),
+    "number": ("min", "max"), "boolean": (), "select": ("options",), "date": (),
+    "list": ("max_items", "schema"), "object": ("schema",),
+}
+INPUT_KEYS = (*_COMMON_KEYS, *dict.fromkeys(k for keys in _TYPE_KEYS.values() for k in keys))
+
+# What is wrong with a JSON Schema (None: nothing); given by the loader, which can reach the
+# call checker (promptc/_calls/input_schema.py).
+SchemaProblem = Callable[[Any], "str | None"]
 
 
 @attrs.frozen
@@ -33,40 +48,89 @@ class InputSpec:
     label: str = ""
     description: str = ""
     origin: str = ""
+    schema: Any = None  # a list's items or an object: JSON Schema (None: fields unchecked)
+    pattern: str = ""  # a string's whole value must match it
+    max_length: int | None = None
+    multiline: bool = False  # a one-line string refuses a line break
+    allow_empty: bool = False  # an empty string satisfies `required`
+    trusted: bool = False  # written by the deployment itself: not neutralised as outside text
+    example: Any = None  # the value previews use (`render --examples`)
+    min: float | None = None
+    max: float | None = None
+    max_items: int | None = None
 
 
-_INPUT_KEYS = ("type", "required", "default", "options", "label", "description")
-
-
-def parse_inputs(table: Mapping[str, Any], source: str) -> dict[str, InputSpec]:
-    return {name: _parse_input(name, spec, source, f"inputs.{name}")
+def parse_inputs(table: Mapping[str, Any], source: str,
+                 schema_problem: SchemaProblem | None = None,
+                 schema_check: SchemaCheck | None = None) -> dict[str, InputSpec]:
+    if not isinstance(table, Mapping):
+        raise VariantConfigError("must be a table of [inputs.<NAME>] tables", source=source,
+                                 field="inputs")
+    return {name: _parse_input(name, spec, source, f"inputs.{name}", schema_problem,
+                               schema_check)
             for name, spec in table.items()}
 
 
-def _parse_input(name: str, spec: Any, source: str, field: str) -> InputSpec:
+def _keys(spec: Mapping[str, Any], tp: str, source: str, field: str) -> None:
+    """Every key known, and meant for this type of input."""
+    allowed = (*_COMMON_KEYS, *_TYPE_KEYS[tp])
+    for key in spec:
+        if key not in INPUT_KEYS:
+            raise VariantConfigError(
+                f"unknown key{did_you_mean(key, INPUT_KEYS)}; an input takes "
+                f"{', '.join(_COMMON_KEYS)}, and by type: " +
+                "; ".join(f"{t} {', '.join(k)}" for t, k in _TYPE_KEYS.items() if k),
+                source=source, field=f"{field}.{key}")
+        if key not in allowed:
+            takers = [t for t, keys in _TYPE_KEYS.items() if key in keys]
+            raise VariantConfigError(
+                f"only {' and '.join(takers)} inputs take {key!r}; this one is a {tp} input "
+                f"(its keys: {', '.join(allowed)})", source=source, field=f"{field}.{key}")
+
+
+def _parse_input(name: str, spec: Any, source: str, field: str,
+                 schema_problem: SchemaProblem | None, schema_check: SchemaCheck | None
+                 ) -> InputSpec:
     """One `[inputs.<name>]` table, checked key by key."""
     if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
         raise VariantConfigError("input names must be identifiers", source=source, field=field)
     if not isinstance(spec, Mapping):
         raise VariantConfigError("must be a table", source=source, field=field)
-    for key in spec:
-        if key not in _INPUT_KEYS:
-            raise VariantConfigError("unknown key" + did_you_mean(key, _INPUT_KEYS),
-                                     source=source, field=f"{field}.{key}")
     tp = spec.get("type", "string")
     if tp not in INPUT_TYPES:
         raise VariantConfigError(f"type must be one of {list(INPUT_TYPES)}" +
                                  did_you_mean(str(tp), INPUT_TYPES), source=source,
                                  field=f"{field}.type")
-    options = _input_options(tp, spec.get("options", []), source, field)
+    _keys(spec, tp, source, field)
     _check_key_types(spec, source, field)
-    default = spec.get("default")
-    problem = check_value(tp, options, default) if default is not None else None
+    made = InputSpec(
+        name=name, type=tp, required=spec.get("required", False),
+        options=_input_options(tp, spec.get("options", []), source, field),
+        label=spec.get("label", ""), description=spec.get("description", ""), origin=source,
+        schema=_schema(spec.get("schema"), source, field, schema_problem),
+        pattern=_pattern(spec.get("pattern", ""), source, field),
+        max_length=spec.get("max_length"), multiline=spec.get("multiline", False),
+        allow_empty=spec.get("allow_empty", False), trusted=spec.get("trusted", False),
+        min=spec.get("min"), max=spec.get("max"), max_items=spec.get("max_items"))
+    if made.min is not None and made.max is not None and made.min > made.max:
+        raise VariantConfigError(f"min ({made.min}) is more than max ({made.max})",
+                                 source=source, field=f"{field}.min")
+    return attrs.evolve(made, default=_own_value(made, spec, "default", source, field,
+                                                 schema_check),
+                        example=_own_value(made, spec, "example", source, field, schema_check))
+
+
+def _own_value(spec: InputSpec, table: Mapping[str, Any], key: str, source: str, field: str,
+               schema_check: SchemaCheck | None) -> Any:
+    """A `default` or `example`, which must keep the declaration like any value (frozen: a
+    declaration is hashable)."""
+    if key not in table:
+        return None
+    value = read_value(spec.type, table[key])
+    problem = value_problem(spec, value, schema_check)
     if problem:
-        raise VariantConfigError(f"default {problem}", source=source, field=f"{field}.default")
-    return InputSpec(name=name, type=tp, required=spec.get("required", False), default=default,
-                     options=options, label=spec.get("label", ""),
-                     description=spec.get("description", ""), origin=source)
+        raise VariantConfigError(f"{key} {problem}", source=source, field=f"{field}.{key}")
+    return freeze(value)
 
 
 def _input_options(tp: str, options: Any, source: str, field: str) -> tuple[str, ...]:
@@ -77,139 +141,150 @@ def _input_options(tp: str, options: Any, source: str, field: str) -> tuple[str,
     if tp == "select" and not options:
         raise VariantConfigError("a select input needs options", source=source,
                                  field=f"{field}.options")
-    if tp != "select" and options:
-        raise VariantConfigError("only select inputs take options", source=source,
-                                 field=f"{field}.options")
     return tuple(options)
 
 
+_BOOLEANS = ("required", "multiline", "allow_empty", "trusted")
+_COUNTS = ("max_length", "max_items")
+
+
 def _check_key_types(spec: Mapping[str, Any], source: str, field: str) -> None:
-    """`required` is a boolean; `label` and `description` are strings."""
-    if "required" in spec and not isinstance(spec["required"], bool):
-        raise VariantConfigError("must be true or false", source=source,
-                                 field=f"{field}.required")
-    for key in ("label", "description"):
+    """Switches are booleans, lengths whole numbers, bounds numbers, words strings."""
+    for key in _BOOLEANS:
+        if key in spec and not isinstance(spec[key], bool):
+            raise VariantConfigError("must be true or false", source=source,
+                                     field=f"{field}.{key}")
+    for key in ("label", "description", "pattern"):
         if key in spec and not isinstance(spec[key], str):
             raise VariantConfigError("must be a string", source=source, field=f"{field}.{key}")
+    for key in _COUNTS:
+        if key in spec and (not isinstance(spec[key], int) or isinstance(spec[key], bool) or
+                            spec[key] < 0):
+            raise VariantConfigError("must be a whole number ≥ 0", source=source,
+                                     field=f"{field}.{key}")
+    for key in ("min", "max"):
+        if key in spec and check_value("number", (), spec[key]) is not None:
+            raise VariantConfigError("must be a number", source=source, field=f"{field}.{key}")
 
 
-def _shown(value: Any) -> str:
-    """A value as a message quotes it: a scalar's short repr, a container's kind (the repr of
-    a list nested thousands deep would raise RecursionError, and a long one drowns the
-    message)."""
-    if isinstance(value, (list, tuple, dict)):
-        return describe(value)
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def check_value(tp: str, options: Sequence[str], value: Any) -> str | None:
-    """A problem with `value` for an input of type `tp`, or None when it is fine."""
-    check = _VALUE_CHECKS.get(tp)
-    if check is None:
-        return f"has unknown type {tp!r}"
-    return check(options, value)
-
-
-def _string_problem(_options: Sequence[str], value: Any) -> str | None:
-    return None if isinstance(value, str) else f"must be a string, got {_shown(value)}"
-
-
-def _number_problem(_options: Sequence[str], value: Any) -> str | None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return None if ok else f"must be a number, got {_shown(value)}"
-
-
-def _boolean_problem(_options: Sequence[str], value: Any) -> str | None:
-    return None if isinstance(value, bool) else f"must be true or false, got {_shown(value)}"
-
-
-def _select_problem(options: Sequence[str], value: Any) -> str | None:
-    if value in options:
+def _schema(schema: Any, source: str, field: str, problem: SchemaProblem | None) -> Any:
+    if schema is None:
         return None
-    return f"must be one of {list(options)}, got {_shown(value)}"
+    if not isinstance(schema, Mapping):
+        raise VariantConfigError("must be a table (a JSON Schema)", source=source,
+                                 field=f"{field}.schema")
+    found = problem(schema) if problem is not None else None
+    if found:
+        raise VariantConfigError(f"is not a JSON Schema promptc can check: {found}",
+                                 source=source, field=f"{field}.schema")
+    return freeze(dict(schema))
 
 
-def _date_problem(_options: Sequence[str], value: Any) -> str | None:
-    if isinstance(value, str):
-        try:
-            datetime.date.fromisoformat(value)
-            return None
-        except ValueError:
-            pass
-    return f"must be an ISO date (YYYY-MM-DD), got {_shown(value)}"
+def _pattern(pattern: str, source: str, field: str) -> str:
+    """A pattern that compiles, and whose matching time cannot explode: no repeat of a part
+    that itself repeats or has alternatives (`(a+)+`, `(a|ab)*`), unless that part is atomic
+    (`(?>…)`) or its repeat possessive (`++`, `*+`), which never backtrack."""
+    if not pattern:
+        return ""
+    import re._parser as parser  # only for a declaration with a pattern
+    try:
+        parsed = parser.parse(pattern)
+    except re.error as exc:
+        raise VariantConfigError(f"is not a regular expression: {exc}", source=source,
+                                 field=f"{field}.pattern") from None
+    if _risky(parsed, parser, False):
+        raise VariantConfigError(
+            "repeats a part that itself repeats or has alternatives (like (a+)+ or (a|b)*), "
+            "so matching could take exponential time: write it without the nesting, or make "
+            "the outer repeat possessive (*+, ++) or the group atomic ((?>…))",
+            source=source, field=f"{field}.pattern")
+    return pattern
 
 
-# input type -> what is wrong with a value for it (None: nothing)
-_VALUE_CHECKS: dict[str, Callable[[Sequence[str], Any], str | None]] = {
-    "string": _string_problem, "number": _number_problem, "boolean": _boolean_problem,
-    "select": _select_problem, "date": _date_problem,
-}
+def _risky(items: Any, parser: Any, repeated: bool) -> bool:
+    """Whether a parsed pattern nests a backtracking repeat or an alternation inside a
+    repeat (recursive only in the pattern's own nesting, which its author wrote)."""
+    for op, arg in items:
+        if op is parser.POSSESSIVE_REPEAT or op is parser.ATOMIC_GROUP:
+            inner = arg[2] if op is parser.POSSESSIVE_REPEAT else arg
+            if _risky(inner, parser, False):  # never backtracked into: safe where it stands
+                return True
+        elif op in (parser.MAX_REPEAT, parser.MIN_REPEAT):
+            many = arg[1] > 1
+            if (many and repeated) or _risky(arg[2], parser, repeated or many):
+                return True
+        elif op is parser.BRANCH:
+            if repeated or any(_risky(branch, parser, False) for branch in arg[1]):
+                return True
+        elif op in (parser.SUBPATTERN, parser.ASSERT, parser.ASSERT_NOT):
+            if _risky(arg[-1], parser, repeated):
+                return True
+        elif op is parser.GROUPREF or op is parser.GROUPREF_EXISTS:
+            return True  # a back-reference: no linear bound
+    return False
 
 
-def _as_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+# --- for people and forms ----------------------------------------------------------------------
+
+def example_values(specs: Sequence[InputSpec]) -> tuple[dict[str, Any], list[str]]:
+    """The values a preview uses: each input's example, else its default (the default
+    applies anyway); and the inputs that have neither."""
+    values: dict[str, Any] = {}
+    lacking: list[str] = []
+    for s in specs:
+        if s.example is not None:
+            values[s.name] = thaw(s.example)
+        elif s.default is None:
+            lacking.append(s.name)
+    return values, lacking
 
 
-def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
-                   overridable: Mapping[str, str], report: Reporter) -> dict[str, str]:
-    """Validate runtime values against declarations; return the text value of every input.
+_STAND_INS: dict[str, Any] = {"string": "x", "number": 0, "boolean": False,
+                              "date": "2026-01-01", "list": [], "object": {}}
 
-    `overridable` maps the names a runtime value may set without a declaration (component
-    sections, standard placeholders, placeholder defaults) to what such a value replaces. The
-    runtime layer is the top placeholder layer, so such a value is applied, but never quietly:
-    it is reported (a warning, refused in strict mode) naming what it replaces.
-    """
-    values: dict[str, str] = {}
-    for spec in specs:
-        value = _declared_value(spec, runtime, report)
-        if value is not None:
-            values[spec.name] = value
-    declared = {s.name: s for s in specs}
-    for name, value in runtime.items():
-        if name not in declared:
-            text = _undeclared_value(name, value, declared, overridable, report)
-            if text is not None:
-                values[name] = text
+
+def stand_in_values(specs: Sequence[InputSpec]) -> dict[str, Any]:
+    """Values to render a variant with when no request is at hand (lint): each input's
+    example, else for a required input without a default a plain value of its type."""
+    values, lacking = example_values(specs)
+    for s in specs:
+        if s.name in lacking and s.required:
+            values[s.name] = s.options[0] if s.type == "select" else \
+                s.min if s.type == "number" and s.min is not None else _STAND_INS[s.type]
     return values
 
 
-def _declared_value(spec: InputSpec, runtime: Mapping[str, Any], report: Reporter
-                    ) -> str | None:
-    """A declared input's text: the runtime value if valid, else its default (None: none)."""
-    if spec.name not in runtime:
-        if spec.default is None and spec.required:
-            report("error", "input-missing", f"required input {spec.name!r} has no value",
-                   spec.name)
-        return None if spec.default is None else _as_text(spec.default)
-    value = runtime[spec.name]
-    problem = check_value(spec.type, spec.options, value)
-    if problem:
-        report("error", "input-invalid", f"input {spec.name!r} {problem}", spec.name)
-        return None if spec.default is None else _as_text(spec.default)
-    return _as_text(value)
+def _form_type(s: InputSpec) -> dict[str, Any]:
+    if s.type == "select":
+        return {"type": "string", "enum": list(s.options)}
+    if s.type == "date":
+        return {"type": "string", "format": "date"}
+    if s.type == "list":
+        prop: dict[str, Any] = {"type": "array"}
+        if s.schema is not None:
+            prop["items"] = thaw(s.schema)
+        if s.max_items is not None:
+            prop["maxItems"] = s.max_items
+        return prop
+    if s.type == "object":
+        return {**thaw(s.schema), "type": "object"} if s.schema is not None else \
+            {"type": "object"}
+    return {"type": s.type}
 
 
-def _undeclared_value(name: str, value: Any, declared: Mapping[str, InputSpec],
-                      overridable: Mapping[str, str], report: Reporter) -> str | None:
-    """A runtime value no input declares: used (and reported) only where it replaces
-    something a runtime value may set."""
-    replaces = overridable.get(name)
-    if replaces is None:
-        report("warning", "input-undeclared",
-               f"runtime value {name!r} is not a declared input of this variant" +
-               did_you_mean(name, [*declared, *sorted(overridable)]), name)
-        return None
-    if not isinstance(value, (str, int, float, bool)):
-        report("error", "input-invalid", f"runtime value {name!r} must be text, a number "
-               f"or a boolean, not {type(value).__name__}; it is not used", name)
-        return None
-    report("warning", "input-undeclared",
-           f"runtime value {name!r} is not a declared input of this variant: it replaces "
-           f"{replaces} (request-class from now on)", name)
-    return value if isinstance(value, str) else _as_text(value)
+def _form_rules(s: InputSpec) -> dict[str, Any]:
+    rules: dict[str, Any] = {}
+    if s.pattern:
+        rules["pattern"] = s.pattern
+    if s.max_length is not None:
+        rules["maxLength"] = s.max_length
+    if s.type == "string" and s.required and not s.allow_empty:
+        rules["minLength"] = 1
+    if s.min is not None:
+        rules["minimum"] = s.min
+    if s.max is not None:
+        rules["maximum"] = s.max
+    return rules
 
 
 def inputs_schema(variant_id: str, specs: Sequence[InputSpec]) -> dict[str, Any]:
@@ -220,16 +295,12 @@ def inputs_schema(variant_id: str, specs: Sequence[InputSpec]) -> dict[str, Any]
         prop: dict[str, Any] = {"title": s.label or s.name}
         if s.description:
             prop["description"] = s.description
-        if s.type == "select":
-            prop["type"] = "string"
-            prop["enum"] = list(s.options)
-        elif s.type == "date":
-            prop["type"] = "string"
-            prop["format"] = "date"
-        else:
-            prop["type"] = s.type
+        prop.update(_form_type(s))
+        prop.update(_form_rules(s))
         if s.default is not None:
-            prop["default"] = s.default
+            prop["default"] = thaw(s.default)
+        if s.example is not None:
+            prop["examples"] = [thaw(s.example)]
         props[s.name] = prop
         if s.required and s.default is None:
             required.append(s.name)

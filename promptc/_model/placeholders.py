@@ -16,6 +16,11 @@ __all__ = ["STANDARD"]
 
 Getter = Callable[["Request"], str]
 
+
+def _yes(value: bool | None) -> str:
+    """A capability as a switch: "true", or "" so `{{^…}}` shows what a model lacks."""
+    return "true" if value else ""
+
 # name -> (context field read, or "" when the value is fixed for the variant and model; getter)
 STANDARD: dict[str, tuple[str, Getter]] = {
     "CWD": ("cwd", lambda r: r.context.cwd),
@@ -33,4 +38,10 @@ STANDARD: dict[str, tuple[str, Getter]] = {
     "MODEL_FAMILY": ("", lambda r: r.variant.family),
     "VARIANT_ID": ("", lambda r: r.variant.id),
     "TOOL_MODE": ("", lambda r: r.tool_mode),
+    # the model's capabilities, from the model data and the client's own ProviderInfo
+    "MODEL_IMAGES": ("", lambda r: _yes(r.provider.images)),
+    "MODEL_NATIVE_TOOLS": ("", lambda r: _yes(r.provider.native_tools)),
+    "MODEL_REASONING": ("", lambda r: _yes(r.provider.reasoning)),
+    "MODEL_LOCAL": ("", lambda r: _yes(r.provider.is_local)),
+    "MODEL_CONTEXT_WINDOW": ("", lambda r: str(r.provider.context_window or "")),
 }

@@ -33,7 +33,9 @@ class Request:
     date: str
     tools: tuple[ToolSpec, ...]  # the variant's tools whose conditions hold, in its order
     enum_sources: EnumSources
-    inputs: Mapping[str, str]  # runtime values as text, validated; defaults filled
+    # runtime values, validated, defaults filled: text (neutralised unless trusted), a switch
+    # for a boolean, a structured list or object
+    inputs: Mapping[str, Any]
     # Dynamic placement with native tools (fixed per plan): the tools a session's MCP servers
     # and skills bring are offered in their generic, session-free form (MCP calls through
     # use_mcp_tool, skill names as plain strings), so the tools are the same for every user.

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .._base.errors import PLUGIN_FAILURES
+import attrs
+
+from .._base.errors import PLUGIN_FAILURES, InputError
 from .._compile.compiler import Compiler
 from .._compile.plan import Plan
 from .._model.cache import RANK, most_volatile
 from .._model.component import Component
 from .._model.context import FIELD_CLASSES, PromptContext
 from .._model.diagnostics import Diagnostic
+from .._model.inputs import stand_in_values
 from .._model.placeholders import STANDARD
 from .._model.provider import ProviderInfo, model_data, model_table, resolve_provider
 from .._model.variant import Variant
@@ -59,8 +62,15 @@ def _consistency_findings(compiler: Compiler, variant: Variant,
     native and text tools): the prompt may name only tools it offers, must say which offered
     tools the mode rules out, and text examples show one call each."""
     provider = ProviderInfo("lint", "lint", images=True, parallel_tools=True)
+    if variant.inputs:  # the inputs' examples (or plain stand-ins for required ones)
+        full = attrs.evolve(full, runtime={**full.runtime, **stand_in_values(variant.inputs)})
     try:
         return variant_matrix(compiler, variant.id, provider, full, every=False)
+    except InputError as exc:
+        return [Diagnostic("info", "input-example-missing",
+                           f"variant {variant.id!r} was not rendered to check its prose: "
+                           f"{exc.message}; give the input an `example` lint can use",
+                           variant.id)]
     except PLUGIN_FAILURES as exc:  # reported, not raised
         return [Diagnostic("error", "render-failed", f"variant {variant.id!r}: {exc}",
                            variant.id)]
@@ -110,8 +120,8 @@ def _variant_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
     except PLUGIN_FAILURES as exc:  # reported, not raised
         return [Diagnostic("error", "plan-failed", f"variant {variant.id!r}: {exc}",
                            variant.id)]
-    positions = {name: i for i, name in enumerate(variant.template.top_names)}
-    return [*plan.diagnostics, *_volatile_placeholders_before_static(variant, plan, positions),
+    positions = {name: i for i, (name, _kind, _index) in enumerate(plan.base.slots)}
+    return [*plan.diagnostics, *plan.unchecked, *_volatile_placeholders_before_static(variant, plan, positions),
             *_cache_order_findings(compiler, variant, plan, positions)]
 
 

@@ -24,7 +24,8 @@ from typing import Any
 
 from .._base.frozen import FrozenDict
 from .cleanup import clean, clean_pieces
-from .template import _MISSING, Problem, Template, Value, _truthy, _Var, render
+from .template import (_MISSING, Flag, Problem, Structured, Template, Value, _truthy, _Var,
+                       render)
 
 __all__ = ["Layout", "Collected", "collect", "layout_of", "laid_out", "join", "render_clean",
            "Slot", "Row", "Filled", "stand_in"]
@@ -64,6 +65,10 @@ def _text_of(value: Any) -> str | None:
         return value.text
     if isinstance(value, (int, float)) and cls is not bool:
         return str(value)
+    if cls is Flag:
+        return str(value)
+    if isinstance(value, Structured):
+        return value.text
     raise _NotText
 
 

@@ -18,8 +18,8 @@ import chevron.tokenizer
 from .._base.errors import TemplateError
 from .._base.memo import Memo
 
-__all__ = ["Template", "Value", "compile_template", "parsed_template", "render", "TAG_PATTERN",
-           "flat_names"]
+__all__ = ["Template", "Value", "Flag", "Use", "compile_template", "parsed_template", "render",
+           "TAG_PATTERN", "flat_names", "text_of_value"]
 
 # Every mustache tag, for line numbers and whitespace-tolerant name scanning (linear: no nesting).
 _NAME = re.compile(r"^(?:\.|[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*)$")
@@ -42,6 +42,35 @@ class Value:
 
     def __hash__(self) -> int:
         return hash(("Value", self.text))
+
+
+class Flag(str):
+    """A boolean input's value: the text "true" or "false", and a switch in a section
+    (`{{#X}}` shows its body for true only, `{{^X}}` for false only)."""
+
+    __slots__ = ()
+
+
+class Structured:
+    """A list or table a template may also insert whole: `text` is what `{{name}}` writes
+    (its JSON). Implemented by the runtime inputs' structured values (promptc/_model)."""
+
+    __slots__ = ()
+
+    @property
+    def text(self) -> str:
+        raise NotImplementedError
+
+
+@attrs.frozen
+class Use:
+    """One name a template uses: where (its first line), and inside which sections that
+    push a scope (`within`, outermost first; inverted sections push none)."""
+
+    name: str
+    line: int
+    within: tuple[str, ...]
+    section: bool  # a section tag ({{#name}} / {{^name}}), not an inserted value
 
 
 # Compiled nodes: str (literal) | _Var | _Section
@@ -73,6 +102,7 @@ class Template:
     variables: frozenset[str] = frozenset()  # names used as {{x}} anywhere
     sections: frozenset[str] = frozenset()  # names used as {{#x}} / {{^x}} anywhere
     all_names: tuple[str, ...] = ()  # every name, in order of first use ("." excluded)
+    uses: tuple[Use, ...] = ()  # every name wherever it stands, once per enclosing sections
     # compiled collect walks, by number of base scopes (see layout.collector), made on the second
     # render at that depth (`renders` counts them): a template rendered once never pays for it
     collectors: dict[tuple[int, bool], Any] = attrs.field(factory=dict, eq=False, repr=False)
@@ -222,6 +252,7 @@ class _Tree:
         self.source = source
         self.name_lines: dict[str, int] = {}
         self.top: list[str] = []
+        self.uses: dict[tuple[str, tuple[str, ...]], Use] = {}
         self.stack: list[tuple[str, list[Any], bool, int]] = [("", [], False, 0)]
 
     def token(self, kind: str, key: str) -> None:
@@ -238,14 +269,17 @@ class _Tree:
         if kind == "end":
             self.close()
             return
-        self.name(key, line)
+        self.name(key, line, kind in ("section", "inverted section"))
         if kind in ("variable", "no escape"):
             self.stack[-1][1].append(_Var(_path(key), key, line))
         else:  # a section or an inverted one
             self.stack.append((key, [], kind == "inverted section", line))
 
-    def name(self, key: str, line: int) -> None:
+    def name(self, key: str, line: int, section: bool) -> None:
         self.name_lines.setdefault(key, line)
+        if key != ".":
+            within = tuple(name for name, _c, inverted, _l in self.stack[1:] if not inverted)
+            self.uses.setdefault((key, within), Use(key, line, within, section))
         head = key.split(".")[0]
         if len(self.stack) == 1 and key != "." and head not in self.top:
             self.top.append(head)
@@ -270,7 +304,8 @@ def compile_template(text: str, source: str) -> Template:
     return Template(source=source, text=text, nodes=tuple(_merge(tree.stack[0][1])),
                     top_names=tuple(tree.top), name_lines=tree.name_lines,
                     variables=variables, sections=sections,
-                    all_names=tuple(n for n in tree.name_lines if n != "."))
+                    all_names=tuple(n for n in tree.name_lines if n != "."),
+                    uses=tuple(tree.uses.values()))
 
 
 def _merge(nodes: list[Any]) -> list[Any]:
@@ -326,6 +361,8 @@ def _truthy(value: Any) -> bool:
 
 def _truthy_other(value: Any) -> bool:
     """Truthiness of the rarer kinds of value (text and table subclasses, atoms, numbers)."""
+    if value.__class__ is Flag:
+        return value == "true"
     if isinstance(value, str):
         return bool(value.strip())
     if isinstance(value, Value):
@@ -358,14 +395,22 @@ def _ignore(_count: int) -> None:
     pass
 
 
-def _text(value: Any) -> str | None:
-    """The text a value inserts: text, a number; None for anything else."""
+def text_of_value(value: Any) -> str | None:
+    """The text a value inserts: text, a number, a structured input's JSON; None for anything
+    else (a plain list or table, a boolean)."""
     if value.__class__ is str:
         text: str = value
         return text
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, Structured):
+        return value.text
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
     return None
+
+
+_text = text_of_value
 
 
 class _Renderer:
