@@ -167,7 +167,9 @@ CAPABILITIES = ("native_tools", "parallel_tools", "images", "prompt_caching", "e
                 "reasoning", "responses_only")
 TRI_STATE = {**{f"promptc.ProviderInfo.__init__.{field}": "from the model data"
                 for field in CAPABILITIES},
-             "promptc.TraceEntry.__init__.matched": "the matcher raised"}
+             "promptc.TraceEntry.__init__.matched": "the matcher raised",
+             "promptc.Compiler.default.user": "as the project file says (default: on)",
+             "promptc.Compiler.default.builtins": "as the project file says (default: on)"}
 
 
 def test_no_boolean_has_two_ways_to_say_no() -> None:

@@ -23,7 +23,7 @@ __all__ = ["cmd_explain", "cmd_variants", "add_explain_command", "add_variants_c
 
 def cmd_explain(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args, compiler.features)
+    info, ctx = target_from(args, compiler.features, compiler.default_model)
     explained = explain_data(compiler, info, ctx, args.variant)
     if args.json:
         print_json(explained.data)

@@ -14,8 +14,9 @@ from .args import (COMMANDS, Command, CommandFactory, UsageError, add_command, a
                    compiler_from, print_json)
 from .format import clean, paint
 from .review import render_snapshot_text
-from .review_options import (add_review_output, emit_review, expected_renders, matrix_path,
-                             output_format, snapshot_command)
+from .review_options import (Chosen, add_review_output, chosen_matrix, emit_review,
+                             expected_renders, matrix_path, output_format, snapshot_command,
+                             snapshot_folder)
 
 if TYPE_CHECKING:
     from .._review.diff import CaseReview
@@ -26,25 +27,43 @@ __all__ = ["cmd_snapshot", "add_snapshot_command"]
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
     from .._review.snapshot import check_matrix, load_matrix
-    folder = Path(args.dir)
-    if args.update:
-        check_matrix(folder, matrix_path(args), force=args.force)
     compiler = compiler_from(args)
-    matrix = load_matrix(args.matrix, compiler)
-    if not args.update and not folder.is_dir():
-        raise UsageError(f"no snapshot folder at {folder} (write one with "
-                         f"`{snapshot_command(args, '--update')}`)")
+    folder = snapshot_folder(args.dir, compiler)
+    args.dir = _typed(folder)
+    if args.update:
+        path = matrix_path(args) or compiler.project.matrix
+        if path is None and not args.force:  # the matrix that wrote the folder, if any
+            path = chosen_matrix(args, compiler, folder).path
+        check_matrix(folder, path, force=args.force)
+        chosen = Chosen(path, "", "given")
+    else:
+        if not folder.is_dir():
+            raise UsageError(f"no snapshot folder at {folder} (write one with "
+                             f"`{snapshot_command(args, '--update')}`)")
+        chosen = chosen_matrix(args, compiler, folder)
+    matrix = load_matrix(chosen.path, compiler)
     expected = expected_renders(args, compiler, matrix, strict=True)
     if args.update:
-        return _update(args, folder, expected)
-    return _check(args, folder, expected)
+        return _update(args, folder, expected, chosen.path)
+    return _check(args, folder, expected, chosen)
 
 
-def _update(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered]) -> int:
+def _typed(folder: Path) -> str:
+    """A folder as a person would type it from here (for the commands promptc suggests)."""
+    import os
+    try:
+        relative = os.path.relpath(folder)
+    except ValueError:
+        return str(folder)
+    return str(folder) if relative.startswith("..") else relative
+
+
+def _update(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered],
+            matrix: Path | None) -> int:
     from .._review.manifest import matrix_name
     from .._review.snapshot import update_dir
     diff = update_dir(folder, expected, allow_foreign=args.force,
-                      matrix=matrix_name(matrix_path(args), folder))
+                      matrix=matrix_name(matrix, folder))
     if output_format(args) == "json":
         print_json({"updated": True, "added": list(diff.added), "removed": list(diff.removed),
                     "changed": [c[0] for c in diff.changed]})
@@ -54,16 +73,17 @@ def _update(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered
     return 0
 
 
-def _check(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered]) -> int:
+def _check(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered],
+           chosen: Chosen) -> int:
     """Compare the folder with the renders; exit 1 when anything differs."""
     from .._review.diff import review_snapshots
     cases = review_snapshots(folder, expected)
     changed = [c for c in cases if c.status != "same"]
     update = _update_command(args, folder, expected)
     if output_format(args) == "json":
-        print_json(_check_report(changed, update))
+        print_json({**_check_report(changed, update), "matrix": chosen.name})
     elif not emit_review(args, cases, f"promptc snapshot review: {folder}"):
-        _write_check(sys.stdout, args, folder, changed, len(expected), update)
+        _write_check(sys.stdout, folder, changed, len(expected), update, chosen, args.lines)
     return 1 if changed else 0
 
 
@@ -78,13 +98,15 @@ def _update_command(args: argparse.Namespace, folder: Path,
         else command
 
 
-def _write_check(out: IO[str], args: argparse.Namespace, folder: Path,
-                 changed: Sequence[CaseReview], n: int, update: str) -> None:
-    render_snapshot_text(out, changed, args.lines)
+def _write_check(out: IO[str], folder: Path, changed: Sequence[CaseReview], n: int,
+                 update: str, chosen: Chosen, lines: int | None) -> None:
+    render_snapshot_text(out, changed, lines)
+    matrix = f" (rendered from {clean(chosen.name)}{_WHY[chosen.why]})"
     if not changed:
-        out.write(paint(f"ok: {n} snapshot(s) match {clean(folder)}", "green", out) + "\n")
+        out.write(paint(f"ok: {n} snapshot(s) match {clean(folder)}", "green", out) + matrix +
+                  "\n")
         return
-    _other_matrix_note(out, args, folder)
+    out.write(f"{clean(folder)}{matrix}\n")
     counts = {k: sum(c.status == k for c in changed) for k in ("added", "changed", "removed")}
     out.write(f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} "
               f"removed; run `{clean(update)}` to accept\n")
@@ -107,17 +129,8 @@ def _changed_entry(case: CaseReview) -> dict[str, Any]:
             "changes": [s.to_dict() for s in case.changes]}
 
 
-def _other_matrix_note(out: IO[str], args: argparse.Namespace, folder: Path) -> None:
-    """When the folder was written from another matrix, say so and how to check against it."""
-    from .._review.manifest import BUILTIN, read_manifest, same_matrix, shown_matrix
-    recorded = read_manifest(folder).matrix
-    if recorded is None or same_matrix(recorded, matrix_path(args), folder):
-        return
-    theirs = shown_matrix(recorded, folder)
-    check = snapshot_command(args, "--check", matrix="" if recorded == BUILTIN else theirs)
-    out.write(f"note: {clean(folder)} was written from "
-              f"{theirs if recorded == BUILTIN else 'the matrix ' + theirs}; to check it "
-              f"against that one: `{clean(check)}`\n")
+_WHY = {"recorded": ", which wrote the folder", "project": ", the project file's",
+        "given": "", "default": ""}
 
 
 def _file(case: CaseReview) -> str:
@@ -146,9 +159,12 @@ def add_snapshot_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                    help="with --update: update even though the folder holds files promptc did "
                         "not write (they are left alone)")
     p.add_argument("--matrix", metavar="FILE",
-                   help="matrix TOML (default: the built-in one; see: promptc help matrix)")
-    p.add_argument("--dir", default="snapshots", metavar="DIR",
-                   help="snapshot folder (default: snapshots)")
+                   help="matrix TOML (default: the one that wrote the folder, else the "
+                        "project file's `matrix`, else the built-in one; see: promptc help "
+                        "matrix)")
+    p.add_argument("--dir", default=None, metavar="DIR",
+                   help="snapshot folder (default: the project file's `snapshots`, else "
+                        "snapshots)")
     add_review_output(p)
     add_sources(p)
     commands["snapshot"] = cmd_snapshot

@@ -28,7 +28,7 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     if args.targets:
         return cmd_token_targets(args)
     compiler = compiler_from(args)
-    info, ctx = target_from(args, compiler.features)
+    info, ctx = target_from(args, compiler.features, compiler.default_model)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True,
                               budget=args.budget)
     rep = _counted(prompt)
@@ -126,7 +126,7 @@ def cmd_token_targets(args: argparse.Namespace) -> int:
     """Every case of the snapshot matrix in its full context, against its token targets."""
     from .._review.snapshot import load_matrix
     compiler = compiler_from(args)
-    matrix = load_matrix(args.matrix, compiler)
+    matrix = load_matrix(args.matrix or compiler.project.matrix, compiler)
     checks = [check_target(compiler, t) for t in matrix.targets]
     if args.json:
         print_json([c.to_dict() for c in checks])
@@ -155,6 +155,7 @@ def add_tokens_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                    help="instead: every case of the snapshot matrix in its full context, "
                         "prompt and native tool JSON, against the case's token targets")
     p.add_argument("--matrix", metavar="FILE",
-                   help="with --targets: the matrix file (default: the built-in one)")
+                   help="with --targets: the matrix file (default: the project file's "
+                        "`matrix`, else the built-in one)")
     add_json(p, "variant, tokens, sections, dropped")
     commands["tokens"] = cmd_tokens

@@ -7,7 +7,7 @@ A folder that defines `variants/<id>/variant.toml` replaces that variant; a fold
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -17,6 +17,7 @@ from .._base.frozen import FrozenDict
 from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
+from .._model.edits import SectionEdit, edit_specs
 from .._model.features import FeatureSet, feature_set
 from .._model.inputs import InputSpec, parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
@@ -25,13 +26,14 @@ from .._model.tools import ToolSpec
 from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
 from .._text.template import Template, parsed_template
+from .blame import LayerFault, blame
 from .component_defs import BUILTIN_COMPONENTS, ComponentDef
 from .features import declared_features
 from .noops import unused_overrides
 from .folders import Layer, RawVariant, TextFile
 
-__all__ = ["Registry", "build_registry", "TraceEntry", "Resolution", "PluginVariant",
-           "plugin_raw_variant", "compile_component"]
+__all__ = ["Registry", "build_registry", "build_blamed", "TraceEntry", "Resolution",
+           "PluginVariant", "plugin_raw_variant", "compile_component"]
 
 
 @attrs.frozen
@@ -206,13 +208,18 @@ class _Stack:
         self.found: list[Diagnostic] = []
 
     def push(self, layer: Layer) -> None:
-        self._note_components(layer)
-        self._note_tools(layer)
-        self._note_variants(layer)
-        self._add_components(layer)
-        self._add_tools(layer)
-        for vid, raw in layer.variants.items():
-            self.raws[vid] = _overlay(self.raws.get(vid), raw)
+        with blame(layer.source):
+            self._note_components(layer)
+            self._note_tools(layer)
+            self._note_variants(layer)
+            self._add_components(layer)
+            self._add_tools(layer)
+            for vid, raw in layer.variants.items():
+                earlier = self.raws.get(vid)
+                if earlier is not None and raw.table is not None and \
+                        raw.table.get("extends") == vid:
+                    raw = attrs.evolve(raw, below=earlier)  # builds on the earlier one
+                self.raws[vid] = _overlay(earlier, raw)
 
     def replaced(self, kind: str, name: str, old: str, new: str) -> None:
         if old != new:
@@ -285,12 +292,22 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
     `findings` are lint-only observations made before (plugin conflicts) that the registry
     keeps with its own.
     """
+    try:
+        return build_blamed(layers, diagnostics, findings, user_models)
+    except LayerFault as fault:
+        raise fault.error from None
+
+
+def build_blamed(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = (),
+                 findings: Iterable[Diagnostic] = (), user_models: bool = True) -> Registry:
+    """`build_registry`, raising a `LayerFault` that says which source an error belongs to
+    (names resolve after every source is stacked, so any source may break another)."""
     layers = list(layers)
     stack = _Stack()
     for layer in layers:
         stack.push(layer)
     _check_dependencies(stack.tools)
-    variants = _resolve_all(stack.raws, stack.tools, stack.components)
+    variants = _resolve_all(stack.raws, stack.tools, [layer.source for layer in layers])
     fallbacks = _fallbacks(variants, stack.found)
     features = declared_features(stack.tools, stack.components, variants,
                                  [f for layer in layers for f in layer.features])
@@ -310,12 +327,14 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
 def _check_dependencies(tools: Mapping[str, ToolSpec]) -> None:
     """Every tool a parameter depends on is registered."""
     for spec in tools.values():
-        for i, p in enumerate(spec.parameters):
-            for dep in p.depends_on:
-                if dep not in tools:
-                    raise ToolSpecError(f"parameter {p.name!r} depends on unknown tool {dep!r}" +
-                                        did_you_mean(dep, tools), source=spec.origin,
-                                        field=f"parameters[{i}].depends_on")
+        with blame(spec.source):
+            for i, p in enumerate(spec.parameters):
+                for dep in p.depends_on:
+                    if dep not in tools:
+                        raise ToolSpecError(f"parameter {p.name!r} depends on unknown tool "
+                                            f"{dep!r}" + did_you_mean(dep, tools),
+                                            source=spec.origin,
+                                            field=f"parameters[{i}].depends_on")
 
 
 def _by_key(items: Mapping[str, Any]) -> FrozenDict:
@@ -370,49 +389,67 @@ _NOT_INHERITED = ("id", "match", "fallback", "priority", "extends", "template")
 
 
 def _resolve_all(raws: Mapping[str, RawVariant], tools: Mapping[str, ToolSpec],
-                 components: Mapping[str, Component]) -> dict[str, Variant]:
-    resolver = _Resolver(raws, tools)
+                 sources: Sequence[str]) -> dict[str, Variant]:
+    resolver = _Resolver(raws, tools, sources)
     for vid in sorted(raws):
         resolver.variant(vid)
     return resolver.done
 
 
+Chain = tuple[tuple[str, str], ...]  # (variant id, source) of each variant being resolved
+
+
 class _Resolver:
     """Variants from their layered raw contributions, each parent resolved before the
-    variants that extend it."""
+    variants that extend it. Every name resolves against all sources at once; an error is
+    blamed on the source of the variant that names it."""
 
-    def __init__(self, raws: Mapping[str, RawVariant], tools: Mapping[str, ToolSpec]) -> None:
+    def __init__(self, raws: Mapping[str, RawVariant], tools: Mapping[str, ToolSpec],
+                 sources: Sequence[str]) -> None:
         self.raws = raws
         self.tools = tools
+        self.sources = ", ".join(dict.fromkeys(sources)) or "none"
         self.done: dict[str, Variant] = {}
 
-    def variant(self, vid: str, chain: tuple[str, ...] = ()) -> Variant:
+    def variant(self, vid: str, chain: Chain = ()) -> Variant:
         if vid in self.done:
             return self.done[vid]
-        raw = self.raws[vid]
-        if raw.table is None:
-            where = raw.template.path if raw.template else raw.folder
-            raise VariantConfigError(f"overrides variant {vid!r}, which no earlier source defines",
-                                     source=where)
-        parent = self._parent(vid, raw, raw.table, chain)
-        variant = self.done[vid] = _variant_of(vid, raw, raw.table, parent, self.tools)
+        variant = self.done[vid] = self._resolved(self.raws[vid], chain)
         return variant
 
-    def _parent(self, vid: str, raw: RawVariant, table: Mapping[str, Any],
-                chain: tuple[str, ...]) -> Variant | None:
-        """The variant `extends` names, resolved (None: it extends none)."""
+    def _resolved(self, raw: RawVariant, chain: Chain) -> Variant:
+        with blame(raw.source):
+            if raw.table is None:
+                where = raw.template.path if raw.template else raw.folder
+                raise VariantConfigError(
+                    f"overrides variant {raw.id!r}, which no earlier source defines (a new "
+                    "variant needs its variant.toml)", source=where)
+            parent = self._parent(raw, raw.table, chain)
+            return _variant_of(raw.id, raw, raw.table, parent, self.tools)
+
+    def _parent(self, raw: RawVariant, table: Mapping[str, Any], chain: Chain
+                ) -> Variant | None:
+        """The variant `extends` names, resolved (None: it extends none). A variant that
+        extends its own id builds on what the earlier sources made of that id."""
         parent_id = table.get("extends")
         if parent_id is None:
             return None
-        if parent_id == vid or parent_id in chain:
-            cycle = " -> ".join([*chain, vid, parent_id])
-            raise VariantConfigError(f"circular extends: {cycle}", source=raw.toml_path,
-                                     field="extends")
+        here = (*chain, (raw.id, raw.source))
+        if parent_id == raw.id and raw.below is not None:
+            return self._resolved(raw.below, here)
+        if parent_id == raw.id or parent_id in {vid for vid, _src in chain}:
+            cycle = " -> ".join([*(vid for vid, _src in here), parent_id])
+            owners = dict.fromkeys(src for _vid, src in here)
+            where = f"all from {next(iter(owners))}" if len(owners) == 1 else \
+                ", ".join(f"{vid} from {src}" for vid, src in here)
+            raise VariantConfigError(f"circular extends: {cycle} ({where})",
+                                     source=raw.toml_path, field="extends")
         if parent_id not in self.raws:
             raise VariantConfigError(f"extends unknown variant {parent_id!r}" +
-                                     did_you_mean(parent_id, self.raws), source=raw.toml_path,
-                                     field="extends")
-        return self.variant(parent_id, (*chain, vid))
+                                     did_you_mean(parent_id, self.raws) +
+                                     f"; no source defines it (sources: {self.sources})",
+                                     source=raw.toml_path, field="extends")
+        return self.variant(parent_id, here)
 
 
 def _inherited(parent: Variant | None, key: str, default: Any) -> Any:
@@ -439,6 +476,7 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
               **parse_inputs(table.get("inputs", {}), src)}
     placeholders = {**_inherited(parent, "placeholders", {}), **table.get("placeholders", {})}
     matcher = _matcher_of(raw, table, src)
+    components, edits, removed = _sections_of(raw, table, parent, src)
     tool_overrides = {**_inherited(parent, "tool_overrides", {}), **raw.tools}
     tool_names = _tool_names(table, parent, tools, tool_overrides, src)
     origins = {**_inherited(parent, "origins", {}), "template": template_origin,
@@ -449,7 +487,8 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
         description=_own_or_inherited(table, parent, "description", ""),
         priority=table.get("priority", 100), matcher=matcher,
         fallback=table.get("fallback", False), extends=table.get("extends"),
-        components=tuple(_own_or_inherited(table, parent, "components", ())),
+        components=components, edits=FrozenDict(edits), removed=removed,
+        lineage=((vid, raw.source, raw.toml_origin or src), *_inherited(parent, "lineage", ())),
         component_templates=FrozenDict(comp_templates),
         component_settings=FrozenDict(settings), placeholders=FrozenDict(placeholders),
         tools=tool_names, tool_overrides=FrozenDict(tool_overrides),
@@ -459,6 +498,46 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
         origins=FrozenDict(origins),
         tool_specs=tuple(tool_overrides.get(n) or tools[n] for n in tool_names),
     )
+
+
+def _sections_of(raw: RawVariant, table: Mapping[str, Any], parent: Variant | None, src: str
+                 ) -> tuple[tuple[str, ...], dict[str, tuple[SectionEdit, ...]],
+                            tuple[str, ...]]:
+    """The variant's components after its section edits, the edits of each (the parent's
+    first), and the sections removed along the chain."""
+    listed = tuple(_own_or_inherited(table, parent, "components", ()))
+    edits: dict[str, list[SectionEdit]] = {cid: list(e) for cid, e in
+                                           _inherited(parent, "edits", {}).items()}
+    removed = [cid for cid in _inherited(parent, "removed", ()) if cid not in listed]
+    for spec in edit_specs(table, src):
+        field = f"component.{spec.component}.{spec.key}"
+        if spec.component not in listed:
+            raise VariantConfigError(
+                f"edits section {spec.component!r}, which is not in the variant's components "
+                f"({', '.join(listed) or 'none'})" + did_you_mean(spec.component, listed),
+                source=src, field=field)
+        edits.setdefault(spec.component, []).append(_edit_of(raw, spec, src))
+        if spec.kind == "remove":
+            removed.append(spec.component)
+    components = tuple(cid for cid in listed if cid not in removed)
+    kept = {cid: tuple(e for e in found if (e.kind == "remove") == (cid in removed))
+            for cid, found in edits.items() if cid in components or cid in removed}
+    return components, {cid: e for cid, e in kept.items() if e}, tuple(dict.fromkeys(removed))
+
+
+def _edit_of(raw: RawVariant, spec: Any, src: str) -> SectionEdit:
+    """One section edit, its file's template parsed (a syntax error names the file)."""
+    origin = f"{raw.toml_origin or src} [component.{spec.component}] {spec.key}"
+    if not spec.is_file:
+        return SectionEdit(spec.component, spec.kind, origin, spec.value)
+    text = raw.edit_files.get(spec.value)
+    if text is None:
+        raise VariantConfigError("a section edit file is read from the variant's folder; "
+                                 "this variant has none (write the text in `append`/"
+                                 "`prepend`)", source=src,
+                                 field=f"component.{spec.component}.{spec.key}")
+    return SectionEdit(spec.component, spec.kind, origin, template=parsed_template(
+        text.text, text.path), file=text.origin or text.path)
 
 
 def _template_of(raw: RawVariant, parent: Variant | None, src: str) -> tuple[Template, str]:
@@ -490,6 +569,7 @@ def _tool_names(table: Mapping[str, Any], parent: Variant | None,
                               else _inherited(parent, "tools", ()))
     for i, name in enumerate(names):
         if name not in tools and name not in overrides:
-            raise VariantConfigError(f"unknown tool {name!r}" + did_you_mean(name, tools),
-                                     source=src, field=f"tools[{i}]")
+            raise VariantConfigError(f"unknown tool {name!r}" + did_you_mean(name, tools) +
+                                     "; no source defines it", source=src,
+                                     field=f"tools[{i}]")
     return names

@@ -27,6 +27,37 @@ __all__ = ["lint"]
 
 
 def lint(compiler: Compiler) -> list[Diagnostic]:
+    """Every finding; with a project file, only those the project brings (see `_scoped`)."""
+    found = _findings(compiler)
+    if compiler.project.file:
+        return _scoped(compiler, found)
+    return found
+
+
+def _scoped(compiler: Compiler, found: list[Diagnostic]) -> list[Diagnostic]:
+    """A project is judged on its own sources: a finding that the same built-ins and plugins
+    give without the project (and the user's folder) is theirs, counted in one info line."""
+    sources = [source for source, _root in compiler.sources]
+    lower = [s for s in sources if s == "builtin" or s.startswith("plugin:")]
+    if not lower:
+        return found
+    plugins = [s[len("plugin:"):] for s in lower if s != "builtin"]
+    try:
+        alone = Compiler.default(project=False, user=False, builtins="builtin" in lower,
+                                 plugins=plugins or False)
+    except PLUGIN_FAILURES:  # the project's own findings still stand
+        return found
+    theirs = {(d.code, d.message, d.source) for d in _findings(alone)}
+    own = [d for d in found if (d.code, d.message, d.source) not in theirs]
+    if len(own) < len(found):
+        own.append(Diagnostic(
+            "info", "other-sources", f"{len(found) - len(own)} finding(s) of "
+            f"{', '.join(lower)} are theirs (they are there without the project too) and not "
+            "judged here; `promptc lint --no-project` lists them", compiler.project.file))
+    return own
+
+
+def _findings(compiler: Compiler) -> list[Diagnostic]:
     reg = compiler.registry
     out: list[Diagnostic] = list(compiler.load_diagnostics) + list(reg.findings)
     full = _full_context()
@@ -214,31 +245,70 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
             resolved[info] = resolve_provider(info, reg.families, reg.user_models)
         return resolved[info]
 
+    by_design: list[Variant] = []
     for i, v in enumerate(reg.order):
         desc = v.matcher.description
-        if desc in by_description:
+        if desc in by_description and not _overrides(reg.variants[by_description[desc]], v):
             out.append(Diagnostic("warning", "matcher-duplicate",
                                   f"variant {v.id!r} has the same matcher as "
                                   f"{by_description[desc]!r} ({desc}); only the first can match",
                                   v.path))
         by_description.setdefault(desc, v.id)
-        out.extend(_shadowing(v, reg.order[:i], resolve))
-    return out
+        finding, shadowers = _shadowing(v, reg.order[:i], resolve)
+        if finding is None:
+            continue
+        if all(_overrides(reg.variants[s], v) for s in shadowers):
+            by_design.append(v)
+        else:
+            out.append(finding)
+    return out + _shadowed_by_design(by_design)
 
 
-def _shadowing(v: Variant, earlier: Sequence[Variant], resolve: Resolve) -> list[Diagnostic]:
-    """Whether the variants tried before `v` leave it any model (probed) to match."""
+# Sources by precedence (a later one overrides an earlier one); a folder given to
+# `from_folders` ranks with the project.
+_RANK = {"builtin": 0, "plugin": 1, "user": 2}
+
+
+def _rank(source: str) -> int:
+    return _RANK.get(source.split(":", 1)[0], 3)
+
+
+def _overrides(winner: Variant, loser: Variant) -> bool:
+    """The winner is the user's or the project's, over a variant of a lower source: that is
+    what a project's own variants are for."""
+    return _rank(winner.source) >= _RANK["user"] and _rank(winner.source) > _rank(loser.source)
+
+
+def _shadowed_by_design(variants: Sequence[Variant]) -> list[Diagnostic]:
+    """The variants of lower sources the project's (or user's) own take every model of: one
+    line of information, never a failure."""
+    if not variants:
+        return []
+    by_source: dict[str, list[str]] = {}
+    for v in variants:
+        by_source.setdefault(v.source, []).append(v.id)
+    named = "; ".join(f"{src}: {', '.join(ids)}" for src, ids in sorted(by_source.items()))
+    return [Diagnostic("info", "sources-shadowed",
+                       f"the project's own variants take every model of {len(variants)} "
+                       f"variant(s) of other sources ({named}), which are never chosen by "
+                       "matching; that is what overriding them means", "project")]
+
+
+def _shadowing(v: Variant, earlier: Sequence[Variant], resolve: Resolve
+               ) -> tuple[Diagnostic | None, list[str]]:
+    """Whether the variants tried before `v` leave it any model (probed) to match: the
+    finding, and the variants that take its models."""
     first = next((e for e in earlier if e.matcher.unconditional), None)
     if first is not None:
-        return [Diagnostic("warning", "matcher-shadowed",
-                           f"variant {v.id!r} can never match: {first.id!r} (earlier) "
-                           "matches every model", v.path)]
+        return Diagnostic("warning", "matcher-shadowed",
+                          f"variant {v.id!r} can never match: {first.id!r} (earlier) "
+                          "matches every model", v.path), [first.id]
     taken_by = _taken_by(v, earlier, _probes(v, resolve))
     if not taken_by:
-        return []
-    return [Diagnostic("warning", "matcher-shadowed",
-                       f"variant {v.id!r} is shadowed: every model it names is "
-                       f"matched first by {sorted(taken_by)}", v.path)]
+        return None, []
+    return Diagnostic("warning", "matcher-shadowed",
+                      f"variant {v.id!r} is shadowed: every model it names is "
+                      f"matched first by {sorted(taken_by)}", v.path), sorted(taken_by)
 
 
 def _taken_by(v: Variant, earlier: Sequence[Variant],
