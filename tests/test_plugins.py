@@ -25,7 +25,8 @@ import pytest
 from .standin import compiler_with, plugin_module
 
 PLUGINS = Path(__file__).parent / "plugins"
-PACKAGES = ("acme", "rival", "broken-import", "bad-hook", "bad-context", "typo-hook")
+PACKAGES = ("acme", "rival", "broken-import", "bad-hook", "bad-context", "typo-hook",
+            "support-plus")
 BROKEN = ("broken-import", "bad-hook", "bad-context", "typo-hook")
 ACME = ["--provider", "acme", "--model", "acme-coder-2", "--date", "2026-01-01"]
 # Text only the acme plugin produces (its data folder, its Python component), and the rival's.
@@ -443,6 +444,48 @@ def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None
     assert "test_prompt_snapshot[acme-full]" in summary
     assert "acme-mini-plan" not in summary and "1 failed" in summary
     assert "1 snapshot failed" in second.stdout and "1 snapshot passed" in second.stdout
+
+
+# --- (f) a plugin builds on a project: names resolve after every source is loaded -------------
+
+SUPPORT = Path(__file__).resolve().parent.parent / "examples" / "support-assistant"
+MISTRAL = ["--provider", "mistral", "--model", "mistral-large-latest", "--set",
+           "CUSTOMER_NAME=Dana", "--set", "RECENT_ORDER=NW-10482"]
+
+
+def test_a_plugin_extends_a_projects_variant_and_uses_its_sections_and_tools(
+        runner: Runner) -> None:
+    """Plugins were checked against the built-ins alone, before any project folder loaded, so
+    `extends = "support-claude"` in a plugin failed with `extends unknown variant` and the
+    plugin was skipped. The example project is strict (`strict = true`): a clean render."""
+    render = runner.promptc("render", *MISTRAL, "--format", "json", plugins=["support-plus"],
+                            cwd=SUPPORT)
+    explain = runner.promptc("explain", *MISTRAL, "--json", plugins=["support-plus"],
+                             cwd=SUPPORT / "prompts" / "components")  # from a subfolder
+    lint = runner.promptc("lint", "--strict", plugins=["support-plus"], cwd=SUPPORT)
+    alone = runner.promptc("variants", "--json", "--no-project", "--no-builtins",
+                           plugins=["support-plus"])
+    data = render.json()
+    assert (data["variant"]["id"], data["variant"]["source"]) == ("support-mistral",
+                                                                  "plugin:support-plus")
+    text = data["text"]
+    assert "- Share order details only with the customer who placed the order." in text  # project
+    assert "Mistral models tend to explain at length" in text  # the plugin's own section
+    assert "When Dana asks for something these rules do not allow" in text  # its edit file
+    assert "Their most recent order is NW-10482" in text  # the project's per-request section
+    assert data["tools"]["names"] == ["lookup_order"]  # the project's tool
+    assert [s["id"] for s in data["sections"]] == ["role", "policies", "brevity", "customer"]
+    variant = explain.json()["variant"]
+    assert [(c["id"], c["source"]) for c in variant["chain"]] == [
+        ("support-mistral", "plugin:support-plus"), ("support-claude", "project")]
+    assert [(e["component"], e["kind"]) for e in variant["edits"]] == [("policies", "append")]
+    assert variant["edits"][0]["file"] == \
+        "plugin:support-plus:variants/support-mistral/policies-more.md"
+    assert "ok:" in lint.ok().stdout
+    # without the project, nothing defines support-claude: the plugin is skipped, and said so
+    assert alone.json() == []
+    assert names_plugin(alone.result().stderr, "support-plus", "plugin-invalid")
+    assert "extends unknown variant 'support-claude'" in alone.result().stderr
 
 
 # --- the loader's guards, in process (stand-in entry points: nothing to install) ------------------

@@ -112,7 +112,11 @@ def explain_data(compiler: Compiler, info: ProviderInfo, ctx: PromptContext,
                          capability_sources(info, families, user).items()},
         "variant": {"id": v.id, "family": v.family, "source": v.source, "path": v.path,
                     "extends": v.extends, "chosen_by": "id" if variant else resolution.by,
-                    "tool_mode": prompt.tools.mode},
+                    "tool_mode": prompt.tools.mode,
+                    # the `extends` chain, this variant first, and each section edit
+                    "chain": [{"id": vid, "source": src, "path": path}
+                              for vid, src, path in v.lineage],
+                    "edits": [e.to_dict() for cid in v.edits for e in v.edits[cid]]},
         "tool_mode": {"mode": prompt.tools.mode} if choice is None else choice.to_dict(),
         "trace": [t.to_dict() for t in resolution.trace],
         "sections": [s.to_dict() for s in prompt.sections],

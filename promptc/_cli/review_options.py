@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_LINES", "lines_arg", "add_review_output", "output_format", "emit_review",
            "expected_renders", "snapshot_command", "matrix_path", "Chosen", "chosen_matrix",
-           "snapshot_folder"]
+           "snapshot_folder", "typed"]
 
 DEFAULT_LINES = 40
 
@@ -103,11 +103,22 @@ def matrix_path(args: argparse.Namespace) -> Path | None:
 
 
 def snapshot_folder(given: str | None, compiler: Compiler) -> Path:
-    """The snapshot folder: the one given, else the project file's `snapshots`, else
-    `snapshots` in the working directory."""
+    """The snapshot folder: the one given, else the project file's `snapshots` (as a person
+    would type it from here), else `snapshots` in the working directory."""
     if given:
         return Path(given)
-    return compiler.project.snapshots or Path("snapshots")
+    return Path(typed(compiler.project.snapshots)) if compiler.project.snapshots else \
+        Path("snapshots")
+
+
+def typed(path: Path) -> str:
+    """A path as a person would type it from the working directory: relative when it lies
+    below it, else as it is (for messages and the commands promptc suggests)."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
 
 
 @attrs.frozen
@@ -149,10 +160,4 @@ def _project_key(compiler: Compiler) -> str:
 
 
 def _shown(path: Path | None) -> str:
-    if path is None:
-        return "the built-in matrix"
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
+    return "the built-in matrix" if path is None else typed(path)

@@ -16,7 +16,7 @@ from .format import clean, paint
 from .review import render_snapshot_text
 from .review_options import (Chosen, add_review_output, chosen_matrix, emit_review,
                              expected_renders, matrix_path, output_format, snapshot_command,
-                             snapshot_folder)
+                             snapshot_folder, typed)
 
 if TYPE_CHECKING:
     from .._review.diff import CaseReview
@@ -28,8 +28,8 @@ __all__ = ["cmd_snapshot", "add_snapshot_command"]
 def cmd_snapshot(args: argparse.Namespace) -> int:
     from .._review.snapshot import check_matrix, load_matrix
     compiler = compiler_from(args)
-    folder = snapshot_folder(args.dir, compiler)
-    args.dir = _typed(folder)
+    args.dir = typed(snapshot_folder(args.dir, compiler))
+    folder = Path(args.dir)
     if args.update:
         path = matrix_path(args) or compiler.project.matrix
         if path is None and not args.force:  # the matrix that wrote the folder, if any
@@ -46,16 +46,6 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     if args.update:
         return _update(args, folder, expected, chosen.path)
     return _check(args, folder, expected, chosen)
-
-
-def _typed(folder: Path) -> str:
-    """A folder as a person would type it from here (for the commands promptc suggests)."""
-    import os
-    try:
-        relative = os.path.relpath(folder)
-    except ValueError:
-        return str(folder)
-    return str(folder) if relative.startswith("..") else relative
 
 
 def _update(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered],

@@ -445,8 +445,9 @@ class _Resolver:
             raise VariantConfigError(f"circular extends: {cycle} ({where})",
                                      source=raw.toml_path, field="extends")
         if parent_id not in self.raws:
+            others = [vid for vid in self.raws if vid != raw.id]
             raise VariantConfigError(f"extends unknown variant {parent_id!r}" +
-                                     did_you_mean(parent_id, self.raws) +
+                                     did_you_mean(parent_id, others) +
                                      f"; no source defines it (sources: {self.sources})",
                                      source=raw.toml_path, field="extends")
         return self.variant(parent_id, here)
