@@ -64,14 +64,17 @@ _CODES = {"red": "31", "yellow": "33", "green": "32", "dim": "2", "bold": "1", "
           "red-word": "1;7;31", "green-word": "1;7;32"}
 
 
-def paint(text: str, colour: str | None, stream: IO[str] = sys.stdout) -> str:
-    if colour is None or not use_colour(stream):
+def paint(text: str, colour: str | None, stream: IO[str] | None = None) -> str:
+    """`text` in `colour` when `stream` (default: the current stdout, looked up when called,
+    never the one there was at import) shows colour."""
+    if colour is None or not use_colour(sys.stdout if stream is None else stream):
         return text
     return f"\033[{_CODES[colour]}m{text}\033[0m"
 
 
-def format_diagnostic(d: Diagnostic, stream: IO[str] = sys.stderr) -> str:
+def format_diagnostic(d: Diagnostic, stream: IO[str] | None = None) -> str:
     colour = {"error": "red", "warning": "yellow", "info": "dim"}[d.level]
+    stream = sys.stderr if stream is None else stream
     where = f" [{bound(clean(d.source), 160)}]" if d.source else ""
     return f"{paint(d.level, colour, stream)}: {clean(d.code)}{where}: {bound(clean(d.message))}"
 
@@ -96,7 +99,8 @@ _COMFORTABLE = 32  # the free-text column is narrowed to this before any other c
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
           align: str | None = None, *, width: int | None = None, wrap: int = -1,
-          max_lines: int = 0, stream: IO[str] = sys.stdout, whole: Sequence[int] = ()) -> str:
+          max_lines: int = 0, stream: IO[str] | None = None, whole: Sequence[int] = ()
+          ) -> str:
     """An aligned plain-text table, at most `width` columns wide (default: the terminal's).
 
     Column `wrap` (default: the last) is wrapped first, at most `max_lines` lines per cell when
@@ -116,7 +120,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
     widths = [max(len(line) for row in lines_of for line in row[i]) for i in range(n)]
     out: list[str] = []
     for k, split in enumerate(lines_of):
-        out.extend(_row_lines(split, colours[k], widths, align, stream))
+        out.extend(_row_lines(split, colours[k], widths, align,
+                              sys.stdout if stream is None else stream))
         if k == 0:
             out.append("  ".join("-" * w for w in widths))
     if cut:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
+from .._base.errors import NoVariantError
 from .._compile.result import CompiledPrompt, prompt_to_dict
 from .._calls.records import ToolCall
 from .._model.provider import ProviderInfo, capability_sources, resolve_provider
@@ -100,7 +101,12 @@ def explain_data(compiler: Compiler, info: ProviderInfo, ctx: PromptContext,
     """Why this variant (every one tried), where each section and tool came from."""
     families, user = compiler.registry.families, compiler.registry.user_models
     resolved = resolve_provider(info, families, user)
-    resolution = compiler.resolve(resolved, full_trace=True)
+    try:
+        resolution = compiler.resolve(resolved, full_trace=True)
+    except NoVariantError:
+        if variant is None:
+            raise
+        resolution = compiler.registry.variant_for(variant)  # pinned: nothing else to try
     prompt = compiler.compile(info, ctx, variant=variant, count_tokens=True)
     v = prompt.variant
     choice = prompt.tools.choice

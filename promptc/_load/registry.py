@@ -421,6 +421,9 @@ class _Resolver:
         with blame(raw.source):
             if raw.table is None:
                 where = raw.template.path if raw.template else raw.folder
+                if raw.template is None and not raw.components and not raw.tools:
+                    raise VariantConfigError("variant.toml is missing: a variant folder needs "
+                                             "one", source=where)
                 raise VariantConfigError(
                     f"overrides variant {raw.id!r}, which no earlier source defines (a new "
                     "variant needs its variant.toml)", source=where)
@@ -483,11 +486,16 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
     origins = {**_inherited(parent, "origins", {}), "template": template_origin,
                "variant.toml": src,
                **{f"component:{cid}": tf.origin or tf.path for cid, tf in raw.components.items()}}
+    # A variant that builds on the earlier source's variant of its own id takes its place:
+    # it keeps how that one is chosen unless it says otherwise.
+    same = parent if parent is not None and parent.id == vid else None
     return Variant(
         id=vid, template=template, family=_own_or_inherited(table, parent, "family", "generic"),
         description=_own_or_inherited(table, parent, "description", ""),
-        priority=table.get("priority", 100), matcher=matcher,
-        fallback=table.get("fallback", False), extends=table.get("extends"),
+        priority=_own_or_inherited(table, same, "priority", 100),
+        matcher=matcher if same is None or "match" in table or raw.matcher is not None
+        else same.matcher,
+        fallback=_own_or_inherited(table, same, "fallback", False), extends=table.get("extends"),
         components=components, edits=FrozenDict(edits), removed=removed,
         lineage=((vid, raw.source, raw.toml_origin or src), *_inherited(parent, "lineage", ())),
         component_templates=FrozenDict(comp_templates),

@@ -27,46 +27,27 @@ __all__ = ["lint"]
 
 
 def lint(compiler: Compiler) -> list[Diagnostic]:
-    """Every finding; with a project file, only those the project brings (see `_scoped`)."""
-    found = _findings(compiler)
-    if compiler.project.file:
-        return _scoped(compiler, found)
-    return found
-
-
-def _scoped(compiler: Compiler, found: list[Diagnostic]) -> list[Diagnostic]:
-    """A project is judged on its own sources: a finding that the same built-ins and plugins
-    give without the project (and the user's folder) is theirs, counted in one info line."""
-    sources = [source for source, _root in compiler.sources]
-    lower = [s for s in sources if s == "builtin" or s.startswith("plugin:")]
-    if not lower:
-        return found
-    plugins = [s[len("plugin:"):] for s in lower if s != "builtin"]
-    try:
-        alone = Compiler.default(project=False, user=False, builtins="builtin" in lower,
-                                 plugins=plugins or False)
-    except PLUGIN_FAILURES:  # the project's own findings still stand
-        return found
-    theirs = {(d.code, d.message, d.source) for d in _findings(alone)}
-    own = [d for d in found if (d.code, d.message, d.source) not in theirs]
-    if len(own) < len(found):
-        own.append(Diagnostic(
-            "info", "other-sources", f"{len(found) - len(own)} finding(s) of "
-            f"{', '.join(lower)} are theirs (they are there without the project too) and not "
-            "judged here; `promptc lint --no-project` lists them", compiler.project.file))
-    return own
-
-
-def _findings(compiler: Compiler) -> list[Diagnostic]:
+    """Every finding. With a project file, the project is judged on its own sources: the
+    variants of other sources (built-ins, plugins) that the project does not change are not
+    linted (one info line says how many), while what loading found and every conflict between
+    sources over which variant a model gets still count."""
     reg = compiler.registry
+    judged = [v for v in reg.variants.values() if _judged(compiler, v)]
     out: list[Diagnostic] = list(compiler.load_diagnostics) + list(reg.findings)
     full = _full_context()
-    for vid, variant in reg.variants.items():
+    for variant in judged:
         out.extend(_variant_findings(compiler, variant))
         out.extend(_consistency_findings(compiler, variant, full))
     out.extend(_matcher_findings(compiler))
-    out.extend(_family_findings(compiler))
-    out.extend(_tool_findings(compiler))
+    out.extend(_family_findings(compiler, judged))
+    out.extend(_tool_findings(compiler, judged))
+    if len(judged) < len(reg.variants):
+        others = sorted({v.source for v in reg.variants.values() if v not in judged})
+        out.append(Diagnostic(
+            "info", "other-sources",
+            f"{len(reg.variants) - len(judged)} variant(s) of {', '.join(others)} that the "
+            "project does not change are not linted here (`promptc lint --no-project` lints "
+            "them)", compiler.project.file))
     seen: set[tuple[str, str, str]] = set()
     unique = []
     for d in out:
@@ -75,6 +56,29 @@ def _findings(compiler: Compiler) -> list[Diagnostic]:
             seen.add(key)
             unique.append(d)
     return unique
+
+
+# The sources of a project's own prompts (a folder given to `from_folders` counts as one).
+_OWN = ("user", "project", "folder:")
+
+
+def _own(source: str) -> bool:
+    return source.startswith(_OWN)
+
+
+def _judged(compiler: Compiler, v: Variant) -> bool:
+    """Without a project file, every variant; with one, those the project's own sources
+    define or change: the variant itself, a variant it extends, its template, a section or
+    a tool it uses, or an edit of it."""
+    if not compiler.project.file or _own(v.source):
+        return True
+    reg = compiler.registry
+    return any(_own(src) for _vid, src, _path in v.lineage) or \
+        any(_own(str(origin).split(":", 1)[0]) for origin in v.origins.values()) or \
+        any(cid in reg.components and _own(reg.components[cid].source)
+            for cid in v.components) or \
+        any(_own(getattr(spec, "source", "")) for spec in v.tool_specs) or \
+        any(_own(e.origin.split(":", 1)[0]) for edits in v.edits.values() for e in edits)
 
 
 def _full_context() -> PromptContext:
@@ -97,13 +101,14 @@ def _consistency_findings(compiler: Compiler, variant: Variant,
                            variant.id)]
 
 
-def _family_findings(compiler: Compiler) -> list[Diagnostic]:
+def _family_findings(compiler: Compiler, judged: Sequence[Variant]) -> list[Diagnostic]:
     """A variant that matches a model family nobody defines never matches through it."""
     from .._base.suggest import did_you_mean
     rules = (*compiler.registry.families, *model_data().overlay.families)
     known = {name for r in rules for name in (r.id, *r.aliases)}
     out = []
-    for vid, variant in compiler.registry.variants.items():
+    for variant in judged:
+        vid = variant.id
         for name in sorted(variant.matcher.families - known):
             out.append(Diagnostic(
                 "warning", "family-unknown",
@@ -114,11 +119,15 @@ def _family_findings(compiler: Compiler) -> list[Diagnostic]:
     return out
 
 
-def _tool_findings(compiler: Compiler) -> list[Diagnostic]:
+def _tool_findings(compiler: Compiler, judged: Sequence[Variant]) -> list[Diagnostic]:
     """A tool whose presence depends on the mode changes the tool list on every mode switch,
-    and with it the prefix providers cache (tools come first): it should declare `modes`."""
+    and with it the prefix providers cache (tools come first): it should declare `modes`.
+    (Every tool, or with a project file the tools of the variants it is judged on.)"""
     out = []
+    used = {name for v in judged for name in v.tools} if compiler.project.file else None
     for name, spec in compiler.registry.tools.items():
+        if used is not None and name not in used:
+            continue
         if "mode" in spec.when.reads:
             out.append(Diagnostic(
                 "warning", "tool-mode-condition",
