@@ -149,39 +149,35 @@ def test_a_conflict_inside_the_project_still_fails(
 def test_what_the_project_breaks_in_a_builtin_variant_is_the_projects(
         tree: Callable[[dict[str, str | bytes]], Path],
         capsys: pytest.CaptureFixture[str]) -> None:
+    """A built-in variant the project changes is the project's to answer for (here only
+    `compact`: the others are not linted)."""
     root = tree({"promptc.toml": 'user = false\nplugins = false\n',
-                 ".promptc/components/rules.md": "# Rules\n{{RULEZ}}\n"})
+                 ".promptc/variants/compact/components/rules.md": "# Rules\n{{RULEZ}}\n"})
     code, out = lint_cli(root, capsys, "--strict")
     assert code == 1 and "unknown placeholder {{RULEZ}}" in out
+    assert "7 variant(s) of builtin that the project does not change are not linted" in out
 
 
 def test_findings_the_other_sources_have_alone_are_not_the_projects(
         tree: Callable[[dict[str, str | bytes]], Path], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """A plugin's own warning (its template puts the date before its static sections) is not
+    """A plugin's own warning (its template puts the date before its static section) is not
     the project's: its variant, which the project does not change, is not linted."""
     from promptc._load import plugins as loader
 
     from .standin import StandInEntryPoint, plugin_module
-    data = tree({"variants/noisy/variant.toml": 'extends = "generic"\n[match]\n'
+    data = tree({"variants/noisy/variant.toml": 'components = ["intro"]\n[match]\n'
                                                 'model = ["noisy"]\n',
-                 "variants/noisy/template.md": "{{CURRENT_DATE}}\n\n{{agent_role}}\n\n"
-                                               "{{tool_use}}\n\n{{tool_calling}}\n\n{{tools}}\n\n"
-                                               "{{editing_files}}\n\n{{objective}}\n\n"
-                                               "{{capabilities}}\n\n{{task_progress}}\n\n"
-                                               "{{rules}}\n\n{{safety}}\n\n{{session_tools}}\n\n"
-                                               "{{mcp_servers}}\n\n{{skills}}\n\n"
-                                               "{{system_info}}\n\n{{user_instructions}}\n\n"
-                                               "{{act_vs_plan_mode}}\n\n{{notices}}\n\n"
-                                               "{{request_info}}\n"})
+                 "variants/noisy/template.md": "{{CURRENT_DATE}}\n\n{{intro}}\n",
+                 "components/intro.md": "# Intro\nHello.\n"})
+    alone = lint(Compiler.from_folders(data, builtins=False))
+    assert [d.code for d in alone if d.level == "warning"] == ["cache-order"]
     noisy = plugin_module(promptc_template_folders=lambda: [data])
     monkeypatch.setattr(loader, "_entry_points", lambda: [StandInEntryPoint("noisy", noisy)])
-    root = tree({"promptc.toml": 'user = false\n',
-                 ".promptc/variants/mine/variant.toml": 'extends = "generic"\n[match]\n'
-                                                        'model = ["mine"]\n'})
-    alone = lint(Compiler.default(project=False, user=False))
-    assert [d.code for d in alone if d.level == "warning"] == ["cache-order"]
+    root = tree({"promptc.toml": 'user = false\nbuiltins = false\n',
+                 ".promptc/variants/mine/variant.toml": 'extends = "noisy"\n[match]\n'
+                                                        'model = ["mine"]\n',
+                 ".promptc/variants/mine/template.md": "{{intro}}\n\n{{CURRENT_DATE}}\n"})
     code, out = lint_cli(root, capsys, "--strict")
     assert code == 0 and "cache-order" not in out, out
-    assert "9 variant(s) of builtin, plugin:noisy that the project does not change are not " \
-        "linted here" in out
+    assert "1 variant(s) of plugin:noisy that the project does not change are not linted" in out

@@ -325,3 +325,16 @@ def test_serve_reads_the_project_file_and_takes_no_builtins(tmp_path: Path) -> N
     (plain / ".git").mkdir()
     [listed] = serve(plain, "--no-builtins", "--no-user", requests=[{"method": "variants"}])
     assert [v["id"] for v in listed["result"]] == ["v"]  # type: ignore[index]
+
+
+def test_new_variant_writes_into_the_projects_folder_and_inputs_takes_its_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    root = project(tmp_path / "repo", PROJECT_FILE + 'model = "anthropic/claude-sonnet-4-5"\n')
+    monkeypatch.chdir(root / "prompts" / "components")
+    code, out, err = run(capsys, "new-variant", "helper-two", "--from", "helper")
+    assert code == 0, err
+    assert (root / "prompts" / "variants" / "helper-two" / "variant.toml").is_file()
+    assert not (root / "prompts" / "components" / ".promptc").exists()
+    code, out, _ = run(capsys, "inputs", "--json")  # the variant of the project's model
+    assert code == 0 and json.loads(out)["required"] == ["NAME"]

@@ -24,9 +24,12 @@ def cmd_inputs(args: argparse.Namespace) -> int:
     if args.variant:
         variant = compiler.registry.get(args.variant)
     else:
-        if not args.model:
+        provider, model = args.provider, args.model
+        if not model and compiler.default_model is not None:  # the project file's `model`
+            provider, model = provider or compiler.default_model[0], compiler.default_model[1]
+        if not model:
             raise UsageError("give --variant, or --provider and --model")
-        variant = compiler.resolve(ProviderInfo(args.provider or "", args.model)).variant
+        variant = compiler.resolve(ProviderInfo(provider or "", model)).variant
     schema = inputs_schema(variant.id, variant.inputs)
     if args.json:
         print_json(schema)

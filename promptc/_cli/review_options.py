@@ -112,13 +112,13 @@ def snapshot_folder(given: str | None, compiler: Compiler) -> Path:
 
 
 def typed(path: Path) -> str:
-    """A path as a person would type it from the working directory: relative when it lies
-    below it, else as it is (for messages and the commands promptc suggests)."""
+    """A path as a person would type it from the working directory: relative when that is
+    shorter, else as it is (for messages and the commands promptc suggests)."""
     try:
         relative = os.path.relpath(path)
     except ValueError:  # another drive (Windows)
         return str(path)
-    return str(path) if relative.startswith("..") else relative
+    return relative if len(relative) < len(str(path)) else str(path)
 
 
 @attrs.frozen
@@ -156,7 +156,7 @@ def chosen_matrix(args: argparse.Namespace, compiler: Compiler, folder: Path) ->
 
 
 def _project_key(compiler: Compiler) -> str:
-    return f"the project file's `matrix` ({compiler.project.file})"
+    return f"the project file's `matrix` ({typed(Path(compiler.project.file))})"
 
 
 def _shown(path: Path | None) -> str:

@@ -101,13 +101,14 @@ def _consistency_findings(compiler: Compiler, variant: Variant,
                            variant.id)]
 
 
-def _family_findings(compiler: Compiler, judged: Sequence[Variant]) -> list[Diagnostic]:
+def _family_findings(compiler: Compiler, judged: Sequence[Variant] | None = None
+                     ) -> list[Diagnostic]:
     """A variant that matches a model family nobody defines never matches through it."""
     from .._base.suggest import did_you_mean
     rules = (*compiler.registry.families, *model_data().overlay.families)
     known = {name for r in rules for name in (r.id, *r.aliases)}
     out = []
-    for variant in judged:
+    for variant in compiler.registry.variants.values() if judged is None else judged:
         vid = variant.id
         for name in sorted(variant.matcher.families - known):
             out.append(Diagnostic(
