@@ -17,7 +17,6 @@ from .._base.frozen import FrozenDict
 from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
-from .._model.edits import SectionEdit, edit_specs
 from .._model.features import FeatureSet, feature_set
 from .._model.inputs import InputSpec, parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
@@ -30,6 +29,7 @@ from .blame import LayerFault, blame
 from .component_defs import BUILTIN_COMPONENTS, ComponentDef
 from .features import declared_features
 from .noops import unused_overrides
+from .section_edits import sections_of
 from .folders import Layer, RawVariant, TextFile
 
 __all__ = ["Registry", "build_registry", "build_blamed", "TraceEntry", "Resolution",
@@ -480,7 +480,9 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
               **parse_inputs(table.get("inputs", {}), src)}
     placeholders = {**_inherited(parent, "placeholders", {}), **table.get("placeholders", {})}
     matcher = _matcher_of(raw, table, src)
-    components, edits, removed = _sections_of(raw, table, parent, src)
+    components, edits, removed = sections_of(
+        raw, tuple(_own_or_inherited(table, parent, "components", ())),
+        _inherited(parent, "edits", {}), _inherited(parent, "removed", ()), table, src)
     tool_overrides = {**_inherited(parent, "tool_overrides", {}), **raw.tools}
     tool_names = _tool_names(table, parent, tools, tool_overrides, src)
     origins = {**_inherited(parent, "origins", {}), "template": template_origin,
@@ -507,46 +509,6 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
         origins=FrozenDict(origins),
         tool_specs=tuple(tool_overrides.get(n) or tools[n] for n in tool_names),
     )
-
-
-def _sections_of(raw: RawVariant, table: Mapping[str, Any], parent: Variant | None, src: str
-                 ) -> tuple[tuple[str, ...], dict[str, tuple[SectionEdit, ...]],
-                            tuple[str, ...]]:
-    """The variant's components after its section edits, the edits of each (the parent's
-    first), and the sections removed along the chain."""
-    listed = tuple(_own_or_inherited(table, parent, "components", ()))
-    edits: dict[str, list[SectionEdit]] = {cid: list(e) for cid, e in
-                                           _inherited(parent, "edits", {}).items()}
-    removed = [cid for cid in _inherited(parent, "removed", ()) if cid not in listed]
-    for spec in edit_specs(table, src):
-        field = f"component.{spec.component}.{spec.key}"
-        if spec.component not in listed:
-            raise VariantConfigError(
-                f"edits section {spec.component!r}, which is not in the variant's components "
-                f"({', '.join(listed) or 'none'})" + did_you_mean(spec.component, listed),
-                source=src, field=field)
-        edits.setdefault(spec.component, []).append(_edit_of(raw, spec, src))
-        if spec.kind == "remove":
-            removed.append(spec.component)
-    components = tuple(cid for cid in listed if cid not in removed)
-    kept = {cid: tuple(e for e in found if (e.kind == "remove") == (cid in removed))
-            for cid, found in edits.items() if cid in components or cid in removed}
-    return components, {cid: e for cid, e in kept.items() if e}, tuple(dict.fromkeys(removed))
-
-
-def _edit_of(raw: RawVariant, spec: Any, src: str) -> SectionEdit:
-    """One section edit, its file's template parsed (a syntax error names the file)."""
-    origin = f"{raw.toml_origin or src} [component.{spec.component}] {spec.key}"
-    if not spec.is_file:
-        return SectionEdit(spec.component, spec.kind, origin, spec.value)
-    text = raw.edit_files.get(spec.value)
-    if text is None:
-        raise VariantConfigError("a section edit file is read from the variant's folder; "
-                                 "this variant has none (write the text in `append`/"
-                                 "`prepend`)", source=src,
-                                 field=f"component.{spec.component}.{spec.key}")
-    return SectionEdit(spec.component, spec.kind, origin, template=parsed_template(
-        text.text, text.path), file=text.origin or text.path)
 
 
 def _template_of(raw: RawVariant, parent: Variant | None, src: str) -> tuple[Template, str]:
