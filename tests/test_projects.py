@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -292,15 +293,26 @@ def test_the_project_matrix_and_snapshots_are_the_defaults_and_must_agree(
 
 # --- serve ---------------------------------------------------------------------------------------
 
-def serve(cwd: Path, *args: str, requests: list[dict[str, object]]) -> list[dict[str, object]]:
-    lines = "".join(json.dumps({"jsonrpc": "2.0", "id": i, **r}) + "\n"
-                    for i, r in enumerate(requests))
-    done = subprocess.run([sys.executable, "-m", "promptc", "serve", *args], cwd=cwd,
-                          input=lines, capture_output=True, text=True, timeout=120,
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    return sorted((json.loads(line) for line in done.stdout.splitlines()),
-                  key=lambda answer: answer["id"])  # type: ignore[arg-type, return-value]
+def serve(cwd: Path, *args: str, requests: list[dict[str, object]]
+          ) -> subprocess.Popen[str]:
+    """A `promptc serve` started in `cwd`, its input written and closed (read the answers
+    with `answers`)."""
+    proc = subprocess.Popen([sys.executable, "-m", "promptc", "serve", *args], cwd=cwd,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None
+    proc.stdin.write("".join(json.dumps({"jsonrpc": "2.0", "id": i, **r}) + "\n"
+                             for i, r in enumerate(requests)))
+    proc.stdin.close()
+    return proc
+
+
+def answers(proc: subprocess.Popen[str]) -> list[dict[str, Any]]:
+    """The answers of a server started by `serve`, by request id, once its input ended."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout.read(), proc.stderr.read()
+    assert proc.wait(timeout=120) == 0, err
+    return sorted((json.loads(line) for line in out.splitlines()), key=lambda a: a["id"])
 
 
 def test_serve_reads_the_project_file_and_takes_no_builtins(tmp_path: Path) -> None:
@@ -308,23 +320,25 @@ def test_serve_reads_the_project_file_and_takes_no_builtins(tmp_path: Path) -> N
     compile_ada = {"method": "compile", "params": {
         "provider": "anthropic", "model": "claude-sonnet-4-5",
         "context": {"runtime": {"NAME": "Ada"}}}}
-    variants, compiled, unmatched, missing = serve(root / "prompts", requests=[
+    in_project = serve(root / "prompts", requests=[
         {"method": "variants"}, compile_ada,
         {"method": "compile", "params": {"provider": "openai", "model": "o3"}},
         {"method": "compile", "params": {"provider": "anthropic", "model": "claude-opus-4-5"}}])
-    assert [v["id"] for v in variants["result"]] == ["helper"]  # type: ignore[index]
-    assert compiled["result"]["text"].endswith("talking with Ada.")  # type: ignore[index]
-    assert "no variant matches" in unmatched["error"]["message"]  # type: ignore[index]
-    # strict = true: the required input missing fails the request
-    assert "NAME" in missing["error"]["message"]  # type: ignore[index]
     # --no-builtins on serve, for a .promptc project without a project file
     plain = write_tree(tmp_path / "plain", {".promptc/variants/v/variant.toml":
                                             'components = ["role"]\nfallback = true\n',
                                             ".promptc/variants/v/template.md": "{{role}}\n",
                                             ".promptc/components/role.md": "# Role\nHi.\n"})
     (plain / ".git").mkdir()
-    [listed] = serve(plain, "--no-builtins", "--no-user", requests=[{"method": "variants"}])
-    assert [v["id"] for v in listed["result"]] == ["v"]  # type: ignore[index]
+    no_builtins = serve(plain, "--no-builtins", "--no-user", requests=[{"method": "variants"}])
+    variants, compiled, unmatched, missing = answers(in_project)
+    assert [v["id"] for v in variants["result"]] == ["helper"]
+    assert compiled["result"]["text"].endswith("talking with Ada.")
+    assert "no variant matches" in unmatched["error"]["message"]
+    # strict = true: the required input missing fails the request
+    assert "NAME" in missing["error"]["message"]
+    [listed] = answers(no_builtins)
+    assert [v["id"] for v in listed["result"]] == ["v"]
 
 
 def test_new_variant_writes_into_the_projects_folder_and_inputs_takes_its_model(
@@ -338,3 +352,17 @@ def test_new_variant_writes_into_the_projects_folder_and_inputs_takes_its_model(
     assert not (root / "prompts" / "components" / ".promptc").exists()
     code, out, _ = run(capsys, "inputs", "--json")  # the variant of the project's model
     assert code == 0 and json.loads(out)["required"] == ["NAME"]
+
+
+def test_an_unknown_name_says_which_sources_were_looked_in(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo", PROJECT_FILE, **{
+        "prompts/variants/more/variant.toml": 'extends = "helper"\ntools = ["lookup", "refund"]\n',
+        "prompts/variants/other/variant.toml": 'extends = "helpr"\n'})
+    with pytest.raises(ConfigError, match=r"more/variant\.toml \[tools\[1\]\]: unknown tool "
+                                          r"'refund'; no source defines it \(sources: project\)"):
+        Compiler.default(project=root)
+    write_tree(root, {"prompts/variants/more/variant.toml": 'extends = "helper"\n'})
+    with pytest.raises(ConfigError, match=r"extends unknown variant 'helpr' \(did you mean "
+                                          r"'helper'\?\); no source defines it \(sources: "
+                                          r"project\)"):
+        Compiler.default(project=root)

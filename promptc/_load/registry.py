@@ -428,7 +428,7 @@ class _Resolver:
                     f"overrides variant {raw.id!r}, which no earlier source defines (a new "
                     "variant needs its variant.toml)", source=where)
             parent = self._parent(raw, raw.table, chain)
-            return _variant_of(raw.id, raw, raw.table, parent, self.tools)
+            return _variant_of(raw.id, raw, raw.table, parent, self.tools, self.sources)
 
     def _parent(self, raw: RawVariant, table: Mapping[str, Any], chain: Chain
                 ) -> Variant | None:
@@ -467,7 +467,7 @@ def _own_or_inherited(table: Mapping[str, Any], parent: Variant | None, key: str
 
 
 def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Variant | None,
-                tools: Mapping[str, ToolSpec]) -> Variant:
+                tools: Mapping[str, ToolSpec], sources: str = "") -> Variant:
     """One variant: its own files and table over what its parent has."""
     src = raw.toml_path
     template, template_origin = _template_of(raw, parent, src)
@@ -484,7 +484,7 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
         raw, tuple(_own_or_inherited(table, parent, "components", ())),
         _inherited(parent, "edits", {}), _inherited(parent, "removed", ()), table, src)
     tool_overrides = {**_inherited(parent, "tool_overrides", {}), **raw.tools}
-    tool_names = _tool_names(table, parent, tools, tool_overrides, src)
+    tool_names = _tool_names(table, parent, tools, tool_overrides, src, sources)
     origins = {**_inherited(parent, "origins", {}), "template": template_origin,
                "variant.toml": src,
                **{f"component:{cid}": tf.origin or tf.path for cid, tf in raw.components.items()}}
@@ -534,13 +534,14 @@ def _matcher_of(raw: RawVariant, table: Mapping[str, Any], src: str) -> Matcher:
 
 def _tool_names(table: Mapping[str, Any], parent: Variant | None,
                 tools: Mapping[str, ToolSpec], overrides: Mapping[str, ToolSpec],
-                src: str) -> tuple[str, ...]:
+                src: str, sources: str = "") -> tuple[str, ...]:
     """The variant's tool list (its own, else its parent's); every name must be a tool."""
     names: tuple[str, ...] = (tuple(table["tools"]) if "tools" in table
                               else _inherited(parent, "tools", ()))
     for i, name in enumerate(names):
         if name not in tools and name not in overrides:
             raise VariantConfigError(f"unknown tool {name!r}" + did_you_mean(name, tools) +
-                                     "; no source defines it", source=src,
-                                     field=f"tools[{i}]")
+                                     "; no source defines it" +
+                                     (f" (sources: {sources})" if sources else ""),
+                                     source=src, field=f"tools[{i}]")
     return names
