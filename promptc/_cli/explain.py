@@ -112,7 +112,7 @@ def cmd_variants(args: argparse.Namespace) -> int:
                                [[r["id"], r["family"], r["priority"], r["source"],
                                  r["extends"] or "", ("fallback; " if r["fallback"] else "") +
                                  r["match"]] for r in rows], "llrlll", max_lines=3,
-                               whole=(0, 4)) + "\n")
+                               whole=(0,)) + "\n")
         for message in overrides:
             sys.stdout.write(f"override: {clean(message)}\n")
     print_diagnostics(compiler.load_diagnostics)

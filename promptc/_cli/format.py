@@ -106,9 +106,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
     Column `wrap` (default: the last) is wrapped first, at most `max_lines` lines per cell when
     that is > 0 (the cut marked with `…` and a note under the table); if that is not enough,
     the other left-aligned columns are wrapped too, widest first; a name is broken only at a
-    space or after a hyphen, never inside a word. Numbers never wrap; the `whole` columns
-    (names a reader copies, such as ids) only when nothing else is left to narrow, the last
-    one first. Cells are cleaned of control characters; `Styled` cells are painted on
+    space or after a hyphen, never inside a word. Numbers never wrap, nor do the `whole`
+    columns (names a reader copies, such as ids: the table is wider than the terminal before
+    one is broken). Cells are cleaned of control characters; `Styled` cells are painted on
     `stream`'s terms."""
     n = len(headers)
     align = align or "l" * n
@@ -175,7 +175,7 @@ def _narrowing_steps(widths: Sequence[int], align: str, wrap: int, whole: Sequen
                      if i != wrap and align[i] == "l" and i not in whole),
                     key=lambda i: -widths[i])
     return [(wrap, _COMFORTABLE), *((i, _MIN_OTHER) for i in others), (wrap, _MIN_WRAP),
-            *((i, 0) for i in others), *((i, 0) for i in reversed(whole))]
+            *((i, 0) for i in others)]
 
 
 def _pieces(text: str) -> list[tuple[str, str]]:
