@@ -459,12 +459,9 @@ def test_a_plugin_extends_a_projects_variant_and_uses_its_sections_and_tools(
     `extends = "support-claude"` in a plugin failed with `extends unknown variant` and the
     plugin was skipped. The example project is strict (`strict = true`): a clean render."""
     render = runner.promptc("render", *MISTRAL, "--format", "json", plugins=["support-plus"],
-                            cwd=SUPPORT)
-    explain = runner.promptc("explain", *MISTRAL, "--json", plugins=["support-plus"],
-                             cwd=SUPPORT / "prompts" / "components")  # from a subfolder
-    lint = runner.promptc("lint", "--strict", plugins=["support-plus"], cwd=SUPPORT)
-    alone = runner.promptc("variants", "--json", "--no-project", "--no-builtins",
-                           plugins=["support-plus"])
+                            cwd=SUPPORT / "prompts" / "components")  # from a subfolder
+    probe = runner.start([sys.executable, "-c", _BUILT_ON_THE_PROJECT],
+                         plugins=["support-plus"], cwd=SUPPORT)
     data = render.json()
     assert (data["variant"]["id"], data["variant"]["source"]) == ("support-mistral",
                                                                   "plugin:support-plus")
@@ -475,17 +472,37 @@ def test_a_plugin_extends_a_projects_variant_and_uses_its_sections_and_tools(
     assert "Their most recent order is NW-10482" in text  # the project's per-request section
     assert data["tools"]["names"] == ["lookup_order"]  # the project's tool
     assert [s["id"] for s in data["sections"]] == ["role", "policies", "brevity", "customer"]
-    variant = explain.json()["variant"]
+    found = probe.json()
+    variant = found["explain"]
     assert [(c["id"], c["source"]) for c in variant["chain"]] == [
         ("support-mistral", "plugin:support-plus"), ("support-claude", "project")]
     assert [(e["component"], e["kind"]) for e in variant["edits"]] == [("policies", "append")]
     assert variant["edits"][0]["file"] == \
         "plugin:support-plus:variants/support-mistral/policies-more.md"
-    assert "ok:" in lint.ok().stdout
+    assert found["lint"] == []  # `lint --strict` passes: nothing but information
     # without the project, nothing defines support-claude: the plugin is skipped, and said so
-    assert alone.json() == []
-    assert names_plugin(alone.result().stderr, "support-plus", "plugin-invalid")
-    assert "extends unknown variant 'support-claude'" in alone.result().stderr
+    assert found["alone"]["variants"] == []
+    [skipped] = found["alone"]["diagnostics"]
+    assert skipped["code"] == "plugin-invalid" and skipped["source"] == "plugin:support-plus"
+    assert "extends unknown variant 'support-claude'" in skipped["message"]
+
+
+_BUILT_ON_THE_PROJECT = """
+import json
+from promptc import Compiler, PromptContext, ProviderInfo
+from promptc._cli.results import explain_data
+from promptc._review.lint import lint
+compiler = Compiler.default()
+context = PromptContext(runtime={"CUSTOMER_NAME": "Dana"})
+explained = explain_data(compiler, ProviderInfo("mistral", "mistral-large-latest"), context,
+                         None)
+alone = Compiler.default(project=False, builtins=False)
+print(json.dumps({
+    "explain": explained.data["variant"],
+    "lint": [d.to_dict() for d in lint(compiler) if d.level != "info"],
+    "alone": {"variants": list(alone.variants),
+              "diagnostics": [d.to_dict() for d in alone.load_diagnostics]}}))
+"""
 
 
 # --- the loader's guards, in process (stand-in entry points: nothing to install) ------------------
