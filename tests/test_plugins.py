@@ -601,3 +601,25 @@ def test_python_variant_matcher_and_template_component() -> None:
     trace = compiler.resolve(ProviderInfo("acme", "acme-1.5"), full_trace=True).trace
     assert any(t.variant == "acme-legacy" and t.reason == "an Acme 1.x model" for t in trace)
     assert compiler.resolve(ProviderInfo("acme", "acme-2")).variant.id == "generic"
+
+
+def test_a_plugin_overlaying_another_sources_variant_with_a_broken_file_is_skipped(
+        tmp_path: Path) -> None:
+    """Names resolve after every source is stacked; a broken file a plugin lays over a
+    built-in variant is still that plugin's fault: it is skipped, the rest loads."""
+    from promptc import Compiler
+    from promptc._load.folders import read_layer
+    from promptc._load.plugins import load_plugins
+    from promptc._load.sources import builtin_root
+    from promptc._load.stacking import stacked_registry
+    from .standin import StandInEntryPoint
+    folder = tmp_path / "data" / "variants" / "generic" / "components"
+    folder.mkdir(parents=True)
+    (folder / "rules.md").write_text("{{#broken}}\n", encoding="utf-8")
+    overlay = plugin_module(promptc_template_folders=lambda: [tmp_path / "data"])
+    found = load_plugins([StandInEntryPoint("overlay", overlay)])
+    registry, kept = stacked_registry([read_layer(builtin_root(), "builtin")], found, [])
+    compiler = Compiler(registry, plugins=kept)
+    assert "generic" in compiler.variants and kept is not None and kept.names == ()
+    [skipped] = compiler.load_diagnostics
+    assert skipped.code == "plugin-invalid" and "rules.md:1" in skipped.message

@@ -472,7 +472,7 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
     src = raw.toml_path
     template, template_origin = _template_of(raw, parent, src)
     comp_templates = {**_inherited(parent, "component_templates", {}),
-                      **{cid: parsed_template(tf.text, tf.path)
+                      **{cid: _parsed(tf)
                          for cid, tf in raw.components.items()}}
     settings = {**_inherited(parent, "component_settings", {}),
                 **parse_component_settings(table.get("component", {}), src)}
@@ -511,10 +511,17 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
     )
 
 
+def _parsed(text: TextFile) -> Template:
+    """A variant's template file parsed; an error is the source's that brought the file (a
+    plugin overlaying another source's variant with a broken file is that plugin's fault)."""
+    with blame(text.source):
+        return parsed_template(text.text, text.path)
+
+
 def _template_of(raw: RawVariant, parent: Variant | None, src: str) -> tuple[Template, str]:
     """The variant's base template and where it came from: its own, else its parent's."""
     if raw.template is not None:
-        return (parsed_template(raw.template.text, raw.template.path),
+        return (_parsed(raw.template),
                 raw.template.origin or raw.template.path)
     if parent is not None:
         return parent.template, parent.origins.get("template", "")
