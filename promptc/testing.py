@@ -1,8 +1,11 @@
 """pytest helpers for promptc and its plugins (loaded as a pytest plugin via `pytest11`).
 
 Fixtures:
-- `promptc_compiler`: a session-wide `Compiler.default(project=False, user=False)`: built-ins and
-  installed plugins, without the machine's user or project folders (so CI is reproducible).
+- `promptc_compiler`: a session-wide Compiler for the project of pytest's rootdir: the
+  project file found from there (`promptc.toml`, or `pyproject.toml` with `[tool.promptc]`;
+  its `builtins`, `plugins` and prompt folder), never the user's folder or $PROMPTC_PROJECT (so
+  CI is reproducible). Without a project file: `Compiler.default(project=False, user=False)`,
+  the built-ins and installed plugins.
 - `promptc_context`: a factory for contexts: `promptc_context("full", mode="plan")`.
 - `promptc_snapshot`: the `snapshot` fixture (syrupy) writing plain `.md` files into a top-level
   `snapshots/` folder (override with the `promptc_snapshot_dir` ini option); `promptc_json_snapshot`
@@ -316,8 +319,12 @@ def promptc_json_snapshot(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.fixture(scope="session")
-def promptc_compiler() -> Compiler:
-    return Compiler.default(project=False, user=False)
+def promptc_compiler(pytestconfig: pytest.Config) -> Compiler:
+    from ._load.project import find_project_file
+    found = find_project_file(pytestconfig.rootpath)
+    if found is None:
+        return Compiler.default(project=False, user=False)
+    return Compiler.default(project=found, user=False)
 
 
 @pytest.fixture

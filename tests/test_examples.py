@@ -13,6 +13,8 @@ import datetime
 import importlib
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -591,3 +593,92 @@ def test_the_template_library_catalogue_tokens_and_a_copy(
     preview = "--examples --provider anthropic --model claude-sonnet-4-5"
     assert cli(f"promptc render --variant summary-short {preview}")[1] == \
         cli(f"promptc render --variant summary {preview}")[1]
+# --- examples/support-assistant: a project with prompts of its own -----------------------------
+
+SUPPORT = Path(__file__).resolve().parent.parent / "examples" / "support-assistant"
+DANA = ["--set", "CUSTOMER_NAME=Dana", "--set", "RECENT_ORDER=NW-10482"]
+
+
+def promptc_run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from promptc._cli import main
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def readme_commands(readme: Path, heading: str) -> list[str]:
+    """The `promptc …` lines of the first sh block after `heading` in a README."""
+    text = readme.read_text(encoding="utf-8").split(heading, 1)[1]
+    block = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.startswith("promptc ")]
+
+
+def test_the_support_assistant_lints_strictly_and_matches_its_snapshots(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PROMPTC_PROJECT", raising=False)
+    monkeypatch.chdir(SUPPORT / "prompts" / "variants")  # from a subfolder: found upward
+    code, out, err = promptc_run(capsys, "lint", "--strict")
+    assert code == 0 and out.startswith("ok: 0 finding(s) in 2 variant(s)"), out + err
+    code, out, err = promptc_run(capsys, "snapshot", "--check")
+    assert code == 0 and "6 snapshot(s) match" in out and "matrix.toml" in out, out + err
+    code, out, err = promptc_run(capsys, "variants", "--json")
+    assert [(r["id"], r["source"]) for r in json.loads(out)] == [
+        ("support-claude", "project"), ("support-gpt", "project")]
+
+
+def test_the_support_assistant_readme_commands_run(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+    monkeypatch.delenv("PROMPTC_PROJECT", raising=False)
+    monkeypatch.chdir(SUPPORT)
+    commands = readme_commands(SUPPORT / "README.md", "Run these")
+    assert len(commands) >= 6
+    for command in commands:
+        code, out, err = promptc_run(capsys, *shlex.split(command, comments=True)[1:])
+        if "--model o3" in command:  # no variant is written for it: an error, not a prompt
+            assert code == 2 and out == "" and "no variant matches" in err, err
+            continue
+        assert code == 0, (command, err)
+        assert "software engineering" not in out  # no trace of the built-in coding pack
+
+
+def test_the_support_assistant_gives_each_model_its_variant(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PROMPTC_PROJECT", raising=False)
+    monkeypatch.chdir(SUPPORT)
+    code, out, _ = promptc_run(capsys, "render", "--provider", "openai", "--model", "gpt-4.1",
+                               *DANA, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["variant"]["id"] == "support-gpt"
+    assert data["tools"]["names"] == ["lookup_order", "start_return"]
+    assert "offer to try again" in data["text"]  # the GPT variant's section edit
+    assert "Their most recent order is NW-10482" in data["text"]
+    code, out, _ = promptc_run(capsys, "render", *DANA)  # the project's default model
+    assert code == 0 and "Keep answers short" in out and "offer to try again" not in out
+
+
+def test_the_support_assistant_from_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Python snippet, run from the repository's root as it says."""
+    monkeypatch.delenv("PROMPTC_PROJECT", raising=False)
+    monkeypatch.chdir(SUPPORT.parent.parent)
+    readme = (SUPPORT / "README.md").read_text(encoding="utf-8")
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    scope: dict[str, Any] = {}
+    exec(code, scope)  # noqa: S102 - the README's own snippet, run as a reader would
+    payload = scope["prompt"].to_anthropic()
+    assert [t["name"] for t in payload["tools"]] == ["lookup_order", "start_return"]
+    assert "You are talking with Dana" in scope["prompt"].text
+
+
+def test_the_support_assistants_own_pytest_suite_passes() -> None:
+    """`pytest` in the example's folder: promptc's fixtures read its promptc.toml (pytest's
+    rootdir is the example's, by its pytest.ini). Only promptc's pytest plugin is loaded (the
+    example uses no other; tests/test_init.py runs a new project's suite with auto-loading)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "PROMPTC")) and k != "PYTHONPATH"}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "promptc.testing"], cwd=SUPPORT, env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "6 passed" in done.stdout

@@ -167,7 +167,9 @@ CAPABILITIES = ("native_tools", "parallel_tools", "images", "prompt_caching", "e
                 "reasoning", "responses_only")
 TRI_STATE = {**{f"promptc.ProviderInfo.__init__.{field}": "from the model data"
                 for field in CAPABILITIES},
-             "promptc.TraceEntry.__init__.matched": "the matcher raised"}
+             "promptc.TraceEntry.__init__.matched": "the matcher raised",
+             "promptc.Compiler.default.user": "as the project file says (default: on)",
+             "promptc.Compiler.default.builtins": "as the project file says (default: on)"}
 
 
 def test_no_boolean_has_two_ways_to_say_no() -> None:
@@ -214,6 +216,11 @@ def test_the_wheel_ships_py_typed(tmp_path: Path) -> None:
     [wheel] = WheelBuilder(str(ROOT)).build(directory=str(tmp_path), versions=["standard"])
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "promptc/py.typed" in names
+    # `promptc init` writes its scaffold from package data
+    from promptc._review.project_init import SCAFFOLD
+    for path in SCAFFOLD.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            assert f"promptc/_data/init/{path.relative_to(SCAFFOLD).as_posix()}" in names, path
     for name in PUBLIC_MODULES:
         path = name.replace(".", "/")
         assert f"{path}.py" in names or f"{path}/__init__.py" in names, name

@@ -291,3 +291,18 @@ def test_promptc_snapshot_without_syrupy_says_what_to_install(
         testing._syrupy_snapshot(None, "promptc_snapshot")  # type: ignore[arg-type]
     assert "pip install syrupy" in str(info.value) and "[test]" not in str(info.value)
     assert "promptc_snapshot needs syrupy" in str(info.value)
+
+
+@pytest.mark.parametrize("columns", [60, 72, 100])
+def test_variants_never_breaks_an_id(columns: int, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Once `gpt-5-codex` came out as `gpt-5-` over `codex`, and ids of ten letters and more
+    were cut mid-word. The id column stays whole; other names break only after a hyphen."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, _ = run(capsys, "variants", "--builtins-only")
+    assert code == 0
+    first_column = [line.split()[0] for line in out.splitlines()[2:]
+                    if line and not line.startswith((" ", "("))]
+    assert first_column == [v["id"] for v in json.loads(run(capsys, "variants",
+                                                            "--builtins-only", "--json")[1])]
+    assert max(len(line) for line in out.splitlines()) <= max(columns, 72)

@@ -108,3 +108,76 @@ def test_the_readmes_override_example_is_reported(tmp_path: Path) -> None:
     assert finding.level == "info"
     assert "rules" in finding.message and "project:variants/generic/components/rules.md" \
         in finding.message and "builtin:components/rules.md" in finding.message
+
+
+# --- a project is judged on its own sources -----------------------------------------------------
+
+CATCH_ALL = {"promptc.toml": 'user = false\nplugins = false\n',
+             ".promptc/variants/ours/variant.toml": 'extends = "generic"\npriority = 1\n'
+                                                    '[match]\nalways = true\n'}
+
+
+def lint_cli(root: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(["lint", "--project", str(root), *argv])
+    return code, capsys.readouterr().out
+
+
+def test_a_project_shadowing_the_builtins_is_said_once_and_never_fails(
+        tree: Callable[[dict[str, str | bytes]], Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Once: one matcher-shadowed warning per built-in variant, and `lint --strict` could not
+    pass for a project that replaces the built-ins by design."""
+    root = tree(CATCH_ALL)
+    code, out = lint_cli(root, capsys, "--strict", "--json")
+    import json
+    found = json.loads(out)
+    assert code == 0 and [f["code"] for f in found if f["level"] != "info"] == []
+    [shadowed] = [f for f in found if f["code"] == "sources-shadowed"]
+    assert shadowed["level"] == "info" and "builtin: compact" in shadowed["message"]
+    assert not [f for f in found if f["code"].startswith("matcher-")]
+
+
+def test_a_conflict_inside_the_project_still_fails(
+        tree: Callable[[dict[str, str | bytes]], Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    root = tree({**CATCH_ALL, ".promptc/variants/late/variant.toml":
+                 'extends = "generic"\npriority = 2\n[match]\nmodel = ["gpt"]\n'})
+    code, out = lint_cli(root, capsys, "--strict")
+    assert code == 1 and "variant 'late' can never match: 'ours' (earlier)" in out
+
+
+def test_what_the_project_breaks_in_a_builtin_variant_is_the_projects(
+        tree: Callable[[dict[str, str | bytes]], Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A built-in variant the project changes is the project's to answer for (here only
+    `compact`: the others are not linted)."""
+    root = tree({"promptc.toml": 'user = false\nplugins = false\n',
+                 ".promptc/variants/compact/components/rules.md": "# Rules\n{{RULEZ}}\n"})
+    code, out = lint_cli(root, capsys, "--strict")
+    assert code == 1 and "unknown placeholder {{RULEZ}}" in out
+    assert "7 variant(s) of builtin that the project does not change are not linted" in out
+
+
+def test_findings_the_other_sources_have_alone_are_not_the_projects(
+        tree: Callable[[dict[str, str | bytes]], Path], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A plugin's own warning (its template puts the date before its static section) is not
+    the project's: its variant, which the project does not change, is not linted."""
+    from promptc._load import plugins as loader
+
+    from .standin import StandInEntryPoint, plugin_module
+    data = tree({"variants/noisy/variant.toml": 'components = ["intro"]\n[match]\n'
+                                                'model = ["noisy"]\n',
+                 "variants/noisy/template.md": "{{CURRENT_DATE}}\n\n{{intro}}\n",
+                 "components/intro.md": "# Intro\nHello.\n"})
+    alone = lint(Compiler.from_folders(data, builtins=False))
+    assert [d.code for d in alone if d.level == "warning"] == ["cache-order"]
+    noisy = plugin_module(promptc_template_folders=lambda: [data])
+    monkeypatch.setattr(loader, "_entry_points", lambda: [StandInEntryPoint("noisy", noisy)])
+    root = tree({"promptc.toml": 'user = false\nbuiltins = false\n',
+                 ".promptc/variants/mine/variant.toml": 'extends = "noisy"\n[match]\n'
+                                                        'model = ["mine"]\n',
+                 ".promptc/variants/mine/template.md": "{{intro}}\n\n{{CURRENT_DATE}}\n"})
+    code, out = lint_cli(root, capsys, "--strict")
+    assert code == 0 and "cache-order" not in out, out
+    assert "1 variant(s) of plugin:noisy that the project does not change are not linted" in out

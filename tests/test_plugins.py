@@ -25,7 +25,8 @@ import pytest
 from .standin import compiler_with, plugin_module
 
 PLUGINS = Path(__file__).parent / "plugins"
-PACKAGES = ("acme", "rival", "broken-import", "bad-hook", "bad-context", "typo-hook")
+PACKAGES = ("acme", "rival", "broken-import", "bad-hook", "bad-context", "typo-hook",
+            "support-plus")
 BROKEN = ("broken-import", "bad-hook", "bad-context", "typo-hook")
 ACME = ["--provider", "acme", "--model", "acme-coder-2", "--date", "2026-01-01"]
 # Text only the acme plugin produces (its data folder, its Python component), and the rival's.
@@ -445,6 +446,65 @@ def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None
     assert "1 snapshot failed" in second.stdout and "1 snapshot passed" in second.stdout
 
 
+# --- (f) a plugin builds on a project: names resolve after every source is loaded -------------
+
+SUPPORT = Path(__file__).resolve().parent.parent / "examples" / "support-assistant"
+MISTRAL = ["--provider", "mistral", "--model", "mistral-large-latest", "--set",
+           "CUSTOMER_NAME=Dana", "--set", "RECENT_ORDER=NW-10482"]
+
+
+def test_a_plugin_extends_a_projects_variant_and_uses_its_sections_and_tools(
+        runner: Runner) -> None:
+    """Plugins were checked against the built-ins alone, before any project folder loaded, so
+    `extends = "support-claude"` in a plugin failed with `extends unknown variant` and the
+    plugin was skipped. The example project is strict (`strict = true`): a clean render."""
+    render = runner.promptc("render", *MISTRAL, "--format", "json", plugins=["support-plus"],
+                            cwd=SUPPORT / "prompts" / "components")  # from a subfolder
+    probe = runner.start([sys.executable, "-c", _BUILT_ON_THE_PROJECT],
+                         plugins=["support-plus"], cwd=SUPPORT)
+    data = render.json()
+    assert (data["variant"]["id"], data["variant"]["source"]) == ("support-mistral",
+                                                                  "plugin:support-plus")
+    text = data["text"]
+    assert "- Share order details only with the customer who placed the order." in text  # project
+    assert "Mistral models tend to explain at length" in text  # the plugin's own section
+    assert "When Dana asks for something these rules do not allow" in text  # its edit file
+    assert "Their most recent order is NW-10482" in text  # the project's per-request section
+    assert data["tools"]["names"] == ["lookup_order"]  # the project's tool
+    assert [s["id"] for s in data["sections"]] == ["role", "policies", "brevity", "customer"]
+    found = probe.json()
+    variant = found["explain"]
+    assert [(c["id"], c["source"]) for c in variant["chain"]] == [
+        ("support-mistral", "plugin:support-plus"), ("support-claude", "project")]
+    assert [(e["component"], e["kind"]) for e in variant["edits"]] == [("policies", "append")]
+    assert variant["edits"][0]["file"] == \
+        "plugin:support-plus:variants/support-mistral/policies-more.md"
+    assert found["lint"] == []  # `lint --strict` passes: nothing but information
+    # without the project, nothing defines support-claude: the plugin is skipped, and said so
+    assert found["alone"]["variants"] == []
+    [skipped] = found["alone"]["diagnostics"]
+    assert skipped["code"] == "plugin-invalid" and skipped["source"] == "plugin:support-plus"
+    assert "extends unknown variant 'support-claude'" in skipped["message"]
+
+
+_BUILT_ON_THE_PROJECT = """
+import json
+from promptc import Compiler, PromptContext, ProviderInfo
+from promptc._cli.results import explain_data
+from promptc._review.lint import lint
+compiler = Compiler.default()
+context = PromptContext(runtime={"CUSTOMER_NAME": "Dana"})
+explained = explain_data(compiler, ProviderInfo("mistral", "mistral-large-latest"), context,
+                         None)
+alone = Compiler.default(project=False, builtins=False)
+print(json.dumps({
+    "explain": explained.data["variant"],
+    "lint": [d.to_dict() for d in lint(compiler) if d.level != "info"],
+    "alone": {"variants": list(alone.variants),
+              "diagnostics": [d.to_dict() for d in alone.load_diagnostics]}}))
+"""
+
+
 # --- the loader's guards, in process (stand-in entry points: nothing to install) ------------------
 
 def test_request_hooks_may_take_a_subset_of_their_arguments() -> None:
@@ -610,3 +670,25 @@ def test_python_variant_matcher_and_template_component() -> None:
     trace = compiler.resolve(ProviderInfo("acme", "acme-1.5"), full_trace=True).trace
     assert any(t.variant == "acme-legacy" and t.reason == "an Acme 1.x model" for t in trace)
     assert compiler.resolve(ProviderInfo("acme", "acme-2")).variant.id == "generic"
+
+
+def test_a_plugin_overlaying_another_sources_variant_with_a_broken_file_is_skipped(
+        tmp_path: Path) -> None:
+    """Names resolve after every source is stacked; a broken file a plugin lays over a
+    built-in variant is still that plugin's fault: it is skipped, the rest loads."""
+    from promptc import Compiler
+    from promptc._load.folders import read_layer
+    from promptc._load.plugins import load_plugins
+    from promptc._load.sources import builtin_root
+    from promptc._load.stacking import stacked_registry
+    from .standin import StandInEntryPoint
+    folder = tmp_path / "data" / "variants" / "generic" / "components"
+    folder.mkdir(parents=True)
+    (folder / "rules.md").write_text("{{#broken}}\n", encoding="utf-8")
+    overlay = plugin_module(promptc_template_folders=lambda: [tmp_path / "data"])
+    found = load_plugins([StandInEntryPoint("overlay", overlay)])
+    registry, kept = stacked_registry([read_layer(builtin_root(), "builtin")], found, [])
+    compiler = Compiler(registry, plugins=kept)
+    assert "generic" in compiler.variants and kept is not None and kept.names == ()
+    [skipped] = compiler.load_diagnostics
+    assert skipped.code == "plugin-invalid" and "rules.md:1" in skipped.message

@@ -5,6 +5,7 @@ matrix is refused unless forced, and nothing the manifest does not list is remov
 from __future__ import annotations
 
 import json
+
 import shlex
 from pathlib import Path
 
@@ -76,7 +77,8 @@ def test_an_update_from_another_matrix_is_refused_naming_both(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Run as the old hint said (without --matrix), an update rewrote a folder written from the
-    user's matrix with the built-in one and deleted the user's snapshot."""
+    user's matrix with the built-in one and deleted the user's snapshot. Now an update without
+    --matrix renders the matrix that wrote the folder; naming another is refused."""
     # Relative paths: the one-line error is cut at 400 characters, and four absolute paths
     # under a deep temporary folder (an xdist worker's is 10 characters deeper) reach that.
     monkeypatch.chdir(tmp_path)
@@ -85,14 +87,16 @@ def test_an_update_from_another_matrix_is_refused_naming_both(
     assert run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine),
                "--dir", str(snaps))[0] == 0
     before = folder_state(snaps)
-    for argv in (["--matrix", str(other)], []):  # another file; the built-in matrix
-        code, _, err = run(capsys, "snapshot", "--update", "--builtins-only", "--dir",
-                           str(snaps), *argv)
-        assert code == 2, err
-        lines = err.strip().splitlines()
-        assert len(lines) == 1 and "mine.toml" in err and "--force" in err, err
-        assert ("other.toml" if argv else "built-in") in err
-        assert folder_state(snaps) == before
+    code, _, err = run(capsys, "snapshot", "--update", "--builtins-only", "--dir", str(snaps),
+                       "--matrix", str(other))
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "mine.toml" in err and "--force" in err, err
+    assert "other.toml" in err
+    assert folder_state(snaps) == before
+    code, out, err = run(capsys, "snapshot", "--update", "--builtins-only", "--dir", str(snaps))
+    assert code == 0 and "0 added, 0 changed, 0 removed" in out, err  # from mine.toml again
+    assert folder_state(snaps) == before
     code, out, _ = run(capsys, "snapshot", "--update", "--builtins-only", "--force",
                        "--matrix", str(other), "--dir", str(snaps))
     assert code == 0 and "1 added" in out and "1 removed" in out
@@ -102,15 +106,33 @@ def test_an_update_from_another_matrix_is_refused_naming_both(
     assert code == 2 and "other.toml" in err
 
 
-def test_a_check_against_another_matrix_says_which_one_wrote_the_folder(
+def test_a_check_against_another_matrix_is_an_error_naming_both(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mine, other = matrix(tmp_path, "mine.toml"), matrix(tmp_path, "other.toml", "gpt-4o")
     snaps = tmp_path / "snaps"
     run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine), "--dir",
         str(snaps))
-    code, out, _ = run(capsys, "snapshot", "--check", "--builtins-only", "--matrix", str(other),
+    code, _, err = run(capsys, "snapshot", "--check", "--builtins-only", "--matrix", str(other),
                        "--dir", str(snaps))
-    assert code == 1 and "written from the matrix" in out and "mine.toml" in out
+    assert code == 2 and "written from" in err and "mine.toml" in err and "other.toml" in err
+
+
+def test_a_check_and_a_diff_use_the_matrix_that_wrote_the_folder_and_say_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Once, `diff --snapshots DIR` without --matrix compared a folder written from the
+    user's matrix with the built-in one: every built-in case added, the user's removed, exit
+    0."""
+    mine = matrix(tmp_path, "mine.toml")
+    snaps = tmp_path / "snaps"
+    run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine), "--dir",
+        str(snaps))
+    code, out, _ = run(capsys, "snapshot", "--check", "--builtins-only", "--dir", str(snaps))
+    assert code == 0 and "mine.toml" in out and "which wrote the folder" in out, out
+    code, out, err = run(capsys, "diff", "--builtins-only", "--snapshots", str(snaps))
+    assert code == 0 and out.strip() == "no differences" and "mine.toml" in err, (out, err)
+    code, out, _ = run(capsys, "diff", "--builtins-only", "--snapshots", str(snaps), "--json")
+    data = json.loads(out)
+    assert data["changed"] == 0 and data["matrix"].endswith("mine.toml")
 
 
 def test_nothing_the_manifest_does_not_list_is_removed(
@@ -131,25 +153,6 @@ def test_nothing_the_manifest_does_not_list_is_removed(
 
 def _hint(out: str) -> list[str]:
     return shlex.split(out.rstrip().splitlines()[-1].rsplit("run `", 1)[1].split("`", 1)[0])
-
-
-def test_the_check_hint_runs_for_a_folder_another_matrix_wrote(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """(issue 35) Checked against another matrix, the hint was an update that then refused the
-    folder (written from another matrix); typed as printed, it now runs."""
-    monkeypatch.chdir(tmp_path)
-    mine, other = matrix(Path(), "mine.toml"), matrix(Path(), "other.toml", "gpt-4o")
-    assert run(capsys, "snapshot", "--update", "--builtins-only", "--matrix", str(mine),
-               "--dir", "snaps")[0] == 0
-    code, out, _ = run(capsys, "snapshot", "--check", "--builtins-only", "--matrix",
-                       str(other), "--dir", "snaps")
-    assert code == 1 and "mine.toml" in out  # the note names the matrix that wrote it
-    command = _hint(out)
-    assert "--force" in command
-    assert run(capsys, *command[1:])[0] == 0
-    assert run(capsys, "snapshot", "--check", "--builtins-only", "--matrix", str(other),
-               "--dir", "snaps")[0] == 0
 
 
 def test_a_users_file_where_a_snapshot_goes_is_named_before_the_hint(

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import stat
+import threading
 import tomllib
 from pathlib import Path
 from typing import Any, NoReturn
@@ -203,9 +204,12 @@ def write_text_file(path: Path, text: str, root: Path, error: type[PromptcError]
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.parent.resolve().is_relative_to(root_real):
         raise error(f"is outside {str(root)!r}; nothing was written", source=str(path))
+    mode = _mode_for(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                          suffix=".tmp")
     try:
+        if hasattr(os, "fchmod"):  # mkstemp makes the file 0600: give it the usual mode
+            os.fchmod(handle, mode)
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
         os.replace(temporary, path)
@@ -215,3 +219,31 @@ def write_text_file(path: Path, text: str, root: Path, error: type[PromptcError]
         except OSError:
             pass
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions a written file gets: an existing file's own, else what the process's
+    umask gives any new file (0644 under the usual 022), as `open` would."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask: read from /proc where there is one (reading it elsewhere means
+    setting it, briefly, under a lock)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask

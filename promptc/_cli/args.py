@@ -24,6 +24,7 @@ __all__ = ["UsageError", "Findings", "Parser", "epilog", "COMMANDS", "PARSERS", 
            "CommandFactory",
            "add_command", "add_sources", "add_target",
            "add_json", "source_flags", "compiler_from", "target_from", "print_json",
+           "strict_from",
            "print_diagnostics", "non_negative", "add_payload_options", "read_input_text",
            "provider_for", "DOCS"]
 
@@ -121,12 +122,18 @@ def add_command(sub: Any, name: str, summary: str, description: str, examples: S
 def add_sources(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sources (see: promptc help folders)")
     g.add_argument("--project", metavar="DIR",
-                   help="project folder (.promptc) to layer on top; default: found from the cwd")
-    g.add_argument("--no-project", action="store_true", help="ignore any project .promptc/")
+                   help="the project: its root (with promptc.toml, or pyproject.toml with "
+                        "[tool.promptc]) or its prompt folder (.promptc); default: "
+                        "$PROMPTC_PROJECT, else found from the cwd")
+    g.add_argument("--no-project", action="store_true",
+                   help="ignore any project file and project .promptc/")
     g.add_argument("--no-user", action="store_true", help="ignore the user config folder")
     g.add_argument("--no-plugins", action="store_true", help="do not load installed plugins")
+    g.add_argument("--no-builtins", action="store_true",
+                   help="leave out the built-in coding-agent pack (variants, components, tools, "
+                        "fallback)")
     g.add_argument("--builtins-only", action="store_true",
-                   help="only the built-in variants (same as the three --no-… flags)")
+                   help="only the built-in variants (no project, user folder or plugins)")
 
 
 def source_flags(args: argparse.Namespace) -> list[str]:
@@ -138,7 +145,7 @@ def source_flags(args: argparse.Namespace) -> list[str]:
         words.append("--no-project")
     elif getattr(args, "project", None):
         words += ["--project", args.project]
-    for flag in ("no_user", "no_plugins"):
+    for flag in ("no_user", "no_plugins", "no_builtins"):
         if getattr(args, flag, False):
             words.append("--" + flag.replace("_", "-"))
     return words
@@ -208,24 +215,39 @@ def read_input_text(name: str) -> str:
 
 
 def compiler_from(args: argparse.Namespace) -> Compiler:
+    """The Compiler the source options describe, over the project file's settings (an option
+    that leaves a source out wins over the file)."""
     if getattr(args, "builtins_only", False):
+        if getattr(args, "no_builtins", False):
+            raise UsageError("--builtins-only and --no-builtins exclude each other")
         return Compiler.builtins()
     project: Any = True
     if getattr(args, "no_project", False):
         project = False
     elif getattr(args, "project", None):
         project = args.project
-    return Compiler.default(project=project, user=not getattr(args, "no_user", False),
-                            plugins=not getattr(args, "no_plugins", False))
+    return Compiler.default(project=project,
+                            user=False if getattr(args, "no_user", False) else None,
+                            plugins=False if getattr(args, "no_plugins", False) else None,
+                            builtins=False if getattr(args, "no_builtins", False) else None)
 
 
-def target_from(args: argparse.Namespace, features: FeatureSet | None = None
-                ) -> tuple[ProviderInfo, PromptContext]:
+def strict_from(args: argparse.Namespace, compiler: Compiler) -> bool:
+    """--strict, or the project file's `strict = true`."""
+    return bool(getattr(args, "strict", False)) or compiler.project.strict
+
+
+def target_from(args: argparse.Namespace, features: FeatureSet | None = None,
+                model: tuple[str, str] | None = None) -> tuple[ProviderInfo, PromptContext]:
     """The request the options describe; `features`: the compiler's, which a context file's
-    `features` table is checked against (default: the built-ins')."""
+    `features` table is checked against (default: the built-ins'); `model`: the (provider,
+    model) to use when neither the options nor the context name one (the project's)."""
     ctx = PromptContext.load(args.context, features=features) if args.context else \
         PromptContext()
-    info = provider_for(ctx.provider, args.provider, args.model, _capabilities(args))
+    provider, model_id = args.provider, args.model
+    if model is not None and not model_id and (ctx.provider is None or not ctx.provider.model):
+        provider, model_id = provider or model[0], model[1]
+    info = provider_for(ctx.provider, provider, model_id, _capabilities(args))
     return info, _changed(ctx, {"provider": info, **_context_changes(args, ctx)})
 
 
@@ -308,8 +330,9 @@ def provider_for(base: ProviderInfo | None, provider: str | None, model: str | N
         if info.model != base.model:  # capabilities given for another model no longer apply
             info = ProviderInfo(provider=info.provider, model=info.model)
     if info is None or not info.model:
-        raise UsageError("no model: give --provider and --model, or a context file with a "
-                         "`provider` table")
+        raise UsageError("no model: give --provider and --model, a context file with a "
+                         "`provider` table, or the project file's `model` "
+                         "(\"provider/model\")")
     return attrs.evolve(info, **caps) if caps else info
 
 

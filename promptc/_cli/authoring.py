@@ -1,5 +1,6 @@
-"""`promptc inputs` and `new-variant`: for a variant's author and a client's settings form —
-the runtime inputs a variant declares, and a new variant that extends another."""
+"""`promptc inputs`, `new-variant` and `init`: for a variant's author and a client's settings
+form — the runtime inputs a variant declares, a new variant that extends another, and a new
+project with prompts of its own."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from .args import (COMMANDS, Command, CommandFactory, UsageError, add_command, a
                    add_sources, compiler_from, print_json)
 from .format import clean, table
 
-__all__ = ["cmd_inputs", "cmd_new_variant", "add_inputs_command", "add_new_variant_command"]
+__all__ = ["cmd_inputs", "cmd_new_variant", "cmd_init", "add_inputs_command",
+           "add_new_variant_command", "add_init_command"]
 
 
 def cmd_inputs(args: argparse.Namespace) -> int:
@@ -22,9 +24,12 @@ def cmd_inputs(args: argparse.Namespace) -> int:
     if args.variant:
         variant = compiler.registry.get(args.variant)
     else:
-        if not args.model:
+        provider, model = args.provider, args.model
+        if not model and compiler.default_model is not None:  # the project file's `model`
+            provider, model = provider or compiler.default_model[0], compiler.default_model[1]
+        if not model:
             raise UsageError("give --variant, or --provider and --model")
-        variant = compiler.resolve(ProviderInfo(args.provider or "", args.model)).variant
+        variant = compiler.resolve(ProviderInfo(provider or "", model)).variant
     schema = inputs_schema(variant.id, variant.inputs)
     if args.json:
         print_json(schema)
@@ -110,3 +115,37 @@ def add_new_variant_command(sub: Any, commands: dict[str, Command] = COMMANDS,
     p.add_argument("--force", action="store_true", help="overwrite an existing variant.toml")
     add_sources(p)
     commands["new-variant"] = cmd_new_variant
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from .._review.project_init import init_project
+    root = Path(args.dir)
+    done = init_project(root, force=args.force)
+    shown = clean(root)
+    sys.stdout.write(f"wrote {len(done.files)} file(s) and {len(done.snapshots)} snapshot(s) "
+                     f"in {shown}: a project without the built-in coding pack "
+                     "(promptc.toml: builtins = false)\n")
+    where = "" if root.resolve() == Path.cwd().resolve() else f"cd {shown} && "
+    sys.stdout.write(f"next: {where}promptc render   (then README.md there: snapshots, pytest, "
+                     "CI)\n")
+    return 0
+
+
+def add_init_command(sub: Any, commands: dict[str, Command] = COMMANDS,
+                     command: CommandFactory = add_command) -> None:
+    p = command(sub, "init", "start a project with prompts of its own",
+                "Write a new project into DIR (default: here): a promptc.toml without the "
+                "built-in coding pack, a role, a policies section, a per-request section fed "
+                "by a declared input, one tool, a Claude variant and a GPT variant that differ "
+                "in a section, a snapshot matrix and its snapshots, a pytest test, and a "
+                "README with the commands and a CI recipe. Right after it, `promptc lint "
+                "--strict`, `promptc snapshot --check` and `pytest` pass there.",
+                ["promptc init support-bot", "promptc init", "promptc init . --force"],
+                "0 written · 2 the folder already holds the files (without --force)",
+                "docs/projects.md in the promptc repository")
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR",
+                   help="the project's folder (made if missing; default: the working "
+                        "directory)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files of the same names")
+    commands["init"] = cmd_init

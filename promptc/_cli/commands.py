@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from .args import COMMANDS, PARSERS, DOCS, Parser, VersionAction, add_command, epilog
-from .authoring import add_inputs_command, add_new_variant_command
+from .authoring import add_init_command, add_inputs_command, add_new_variant_command
 from .diff import add_diff_command
 from .explain import add_explain_command, add_variants_command
 from .help import TOPICS, add_help_command
@@ -25,7 +25,7 @@ ALL_CODES = ("0 ok · 1 findings (lint, --strict, snapshot differences, threshol
 
 _IN_ORDER = (add_render_command, add_explain_command, add_variants_command, add_tools_command,
              add_parse_command, add_lint_command, add_tokens_command, add_inputs_command,
-             add_snapshot_command, add_diff_command, add_new_variant_command,
+             add_snapshot_command, add_diff_command, add_new_variant_command, add_init_command,
              add_models_command, add_session_command, add_serve_command, add_help_command)
 
 

@@ -16,8 +16,8 @@ from .args import (COMMANDS, Command, CommandFactory, UsageError, add_command, a
                    compiler_from, print_json, target_from)
 from .format import table
 from .review import prefix_note, render_snapshot_text, render_text, signed
-from .review_options import (add_review_output, emit_review, expected_renders, output_format,
-                             snapshot_command)
+from .review_options import (add_review_output, chosen_matrix, emit_review, expected_renders,
+                             output_format, snapshot_command, snapshot_folder)
 
 if TYPE_CHECKING:
     from .._compile.compiler import Compiler
@@ -34,9 +34,10 @@ _OTHER_SIDE = ("to_provider", "to_model", "to_variant", "to_context", "to_date",
 def cmd_diff(args: argparse.Namespace) -> int:
     from .._review.diff import diff_prompts, review_prompts
     compiler = compiler_from(args)
-    if args.snapshots:
+    other_side = any(getattr(args, name) for name in _OTHER_SIDE)
+    if args.snapshots or (not other_side and compiler.project.snapshots is not None):
         return _diff_snapshots(args, compiler)
-    if not any(getattr(args, name) for name in _OTHER_SIDE):
+    if not other_side:
         raise UsageError("diff needs something to compare: --to-model, --to-provider, "
                          "--to-variant, --to-context, --to-date, --to-cwd, or --snapshots DIR")
     a, b = _both_sides(args, compiler)
@@ -51,7 +52,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def _both_sides(args: argparse.Namespace, compiler: Compiler
                 ) -> tuple[CompiledPrompt, CompiledPrompt]:
     """The request the options describe, and the same with the --to-… options applied."""
-    info, ctx = target_from(args, compiler.features)
+    info, ctx = target_from(args, compiler.features, compiler.default_model)
     info_b, ctx_b = _other_side(args, compiler, info)
     a = compiler.compile(info, ctx, variant=args.variant, count_tokens=True)
     b = compiler.compile(info_b, ctx_b, variant=_other_variant(args), count_tokens=True)
@@ -65,7 +66,7 @@ def _other_side(args: argparse.Namespace, compiler: Compiler, info: ProviderInfo
                                             if args.to_model else info.provider)
     to_args.model = args.to_model or info.model
     to_args.context = args.to_context or args.context
-    info_b, ctx_b = target_from(to_args, compiler.features)
+    info_b, ctx_b = target_from(to_args, compiler.features, compiler.default_model)
     changes = {name: value for name, value in (("date", args.to_date), ("cwd", args.to_cwd))
                if value}
     return info_b, attrs.evolve(ctx_b, **changes) if changes else ctx_b
@@ -96,15 +97,19 @@ def provider_for(model: str, current: str) -> str:
 def _diff_snapshots(args: argparse.Namespace, compiler: Compiler) -> int:
     from .._review.diff import review_snapshots, snapshot_report
     from .._review.snapshot import load_matrix
-    folder = Path(args.snapshots)
+    folder = snapshot_folder(args.snapshots, compiler)
     if not folder.is_dir():
         raise UsageError(f"--snapshots {str(folder)!r}: no such folder (write one with "
                          f"`{snapshot_command(args, '--update', folder=str(folder))}`)")
-    matrix = load_matrix(args.matrix, compiler)
+    chosen = chosen_matrix(args, compiler, folder)
+    if chosen.why == "recorded" and output_format(args) == "text":
+        sys.stderr.write(f"promptc: comparing with {folder} as {chosen.name} renders it (the "
+                         "matrix that wrote the folder)\n")
+    matrix = load_matrix(chosen.path, compiler)
     cases = review_snapshots(folder, expected_renders(args, compiler, matrix, strict=False))
     growth = max((c.tokens_delta for c in cases if c.status != "same"), default=0)
     if output_format(args) == "json":
-        print_json(snapshot_report(folder, cases))
+        print_json({**snapshot_report(folder, cases), "matrix": chosen.name})
     elif not emit_review(args, cases, f"promptc review: {folder}"):
         _write_snapshot_diff(sys.stdout, cases, args.lines)
     return _threshold(args, growth)
@@ -165,9 +170,11 @@ def add_diff_command(sub: Any, commands: dict[str, Command] = COMMANDS,
     g.add_argument("--to-cwd", metavar="DIR", help="another working directory")
     g = p.add_argument_group("against a snapshot folder")
     g.add_argument("--snapshots", metavar="DIR",
-                   help="compare the working tree's renders with this snapshot folder")
-    g.add_argument("--matrix", metavar="FILE", help="with --snapshots: the matrix (default: "
-                                                    "the built-in one)")
+                   help="compare the working tree's renders with this snapshot folder "
+                        "(default without --to-… options: the project file's `snapshots`)")
+    g.add_argument("--matrix", metavar="FILE",
+                   help="with --snapshots: the matrix (default: the one that wrote the folder, "
+                        "else the project file's `matrix`, else the built-in one)")
     p.add_argument("--max-growth-tokens", type=int, metavar="N",
                    help="exit 1 when a prompt grows by more than N tokens (a CI gate)")
     add_review_output(p)

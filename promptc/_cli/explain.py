@@ -23,7 +23,7 @@ __all__ = ["cmd_explain", "cmd_variants", "add_explain_command", "add_variants_c
 
 def cmd_explain(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args, compiler.features)
+    info, ctx = target_from(args, compiler.features, compiler.default_model)
     explained = explain_data(compiler, info, ctx, args.variant)
     if args.json:
         print_json(explained.data)
@@ -56,6 +56,12 @@ def _write_choice(out: IO[str], explained: Explained, compiler: Compiler) -> Non
     v, choice = explained.prompt.variant, explained.prompt.tools.choice
     out.write(f"{paint('variant', 'bold')}   {clean(v.id)} ({clean(v.source)}; chosen by "
               f"{explained.data['variant']['chosen_by']})\n")
+    if len(v.lineage) > 1:
+        _write_wrapped(out, ["extends   " + " → ".join(f"{clean(vid)} ({clean(src)})"
+                                                      for vid, src, _path in v.lineage[1:])])
+    for edits in v.edits.values():
+        _write_wrapped(out, [f"edit      {e.kind} section {clean(e.component)} "
+                             f"({clean(e.file or e.origin)})" for e in edits])
     if choice is not None:
         line = textwrap.fill(f"{choice.mode} (decided by {choice.decided_by}: "
                              f"{clean(choice.reason)})", terminal_width() - 10,
@@ -105,7 +111,8 @@ def cmd_variants(args: argparse.Namespace) -> int:
         sys.stdout.write(table(["id", "family", "priority", "source", "extends", "match"],
                                [[r["id"], r["family"], r["priority"], r["source"],
                                  r["extends"] or "", ("fallback; " if r["fallback"] else "") +
-                                 r["match"]] for r in rows], "llrlll", max_lines=3) + "\n")
+                                 r["match"]] for r in rows], "llrlll", max_lines=3,
+                               whole=(0,)) + "\n")
         for message in overrides:
             sys.stdout.write(f"override: {clean(message)}\n")
     print_diagnostics(compiler.load_diagnostics)

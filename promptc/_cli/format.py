@@ -64,14 +64,17 @@ _CODES = {"red": "31", "yellow": "33", "green": "32", "dim": "2", "bold": "1", "
           "red-word": "1;7;31", "green-word": "1;7;32"}
 
 
-def paint(text: str, colour: str | None, stream: IO[str] = sys.stdout) -> str:
-    if colour is None or not use_colour(stream):
+def paint(text: str, colour: str | None, stream: IO[str] | None = None) -> str:
+    """`text` in `colour` when `stream` (default: the current stdout, looked up when called,
+    never the one there was at import) shows colour."""
+    if colour is None or not use_colour(sys.stdout if stream is None else stream):
         return text
     return f"\033[{_CODES[colour]}m{text}\033[0m"
 
 
-def format_diagnostic(d: Diagnostic, stream: IO[str] = sys.stderr) -> str:
+def format_diagnostic(d: Diagnostic, stream: IO[str] | None = None) -> str:
     colour = {"error": "red", "warning": "yellow", "info": "dim"}[d.level]
+    stream = sys.stderr if stream is None else stream
     where = f" [{bound(clean(d.source), 160)}]" if d.source else ""
     return f"{paint(d.level, colour, stream)}: {clean(d.code)}{where}: {bound(clean(d.message))}"
 
@@ -96,23 +99,29 @@ _COMFORTABLE = 32  # the free-text column is narrowed to this before any other c
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
           align: str | None = None, *, width: int | None = None, wrap: int = -1,
-          max_lines: int = 0, stream: IO[str] = sys.stdout) -> str:
+          max_lines: int = 0, stream: IO[str] | None = None, whole: Sequence[int] = ()
+          ) -> str:
     """An aligned plain-text table, at most `width` columns wide (default: the terminal's).
 
     Column `wrap` (default: the last) is wrapped first, at most `max_lines` lines per cell when
     that is > 0 (the cut marked with `…` and a note under the table); if that is not enough,
-    the other left-aligned columns are wrapped too, widest first. Numbers never wrap. Cells are
-    cleaned of control characters; `Styled` cells are painted on `stream`'s terms."""
+    the other left-aligned columns are wrapped too, widest first; a name is broken only at a
+    space or after a hyphen, never inside a word. Numbers never wrap, nor do the `whole`
+    columns (names a reader copies, such as ids: the table is wider than the terminal before
+    one is broken). Cells are cleaned of control characters; `Styled` cells are painted on
+    `stream`'s terms."""
     n = len(headers)
     align = align or "l" * n
     wrap = wrap % n
     cells, colours = _cells(headers, rows)
-    widths = _fitted_widths(cells, align, wrap, terminal_width() if width is None else width)
+    widths = _fitted_widths(cells, align, wrap, terminal_width() if width is None else width,
+                            whole)
     lines_of, cut = _wrapped(cells, widths, wrap, max_lines)
     widths = [max(len(line) for row in lines_of for line in row[i]) for i in range(n)]
     out: list[str] = []
     for k, split in enumerate(lines_of):
-        out.extend(_row_lines(split, colours[k], widths, align, stream))
+        out.extend(_row_lines(split, colours[k], widths, align,
+                              sys.stdout if stream is None else stream))
         if k == 0:
             out.append("  ".join("-" * w for w in widths))
     if cut:
@@ -138,17 +147,20 @@ def _cell(value: Any) -> tuple[str, str | None]:
     return "" if value is None else clean(value), None
 
 
-def _fitted_widths(cells: Sequence[Sequence[str]], align: str, wrap: int, limit: int
-                   ) -> list[int]:
+def _fitted_widths(cells: Sequence[Sequence[str]], align: str, wrap: int, limit: int,
+                   whole: Sequence[int] = ()) -> list[int]:
     """Column widths that fit `limit`: the free-text column narrowed to a comfortable width,
     then the other text columns, widest first, then the free-text column to its minimum
     (never narrower than a header)."""
     n = len(cells[0])
     widths = [max(len(r[i]) for r in cells) for i in range(n)]
     excess = sum(widths) + 2 * (n - 1) - limit
-    for i, least in _narrowing_steps(widths, align, wrap):
+    for i, least in _narrowing_steps(widths, align, wrap, whole):
         if excess <= 0:
             break
+        if i != wrap:  # a name is broken only after a hyphen or at a space, never inside
+            least = max(least, max(_longest_piece(r[i]) for r in cells[1:]) if
+                        len(cells) > 1 else 0)
         take = min(excess, widths[i] - max(least, len(cells[0][i])))
         if take > 0:
             widths[i] -= take
@@ -156,11 +168,41 @@ def _fitted_widths(cells: Sequence[Sequence[str]], align: str, wrap: int, limit:
     return widths
 
 
-def _narrowing_steps(widths: Sequence[int], align: str, wrap: int) -> list[tuple[int, int]]:
+def _narrowing_steps(widths: Sequence[int], align: str, wrap: int, whole: Sequence[int] = ()
+                     ) -> list[tuple[int, int]]:
     """(column, the narrowest it may get) in the order columns give up width."""
-    others = sorted((i for i in range(len(widths)) if i != wrap and align[i] == "l"),
+    others = sorted((i for i in range(len(widths))
+                     if i != wrap and align[i] == "l" and i not in whole),
                     key=lambda i: -widths[i])
-    return [(wrap, _COMFORTABLE), *((i, _MIN_OTHER) for i in others), (wrap, _MIN_WRAP)]
+    return [(wrap, _COMFORTABLE), *((i, _MIN_OTHER) for i in others), (wrap, _MIN_WRAP),
+            *((i, 0) for i in others)]
+
+
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """A name cell's unbreakable pieces, each with the glue before it: words (a space) and,
+    within a word, the parts after each hyphen (nothing)."""
+    out: list[tuple[str, str]] = []
+    for w, word in enumerate(text.split()):
+        for j, part in enumerate(re.split(r"(?<=-)(?=.)", word)):
+            out.append((" " if w and not j else "", part))
+    return out
+
+
+def _longest_piece(text: str) -> int:
+    return max((len(part) for _glue, part in _pieces(text)), default=0)
+
+
+def _wrap_names(text: str, width: int) -> list[str]:
+    """Lines of at most `width` (wider only where one piece is), broken between pieces."""
+    lines: list[str] = []
+    current = ""
+    for glue, part in _pieces(text):
+        if current and len(current) + len(glue) + len(part) > width:
+            lines.append(current)
+            current = part
+        else:
+            current += glue + part if current else part
+    return [*lines, current]
 
 
 def _wrapped(cells: Sequence[Sequence[str]], widths: Sequence[int], wrap: int, max_lines: int
@@ -183,8 +225,10 @@ def _wrap_cell(text: str, width: int, free_text: bool, max_lines: int
                ) -> tuple[list[str], bool]:
     if len(text) <= width:
         return [text], False
+    if not free_text:
+        return _wrap_names(text, width), False
     import textwrap  # only when a cell needs it
-    lines = textwrap.wrap(text, width, break_on_hyphens=not free_text) or [""]
+    lines = textwrap.wrap(text, width, break_on_hyphens=False) or [""]
     if not (free_text and max_lines and len(lines) > max_lines):
         return lines, False
     lines = lines[:max_lines]

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from .args import (COMMANDS, Command, CommandFactory, add_command, add_json, add_sources,
-                   compiler_from, print_json)
+                   compiler_from, print_json, strict_from)
 from .format import format_diagnostic, paint
 
 __all__ = ["cmd_lint", "add_lint_command"]
@@ -17,7 +17,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
     from .._review.lint import lint
     compiler = compiler_from(args)
     findings = lint(compiler)
-    failing = [f for f in findings if f.level == "error" or (args.strict and f.level != "info")]
+    strict = strict_from(args, compiler)
+    failing = [f for f in findings if f.level == "error" or (strict and f.level != "info")]
     if args.json:
         print_json([f.to_dict() for f in findings])
     else:

@@ -9,7 +9,7 @@ from typing import Any
 
 from .args import (COMMANDS, Command, CommandFactory, add_command, add_payload_options, add_target,
                    compiler_from, non_negative, print_diagnostics, print_json, read_input_text,
-                   target_from)
+                   strict_from, target_from)
 from .budget import report_budget
 from .format import clean, table
 from .results import PayloadOptions, native_tools, parse_data, payload, render_data
@@ -22,14 +22,15 @@ TARGET = "--provider anthropic --model claude-sonnet-4-5"
 
 def cmd_render(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args, compiler.features)
+    info, ctx = target_from(args, compiler.features, compiler.default_model)
     if args.examples:
         from .catalogue import with_examples
         ctx = with_examples(compiler.plan(info, args.variant).variant, ctx)
     fmt = "json" if args.json else args.format
-    prompt = compiler.compile(info, ctx, strict=args.strict, budget=args.budget,
+    prompt = compiler.compile(info, ctx, strict=strict_from(args, compiler), budget=args.budget,
                               count_tokens=fmt == "json" or args.budget is not None,
-                              variant=args.variant, dynamic=args.dynamic)
+                              variant=args.variant,
+                              dynamic=args.dynamic or compiler.placement or "system")
     if fmt == "text":
         sys.stdout.write(prompt.text + "\n")
         if prompt.message:
@@ -46,8 +47,9 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_tools(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args, compiler.features)
-    prompt = compiler.compile(info, ctx, variant=args.variant, strict=args.strict)
+    info, ctx = target_from(args, compiler.features, compiler.default_model)
+    prompt = compiler.compile(info, ctx, variant=args.variant,
+                              strict=strict_from(args, compiler))
     tools = prompt.tools
     if args.format == "text":
         section = prompt.section("tools")
@@ -66,7 +68,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 def cmd_parse(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
-    info, ctx = target_from(args, compiler.features)
+    info, ctx = target_from(args, compiler.features, compiler.default_model)
     prompt = compiler.compile(info, ctx, variant=args.variant)
     reply = read_input_text(args.reply)
     data, has_errors = parse_data(prompt, reply)
@@ -107,8 +109,9 @@ def add_render_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                    help="cache breakpoints for --format anthropic (default 2): the end of the "
                         "built-in tools, of the static, session and request blocks, first "
                         "places first, each only once its prefix reaches the model's minimum")
-    p.add_argument("--dynamic", choices=("system", "message"), default="system",
-                   help="system: the whole prompt in the system prompt (default); message: "
+    p.add_argument("--dynamic", choices=("system", "message"), default=None,
+                   help="system: the whole prompt in the system prompt (default, unless the "
+                        "project file's `placement` says otherwise); message: "
                         "only the static part there, the session and request text as a first "
                         "user message (in the payloads' `messages`; text: after a marker line)")
     add_payload_options(p)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
+from .._base.errors import NoVariantError
 from .._compile.result import CompiledPrompt, prompt_to_dict
 from .._calls.records import ToolCall
 from .._model.provider import ProviderInfo, capability_sources, resolve_provider
@@ -100,7 +101,12 @@ def explain_data(compiler: Compiler, info: ProviderInfo, ctx: PromptContext,
     """Why this variant (every one tried), where each section and tool came from."""
     families, user = compiler.registry.families, compiler.registry.user_models
     resolved = resolve_provider(info, families, user)
-    resolution = compiler.resolve(resolved, full_trace=True)
+    try:
+        resolution = compiler.resolve(resolved, full_trace=True)
+    except NoVariantError:
+        if variant is None:
+            raise
+        resolution = compiler.registry.variant_for(variant)  # pinned: nothing else to try
     prompt = compiler.compile(info, ctx, variant=variant, count_tokens=True)
     v = prompt.variant
     choice = prompt.tools.choice
@@ -112,7 +118,11 @@ def explain_data(compiler: Compiler, info: ProviderInfo, ctx: PromptContext,
                          capability_sources(info, families, user).items()},
         "variant": {"id": v.id, "family": v.family, "source": v.source, "path": v.path,
                     "extends": v.extends, "chosen_by": "id" if variant else resolution.by,
-                    "tool_mode": prompt.tools.mode},
+                    "tool_mode": prompt.tools.mode,
+                    # the `extends` chain, this variant first, and each section edit
+                    "chain": [{"id": vid, "source": src, "path": path}
+                              for vid, src, path in v.lineage],
+                    "edits": [e.to_dict() for cid in v.edits for e in v.edits[cid]]},
         "tool_mode": {"mode": prompt.tools.mode} if choice is None else choice.to_dict(),
         "trace": [t.to_dict() for t in resolution.trace],
         "sections": [s.to_dict() for s in prompt.sections],

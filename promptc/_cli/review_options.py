@@ -5,12 +5,15 @@ command line that repeats a run."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .args import source_flags
+import attrs
+
+from .args import UsageError, source_flags
 from .format import Progress
 from .review import render_markdown
 
@@ -20,7 +23,8 @@ if TYPE_CHECKING:
     from .._review.snapshot import Matrix, Rendered
 
 __all__ = ["DEFAULT_LINES", "lines_arg", "add_review_output", "output_format", "emit_review",
-           "expected_renders", "snapshot_command", "matrix_path"]
+           "expected_renders", "snapshot_command", "matrix_path", "Chosen", "chosen_matrix",
+           "snapshot_folder", "typed"]
 
 DEFAULT_LINES = 40
 
@@ -96,3 +100,64 @@ def snapshot_command(args: argparse.Namespace, action: str, folder: str | None =
 
 def matrix_path(args: argparse.Namespace) -> Path | None:
     return Path(args.matrix) if args.matrix else None
+
+
+def snapshot_folder(given: str | None, compiler: Compiler) -> Path:
+    """The snapshot folder: the one given, else the project file's `snapshots` (as a person
+    would type it from here), else `snapshots` in the working directory."""
+    if given:
+        return Path(given)
+    return Path(typed(compiler.project.snapshots)) if compiler.project.snapshots else \
+        Path("snapshots")
+
+
+def typed(path: Path) -> str:
+    """A path as a person would type it from the working directory: relative when that is
+    shorter, else as it is (for messages and the commands promptc suggests)."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
+    return relative if len(relative) < len(str(path)) else str(path)
+
+
+@attrs.frozen
+class Chosen:
+    """The matrix a snapshot folder is rendered from (None: the built-in one), and why."""
+
+    path: Path | None
+    name: str  # as a person would type it, or "the built-in matrix"
+    why: str  # "given", "project", "recorded" (the folder's manifest) or "default"
+
+
+def chosen_matrix(args: argparse.Namespace, compiler: Compiler, folder: Path) -> Chosen:
+    """The matrix for `folder`: the one that wrote it (its manifest records it), which
+    `--matrix` or the project file's `matrix` may only repeat (naming another is an error
+    naming both); for a folder that records none, `--matrix`, else the project's, else the
+    built-in one."""
+    from .._review.manifest import BUILTIN, read_manifest, recorded_path, shown_matrix
+    given = matrix_path(args)
+    project = compiler.project.matrix
+    recorded = read_manifest(folder).matrix if folder.is_dir() else None
+    if recorded is None:
+        path = given or project
+        why = "given" if given else "project" if project else "default"
+        return Chosen(path, _shown(path), why)
+    own = recorded_path(recorded, folder)
+    for other, what in ((given, "--matrix"), (project, _project_key(compiler))):
+        if other is not None and (own is None or os.path.abspath(other) != str(own)):
+            raise UsageError(
+                f"{what} names {_shown(other)}, but {folder} was written from "
+                f"{shown_matrix(recorded, folder)}; check it against that one (leave "
+                f"{what} out), or rewrite it from {_shown(other)} with `promptc snapshot "
+                f"--update --dir {folder} --matrix {_shown(other)} --force`")
+    return Chosen(own, shown_matrix(recorded, folder) if recorded != BUILTIN else
+                  "the built-in matrix", "recorded")
+
+
+def _project_key(compiler: Compiler) -> str:
+    return f"the project file's `matrix` ({typed(Path(compiler.project.file))})"
+
+
+def _shown(path: Path | None) -> str:
+    return "the built-in matrix" if path is None else typed(path)

@@ -140,8 +140,12 @@ def target(call: Call) -> tuple[ProviderInfo, PromptContext]:
     if "runtime" in p:
         ctx = attrs.evolve(ctx, runtime={**ctx.runtime, **p["runtime"]})
     caps = {name: p[name] for name in _CAPABILITIES if name in p}
+    provider, model = p.get("provider"), p.get("model")
+    default = call.compiler.default_model  # the project file's `model`
+    if default is not None and not model and (ctx.provider is None or not ctx.provider.model):
+        provider, model = provider or default[0], default[1]
     try:
-        info = provider_for(ctx.provider, p.get("provider"), p.get("model"), caps)
+        info = provider_for(ctx.provider, provider, model, caps)
     except UsageError:
         raise RpcError(INVALID_PARAMS, "invalid params: no model: give `provider` and `model`, "
                                        "or a `context` with a `provider` table") from None
@@ -162,10 +166,11 @@ def compile_prompt(call: Call) -> Any:
     p = call.params
     info, ctx = target(call)
     fmt = p.get("format", "json")
-    prompt = call.compiler.compile(info, ctx, strict=p.get("strict", False),
+    project = call.compiler.project  # the project file's defaults
+    prompt = call.compiler.compile(info, ctx, strict=p.get("strict", project.strict),
                                    budget=p.get("budget"), variant=p.get("variant"),
                                    count_tokens=fmt == "json" or "budget" in p,
-                                   dynamic=p.get("dynamic", "system"))
+                                   dynamic=p.get("dynamic", project.placement or "system"))
     return render_data(prompt) if fmt == "json" else payload(prompt, fmt, shapes(p))
 
 
@@ -174,7 +179,7 @@ def tools(call: Call) -> Any:
     p = call.params
     info, ctx = target(call)
     prompt = call.compiler.compile(info, ctx, variant=p.get("variant"),
-                                   strict=p.get("strict", False))
+                                   strict=p.get("strict", call.compiler.project.strict))
     fmt = p.get("format", "text")
     return tools_text_data(prompt) if fmt == "text" else native_tools(prompt.tools, fmt,
                                                                       shapes(p))

@@ -14,8 +14,9 @@ from .args import (COMMANDS, Command, CommandFactory, UsageError, add_command, a
                    compiler_from, print_json)
 from .format import clean, paint
 from .review import render_snapshot_text
-from .review_options import (add_review_output, emit_review, expected_renders, matrix_path,
-                             output_format, snapshot_command)
+from .review_options import (Chosen, add_review_output, chosen_matrix, emit_review,
+                             expected_renders, matrix_path, output_format, snapshot_command,
+                             snapshot_folder, typed)
 
 if TYPE_CHECKING:
     from .._review.diff import CaseReview
@@ -26,25 +27,33 @@ __all__ = ["cmd_snapshot", "add_snapshot_command"]
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
     from .._review.snapshot import check_matrix, load_matrix
+    compiler = compiler_from(args)
+    args.dir = typed(snapshot_folder(args.dir, compiler))
     folder = Path(args.dir)
     if args.update:
-        check_matrix(folder, matrix_path(args), force=args.force)
-    compiler = compiler_from(args)
-    matrix = load_matrix(args.matrix, compiler)
-    if not args.update and not folder.is_dir():
-        raise UsageError(f"no snapshot folder at {folder} (write one with "
-                         f"`{snapshot_command(args, '--update')}`)")
+        path = matrix_path(args) or compiler.project.matrix
+        if path is None and not args.force:  # the matrix that wrote the folder, if any
+            path = chosen_matrix(args, compiler, folder).path
+        check_matrix(folder, path, force=args.force)
+        chosen = Chosen(path, "", "given")
+    else:
+        if not folder.is_dir():
+            raise UsageError(f"no snapshot folder at {folder} (write one with "
+                             f"`{snapshot_command(args, '--update')}`)")
+        chosen = chosen_matrix(args, compiler, folder)
+    matrix = load_matrix(chosen.path, compiler)
     expected = expected_renders(args, compiler, matrix, strict=True)
     if args.update:
-        return _update(args, folder, expected)
-    return _check(args, folder, expected)
+        return _update(args, folder, expected, chosen.path)
+    return _check(args, folder, expected, chosen)
 
 
-def _update(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered]) -> int:
+def _update(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered],
+            matrix: Path | None) -> int:
     from .._review.manifest import matrix_name
     from .._review.snapshot import update_dir
     diff = update_dir(folder, expected, allow_foreign=args.force,
-                      matrix=matrix_name(matrix_path(args), folder))
+                      matrix=matrix_name(matrix, folder))
     if output_format(args) == "json":
         print_json({"updated": True, "added": list(diff.added), "removed": list(diff.removed),
                     "changed": [c[0] for c in diff.changed]})
@@ -54,16 +63,19 @@ def _update(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered
     return 0
 
 
-def _check(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered]) -> int:
+def _check(args: argparse.Namespace, folder: Path, expected: dict[str, Rendered],
+           chosen: Chosen) -> int:
     """Compare the folder with the renders; exit 1 when anything differs."""
     from .._review.diff import review_snapshots
     cases = review_snapshots(folder, expected)
     changed = [c for c in cases if c.status != "same"]
     update, blocked = _update_command(args, folder, expected)
     if output_format(args) == "json":
-        print_json({**_check_report(changed, update), "blocked": list(blocked)})
+        print_json({**_check_report(changed, update), "matrix": chosen.name,
+                    "blocked": list(blocked)})
     elif not emit_review(args, cases, f"promptc snapshot review: {folder}"):
-        _write_check(sys.stdout, args, folder, changed, len(expected), update, blocked)
+        _write_check(sys.stdout, folder, changed, len(expected), update, chosen, args.lines,
+                     blocked)
     return 1 if changed else 0
 
 
@@ -73,28 +85,27 @@ def _update_command(args: argparse.Namespace, folder: Path, expected: Mapping[st
     to move away before it can run (a file of the user's where a snapshot goes: an update
     refuses it whatever the flags). With --force when the folder holds other files promptc
     did not write (an update refuses such a folder without it, and with it leaves those files
-    alone), or was written from another matrix (an update refuses to rewrite it from this
-    one without it)."""
-    from .._review.manifest import read_manifest, same_matrix
+    alone). A folder written from another matrix never gets here: the check refuses it,
+    naming both."""
     from .._review.snapshot import check_dir
     command = snapshot_command(args, "--update")
     if not folder.is_dir():
         return command, ()
     state = check_dir(folder, expected)
-    recorded = read_manifest(folder).matrix
-    other = recorded is not None and not same_matrix(recorded, matrix_path(args), folder)
     foreign = set(state.foreign) - set(state.blocked)
-    return (f"{command} --force" if foreign or other else command), state.blocked
+    return (f"{command} --force" if foreign else command), state.blocked
 
 
-def _write_check(out: IO[str], args: argparse.Namespace, folder: Path,
-                 changed: Sequence[CaseReview], n: int, update: str,
+def _write_check(out: IO[str], folder: Path, changed: Sequence[CaseReview], n: int,
+                 update: str, chosen: Chosen, lines: int | None,
                  blocked: Sequence[str] = ()) -> None:
-    render_snapshot_text(out, changed, args.lines)
+    render_snapshot_text(out, changed, lines)
+    matrix = f" (rendered from {clean(chosen.name)}{_WHY[chosen.why]})"
     if not changed:
-        out.write(paint(f"ok: {n} snapshot(s) match {clean(folder)}", "green", out) + "\n")
+        out.write(paint(f"ok: {n} snapshot(s) match {clean(folder)}", "green", out) + matrix +
+                  "\n")
         return
-    _other_matrix_note(out, args, folder)
+    out.write(f"{clean(folder)}{matrix}\n")
     counts = {k: sum(c.status == k for c in changed) for k in ("added", "changed", "removed")}
     first = ""
     if blocked:
@@ -123,17 +134,8 @@ def _changed_entry(case: CaseReview) -> dict[str, Any]:
             "changes": [s.to_dict() for s in case.changes]}
 
 
-def _other_matrix_note(out: IO[str], args: argparse.Namespace, folder: Path) -> None:
-    """When the folder was written from another matrix, say so and how to check against it."""
-    from .._review.manifest import BUILTIN, read_manifest, same_matrix, shown_matrix
-    recorded = read_manifest(folder).matrix
-    if recorded is None or same_matrix(recorded, matrix_path(args), folder):
-        return
-    theirs = shown_matrix(recorded, folder)
-    check = snapshot_command(args, "--check", matrix="" if recorded == BUILTIN else theirs)
-    out.write(f"note: {clean(folder)} was written from "
-              f"{theirs if recorded == BUILTIN else 'the matrix ' + theirs}; to check it "
-              f"against that one: `{clean(check)}`\n")
+_WHY = {"recorded": ", which wrote the folder", "project": ", the project file's",
+        "given": "", "default": ""}
 
 
 def _file(case: CaseReview) -> str:
@@ -162,9 +164,12 @@ def add_snapshot_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                    help="with --update: update even though the folder holds files promptc did "
                         "not write (they are left alone)")
     p.add_argument("--matrix", metavar="FILE",
-                   help="matrix TOML (default: the built-in one; see: promptc help matrix)")
-    p.add_argument("--dir", default="snapshots", metavar="DIR",
-                   help="snapshot folder (default: snapshots)")
+                   help="matrix TOML (default: the one that wrote the folder, else the "
+                        "project file's `matrix`, else the built-in one; see: promptc help "
+                        "matrix)")
+    p.add_argument("--dir", default=None, metavar="DIR",
+                   help="snapshot folder (default: the project file's `snapshots`, else "
+                        "snapshots)")
     add_review_output(p)
     add_sources(p)
     commands["snapshot"] = cmd_snapshot

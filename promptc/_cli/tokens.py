@@ -35,7 +35,7 @@ def cmd_tokens(args: argparse.Namespace) -> int:
         compiler = compiler_from(args)
         return cmd_token_catalogue(args, compiler, context_from(args, compiler.features))
     compiler = compiler_from(args)
-    info, ctx = target_from(args, compiler.features)
+    info, ctx = target_from(args, compiler.features, compiler.default_model)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True,
                               budget=args.budget)
     rep = _counted(prompt)
@@ -137,7 +137,7 @@ def cmd_token_targets(args: argparse.Namespace) -> int:
     targets."""
     from .._review.snapshot import load_matrix
     compiler = compiler_from(args)
-    matrix = load_matrix(args.matrix, compiler)
+    matrix = load_matrix(args.matrix or compiler.project.matrix, compiler)
     checks = [check_target(compiler, t) for t in matrix.targets]
     if args.json:
         print_json([c.to_dict() for c in checks])
@@ -168,7 +168,8 @@ def add_tokens_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                         "(`full`, else its first), rendered strictly, prompt and native tool "
                         "JSON, against the case's token targets")
     p.add_argument("--matrix", metavar="FILE",
-                   help="with --targets: the matrix file (default: the built-in one)")
+                   help="with --targets: the matrix file (default: the project file's "
+                        "`matrix`, else the built-in one)")
     p.add_argument("--all-variants", action="store_true",
                    help="instead: every variant (with its inputs' example values) for each "
                         "model of --models, counted as one string and as the split for "

@@ -76,8 +76,9 @@ def _slot(v: Variant, name: str, by_id: Mapping[str, int], components: Mapping[s
           inputs: set[str], diags: list[Diagnostic]) -> Slot:
     if name in by_id:
         return name, "section", by_id[name]
-    if name in v.components:
-        return name, "missing", -1  # listed but unregistered (reported by its step)
+    if name in v.components or name in v.removed:
+        # listed but unregistered (reported by its step), or removed by a section edit
+        return name, "missing", -1
     if name in components:
         diags.append(Diagnostic(
             "error", "component-not-in-order",

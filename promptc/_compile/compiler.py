@@ -30,9 +30,10 @@ from .._base.memo import Memo
 from .._emit.toolset import ToolSet, wire_format
 from .._load.folders import Layer, read_layer
 from .._load.plugins import PluginSet, bounded_items, load_plugins
+from .._load.project import NO_PROJECT, Project, project_for
 from .._load.registry import Registry, Resolution, build_registry
-from .._load.sources import (builtin_root, find_project_folder, project_outside_note,
-                             user_folder)
+from .._load.sources import builtin_root, project_outside_note, user_folder
+from .._load.stacking import stacked_registry
 from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic, Reporter, first_failure
 from .._model.provider import ProviderInfo, encoding_for, model_data, resolve_provider
@@ -74,29 +75,29 @@ def _model_table_notes(user: bool) -> list[Diagnostic]:
             for problem in problems]
 
 
-def _project_layer(project: str | Path | None, start: str | Path | None) -> list[Layer]:
-    """The project's `.promptc` layer: the folder given, or the one found from `start` (a
-    warning when it lies outside the repository), or none."""
-    note = None
-    if project is None:
-        here = start if start is not None else Path.cwd()
-        found = find_project_folder(here)
-        if found is None:
-            return []
-        note = project_outside_note(found, here)
-    else:
-        found = Path(project)
-        try:
-            is_dir = found.is_dir()
-        except (OSError, ValueError) as exc:  # a name too long, a NUL in it
-            raise ConfigError(f"not a usable path ({exc})", source=repr(str(found))) from None
-        if not is_dir:
-            raise ConfigError("project folder not found", source=str(found))
-    layer = read_layer(found, "project")
+def _project_layer(project: Project, start: str | Path | None) -> list[Layer]:
+    """The project's prompt folder as a layer (none without one); a `.promptc` found by
+    walking up without a project file is warned about when it lies outside the repository."""
+    if project.folder is None:
+        return []
+    layer = read_layer(project.folder, "project")
+    note = project_outside_note(project.folder, start if start is not None else Path.cwd()) \
+        if project.discovered else None
     if note is not None:
         layer = attrs.evolve(layer, notes=(*layer.notes, Diagnostic(
-            "warning", "project-outside-repository", note, str(found))))
+            "warning", "project-outside-repository", note, str(project.folder))))
     return [layer]
+
+
+def _plugin_set(plugins: bool | Sequence[str], where: str) -> PluginSet | None:
+    """The installed plugins to load: all (True), none (False) or those named."""
+    if plugins is False:
+        return None
+    if plugins is True:
+        return load_plugins()
+    if isinstance(plugins, str):
+        raise TypeError("plugins must be true, false or a list of plugin names, not a string")
+    return load_plugins(names=tuple(plugins), where=where)
 
 
 def _provider_of(provider: ProviderInfo | None, ctx: PromptContext) -> ProviderInfo:
@@ -111,8 +112,12 @@ class Compiler:
     """Compiles prompts. Build one per process (`Compiler.default()`), share it across threads."""
 
     def __init__(self, registry: Registry, *, plugins: PluginSet | None = None,
-                 sources: Sequence[tuple[str, str]] = (), memo_size: int = 512) -> None:
+                 sources: Sequence[tuple[str, str]] = (), memo_size: int = 512,
+                 project: Project | None = None) -> None:
         self.registry = registry
+        # the project file's settings (the defaults without one): its placement, default
+        # model and strictness are the defaults of the commands and `serve`
+        self.project = project if project is not None else NO_PROJECT
         self.features = registry.features  # the feature switches a context may set
         # the elements outside text may not open or close (promptc.fence takes the compiler)
         self.own_tags: frozenset[str] = registry.own_tags
@@ -137,47 +142,71 @@ class Compiler:
     # --- construction ------------------------------------------------------------------------
 
     @classmethod
-    def default(cls, *, project: str | Path | bool = True, user: bool = True,
-                plugins: bool = True, start: str | Path | None = None) -> Compiler:
-        """Built-ins + installed plugins + user folder + project folder, frozen.
+    def default(cls, *, project: str | Path | bool | None = True, user: bool | None = None,
+                plugins: bool | Sequence[str] | None = None, builtins: bool | None = None,
+                start: str | Path | None = None) -> Compiler:
+        """The sources a project's prompts come from, stacked and frozen: the built-in pack,
+        installed plugins, the user's folder and the project's prompt folder.
 
-        `project`: a `.promptc` folder, or True to look for one from `start` (default: the
-        process's working directory, read once here), or False for none. (None, the spelling
-        of True before 0.2, still looks.)
+        `project`: True to find the project from `start` (default: the working directory,
+        read once here): `$PROMPTC_PROJECT` when set, else the nearest project file
+        (`promptc.toml`, or `pyproject.toml` with `[tool.promptc]`; not past the repository
+        root), else the nearest `.promptc/` folder. A path names a project root (a folder
+        holding a project file or a `.promptc/`), a project file, or a prompt folder. False:
+        no project. (None, the spelling of True before 0.2, still looks.)
+
+        `builtins`, `user`, `plugins` (True, False or entry-point names): None leaves them
+        to the project file (default: all three on); a value given here wins over it.
         """
-        builtin = read_layer(builtin_root(), "builtin")
-        layers = [builtin]
-        plugin_set = None
-        if plugins:
-            plugin_set = load_plugins(validate=lambda layer: build_registry([builtin, layer]))
-            layers.extend(plugin_set.layers)
-        if user and user_folder().is_dir():
-            layers.append(read_layer(user_folder(), "user"))
-        if project is not False:
-            layers.extend(_project_layer(None if project is True else project, start))
-        findings = plugin_set.findings if plugin_set is not None else ()
-        registry = build_registry(layers, findings=findings, user_models=user)
+        settings = project_for(project, start)
+        use_user = settings.user if user is None else user
+        use_builtins = settings.builtins if builtins is None else builtins
+        lower = [read_layer(builtin_root(), "builtin")] if use_builtins else []
+        plugin_set = _plugin_set(settings.plugins if plugins is None else plugins, settings.file)
+        upper = [read_layer(user_folder(), "user")] if use_user and user_folder().is_dir() \
+            else []
+        upper.extend(_project_layer(settings, start))
+        registry, plugin_set = stacked_registry(lower, plugin_set, upper, user_models=use_user)
+        layers = [*lower, *(plugin_set.layers if plugin_set else ()), *upper]
         return cls(registry, plugins=plugin_set,
-                   sources=[(layer.source, layer.root) for layer in layers])
+                   sources=[(layer.source, layer.root) for layer in layers], project=settings)
 
     @classmethod
     def builtins(cls) -> Compiler:
         """Only the built-in variants: no plugins, no user or project folder (tests, snapshots)."""
-        return cls.default(project=False, user=False, plugins=False)
+        return cls.default(project=False, user=False, plugins=False, builtins=True)
 
     @classmethod
     def from_layers(cls, layers: Iterable[Layer]) -> Compiler:
         return cls(build_registry(layers))
 
     @classmethod
-    def from_folders(cls, *folders: str | Path, builtins: bool = True) -> Compiler:
-        """Built-ins (optionally) plus the given folders, later ones overriding earlier ones."""
-        layers = [read_layer(builtin_root(), "builtin")] if builtins else []
+    def from_folders(cls, *folders: str | Path, builtins: bool = True,
+                     plugins: bool | Sequence[str] = False) -> Compiler:
+        """Built-ins (optionally), installed plugins (optionally: none by default, True for
+        all, or a list of entry-point names) and the given folders, later ones overriding
+        earlier ones. No project file, user folder or working directory is consulted."""
+        lower = [read_layer(builtin_root(), "builtin")] if builtins else []
+        upper = []
         for f in folders:
             if not Path(f).is_dir():
                 raise ConfigError("prompt folder not found", source=str(f))
-            layers.append(read_layer(Path(f), f"folder:{f}"))
-        return cls.from_layers(layers)
+            upper.append(read_layer(Path(f), f"folder:{f}"))
+        registry, plugin_set = stacked_registry(lower, _plugin_set(plugins, ""), upper)
+        layers = [*lower, *(plugin_set.layers if plugin_set else ()), *upper]
+        return cls(registry, plugins=plugin_set,
+                   sources=[(layer.source, layer.root) for layer in layers])
+
+    @property
+    def placement(self) -> Placement | None:
+        """The project's default placement of the session and request text ("system" or
+        "message"; None: the project file does not say)."""
+        return self.project.placement
+
+    @property
+    def default_model(self) -> tuple[str, str] | None:
+        """The project's default (provider, model) for requests that name none."""
+        return self.project.model
 
     # --- stage 1: route ------------------------------------------------------------------
 

@@ -347,12 +347,30 @@ class Plan:
 
     def _text(self, step: Step, request: Request, form: Form, report: Reporter) -> str | None:
         template = step.short if form == "short" else step.template
+        data: Mapping[str, Any] | None = EMPTY
         if template is None:
-            return self._function_text(step, request, report)
-        data = self._data(step.component, request)
-        if data is None:
-            return None
-        return self._render(step, form, template, request, data, report)
+            text = self._function_text(step, request, report)
+        else:
+            data = self._data(step.component, request)
+            if data is None:
+                return None
+            text = self._render(step, form, template, request, data, report)
+        if step.edits and text and not text.isspace():
+            return self._edited(step, text, request, data or EMPTY, report)
+        return text
+
+    def _edited(self, step: Step, text: str, request: Request, data: Mapping[str, Any],
+                report: Reporter) -> str:
+        """The section with the variant's edits (see _model/edits.py): each prepend before
+        what came before it, each append after; a file's template rendered like the section."""
+        before: list[str] = []
+        after: list[str] = []
+        for i, edit in enumerate(step.edits):
+            added = edit.text if edit.template is None else \
+                self._render(step, ("edit", i), edit.template, request, data, report)
+            if added.strip():
+                (before if edit.kind == "prepend" else after).append(added.strip("\n"))
+        return "\n\n".join([*reversed(before), text.strip("\n"), *after])
 
     def _function_text(self, step: Step, request: Request, report: Reporter) -> str | None:
         """A function component's text (from a plugin), line endings folded to LF."""
@@ -380,7 +398,7 @@ class Plan:
             return fenced_data(data, self.own_tags)  # its strings are outside text
         return EMPTY
 
-    def _render(self, step: Step, form: Form, template: Any, request: Request,
+    def _render(self, step: Step, form: Hashable, template: Any, request: Request,
                 data: Mapping[str, Any], report: Reporter) -> str:
         std: dict[str, Any] = {n: STANDARD[n][1](request) for n in step.std_names}
         if step.offers:

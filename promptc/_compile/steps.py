@@ -19,6 +19,7 @@ from .._model.cache import RANK, CacheClass, most_volatile
 from .._model.component import Component
 from .._model.context import FIELD_CLASSES
 from .._model.diagnostics import Diagnostic
+from .._model.edits import SectionEdit
 from .._model.placeholders import STANDARD
 from .._model.request import Request, reader
 from .._model.tools import per_session
@@ -67,6 +68,7 @@ class Step:
     runtime_order: tuple[str, ...] = ()  # the same names, sorted once for keys
     std_names: tuple[str, ...] = ()  # standard placeholders its templates use
     offers: bool = False  # its templates test `offers.<tool>`: which tools are offered
+    edits: tuple[SectionEdit, ...] = ()  # the variant's prepend/append edits of this section
     # The values of `reads` for a request, as its output's memo key (None: not memoized).
     key: Callable[[Request], Hashable] | None = attrs.field(default=None, eq=False, repr=False)
 
@@ -231,14 +233,19 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Compone
         return None
     texts = _texts(v, cid, comp)
     priority, required = _budget(v, cid, comp)
+    edits = tuple(e for e in v.edits.get(cid, ()) if e.kind != "remove")
+    added = tuple(e.template for e in edits if e.template is not None)
     if _undeclared(comp):
+        std = tuple(sorted({n for t in added for n in t.all_names if n in STANDARD}))
         return Step(cid, index, comp, texts.template, texts.short, texts.origin,
-                    texts.short_origin, priority, required, "request", None)
-    templates = tuple(t for t in (texts.template, texts.short) if t is not None)
+                    texts.short_origin, priority, required, "request", None,
+                    std_names=std, edits=edits)
+    templates = tuple(t for t in (texts.template, texts.short) if t is not None) + added
     names = _used_names(v, cid, comp, templates, diags,
                         unchecked if unchecked is not None else []) - {OFFERS}
     reads, std_names, offers = _reads(v, comp, names, templates)
     ordered = tuple(sorted(reads - {"provider"}))
     return Step(cid, index, comp, texts.template, texts.short, texts.origin, texts.short_origin,
                 priority, required, _cache(reads, comp, tools_class, stable_class), ordered,
-                frozenset(names), tuple(sorted(names)), std_names, offers, reader(ordered))
+                frozenset(names), tuple(sorted(names)), std_names, offers, edits,
+                reader(ordered))

@@ -25,6 +25,7 @@ from .._base.errors import VariantConfigError
 from .._base.files import read_text_file, read_toml
 from .._model.diagnostics import Diagnostic
 from .._model.provider import FAMILY_FILE, FamilyRule, read_families
+from .._model.edits import edit_files
 from .._model.tools import ToolSpec, load_tool_file
 from .._model.variant import ID_PATTERN, check_variant_table
 from .component_defs import SHARED_TEMPLATES
@@ -62,6 +63,11 @@ class RawVariant:
     components: dict[str, TextFile] = attrs.field(factory=dict)  # cid or cid.short -> text
     tools: dict[str, ToolSpec] = attrs.field(factory=dict)
     matcher: Any = None  # a Python matcher from a plugin, instead of [match]
+    toml_origin: str = ""  # "<source>:<path of variant.toml relative to the source's root>"
+    edit_files: dict[str, TextFile] = attrs.field(factory=dict)  # section edits' files, by name
+    # A variant that extends its own id (a project's `generic` over the built-in one): what
+    # the earlier sources made of that id, its parent.
+    below: RawVariant | None = None
 
 
 @attrs.frozen
@@ -165,14 +171,40 @@ def read_variant_folder(folder: Path, source: str, notes: list[Diagnostic],
     table = _variant_table(toml_path, vid, source, root)
     template_name = (table or {}).get("template", "template.md")
     template = _template_file(folder, template_name, table, toml_path, source, root)
+    edits = _edit_files(folder, table, toml_path, source, root)
     for p in _sorted(folder):
-        if p.name not in _VARIANT_ENTRIES and p.name != template_name:
+        if p.name not in _VARIANT_ENTRIES and p.name != template_name and \
+                p.name not in {name.split("/")[0] for name in edits}:
             notes.append(Diagnostic("warning", "file-ignored",
                                     "not part of a variant folder: ignored", str(p)))
+    components = _component_files(folder / "components", source, notes, root)
+    tools = _tool_files(folder / "tools", source, notes, root)
+    if table is None and template is None and not components and not tools:
+        notes.append(Diagnostic("warning", "variant-toml-missing", "variant.toml is missing: "
+                                "the folder holds no variant.toml, template or component, so "
+                                "it defines and changes nothing", str(folder)))
+    defined = table is not None
     return RawVariant(id=vid, source=source, folder=str(folder), table=table,
-                      toml_path=str(toml_path) if table is not None else "", template=template,
-                      components=_component_files(folder / "components", source, notes, root),
-                      tools=_tool_files(folder / "tools", source, notes, root))
+                      toml_path=str(toml_path) if defined else "", template=template,
+                      components=components, tools=tools,
+                      toml_origin=_origin(toml_path, root, source) if defined else "",
+                      edit_files=edits)
+
+
+def _edit_files(folder: Path, table: dict[str, Any] | None, toml_path: Path, source: str,
+                root: Path | None) -> dict[str, TextFile]:
+    """The files the table's section edits name (`append_file`, `prepend_file`), read now:
+    a missing one is an error naming the file and the key."""
+    out: dict[str, TextFile] = {}
+    for name in edit_files(table or {}):
+        path = folder / name
+        if not (path.exists() or path.is_symlink()):
+            raise VariantConfigError(f"section edit file {name!r} not found (it is read from "
+                                     "the variant's folder)", source=str(toml_path))
+        _inside(path, root, source)
+        out[name] = TextFile(read_text_file(path, VariantConfigError), str(path), source,
+                             _origin(path, root, source))
+    return out
 
 
 def _variant_table(toml_path: Path, vid: str, source: str, root: Path | None

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
-from .._base.errors import PLUGIN_FAILURES, PromptcError
+from .._base.errors import PLUGIN_FAILURES, ConfigError, PromptcError
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic
 from .._model.features import Feature
@@ -33,7 +33,8 @@ from .registry import PluginVariant, plugin_raw_variant
 if TYPE_CHECKING:
     import pluggy
 
-__all__ = ["PluginSet", "load_plugins", "MAX_HOOK_ITEMS", "bounded_items"]
+__all__ = ["PluginSet", "load_plugins", "MAX_HOOK_ITEMS", "bounded_items", "invalid_plugin",
+           "installed_plugins"]
 
 GROUP = "promptc"
 
@@ -66,6 +67,14 @@ class PluginSet:
     names: tuple[str, ...]
     context_hooks: tuple[tuple[str, Callable[..., Any]], ...] = ()
     inspect_hooks: tuple[tuple[str, Callable[..., Any]], ...] = ()
+
+    def without(self, name: str, why: Diagnostic) -> PluginSet:
+        """The set with plugin `name` skipped (its layer and hooks), `why` reported."""
+        return PluginSet(tuple(layer for layer in self.layers if layer.source != f"plugin:{name}"),
+                         (*self.diagnostics, why), self.findings,
+                         tuple(n for n in self.names if n != name),
+                         tuple(h for h in self.context_hooks if h[0] != name),
+                         tuple(h for h in self.inspect_hooks if h[0] != name))
 
 
 @attrs.frozen
@@ -130,13 +139,44 @@ def _fail(code: str, name: str, message: str) -> Diagnostic:
                       f"plugin:{name}")
 
 
-def load_plugins(entry_points: Iterable[Any] | None = None,
-                 validate: Callable[[Layer], object] | None = None) -> PluginSet:
-    """Import and query every plugin; return their layers (sorted by plugin name).
+def invalid_plugin(name: str, exc: BaseException) -> Diagnostic:
+    """The diagnostic of a plugin skipped for what it registered."""
+    if isinstance(exc, PromptcError):
+        return _fail("plugin-invalid", name, f"registered something invalid: {exc}")
+    return _fail("plugin-invalid", name, "registered something promptc cannot use "
+                 f"({type(exc).__name__}: {exc})")
 
-    `validate` raises for a layer promptc cannot use; its return value is ignored.
+
+def installed_plugins() -> tuple[str, ...]:
+    """The names of the installed plugins (their `promptc` entry points)."""
+    return tuple(dict.fromkeys(ep.name for ep in _entry_points()))
+
+
+def _named(eps: list[Any], names: Iterable[str], where: str) -> list[Any]:
+    """The entry points of the plugins `names` lists; one that is not installed is an error
+    naming it (and those that are)."""
+    wanted = tuple(names)
+    found = {ep.name for ep in eps}
+    for name in wanted:
+        if name not in found:
+            installed = ", ".join(sorted(found)) or "none"
+            raise ConfigError(f"plugin {name!r} is not installed (installed plugins: "
+                              f"{installed})", source=where or None, field="plugins")
+    return [ep for ep in eps if ep.name in wanted]
+
+
+def load_plugins(entry_points: Iterable[Any] | None = None,
+                 validate: Callable[[Layer], object] | None = None,
+                 names: Iterable[str] | None = None, where: str = "") -> PluginSet:
+    """Import and query every plugin (or only those `names` lists; `where` names the file
+    that lists them); return their layers (sorted by plugin name).
+
+    `validate` raises for a layer promptc cannot use; its return value is ignored. (The
+    Compiler checks every plugin's layer stacked with every other source instead.)
     """
     eps = _entry_points() if entry_points is None else list(entry_points)
+    if names is not None:
+        eps = _named(eps, names, where)
     if not eps:
         return PluginSet((), (), (), ())
     diags: list[Diagnostic] = []

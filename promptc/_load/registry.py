@@ -7,7 +7,7 @@ A folder that defines `variants/<id>/variant.toml` replaces that variant; a fold
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -28,14 +28,16 @@ from .._model.variant import (ComponentSettings, Variant, check_variant_table,
                               parse_component_settings)
 from .._text.fence import OWN_TAGS
 from .._text.template import Template, parsed_template
+from .blame import LayerFault, blame
 from .component_defs import BUILTIN_COMPONENTS, ComponentDef
 from .elements import own_tags
 from .features import declared_features
 from .noops import unused_overrides
+from .section_edits import sections_of
 from .folders import Layer, RawVariant, TextFile
 
-__all__ = ["Registry", "build_registry", "TraceEntry", "Resolution", "PluginVariant",
-           "plugin_raw_variant", "compile_component"]
+__all__ = ["Registry", "build_registry", "build_blamed", "TraceEntry", "Resolution",
+           "PluginVariant", "plugin_raw_variant", "compile_component"]
 
 
 @attrs.frozen
@@ -212,13 +214,18 @@ class _Stack:
         self.found: list[Diagnostic] = []
 
     def push(self, layer: Layer) -> None:
-        self._note_components(layer)
-        self._note_tools(layer)
-        self._note_variants(layer)
-        self._add_components(layer)
-        self._add_tools(layer)
-        for vid, raw in layer.variants.items():
-            self.raws[vid] = _overlay(self.raws.get(vid), raw)
+        with blame(layer.source):
+            self._note_components(layer)
+            self._note_tools(layer)
+            self._note_variants(layer)
+            self._add_components(layer)
+            self._add_tools(layer)
+            for vid, raw in layer.variants.items():
+                earlier = self.raws.get(vid)
+                if earlier is not None and raw.table is not None and \
+                        raw.table.get("extends") == vid:
+                    raw = attrs.evolve(raw, below=earlier)  # builds on the earlier one
+                self.raws[vid] = _overlay(earlier, raw)
 
     def replaced(self, kind: str, name: str, old: str, new: str) -> None:
         if old != new:
@@ -291,12 +298,22 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
     `findings` are lint-only observations made before (plugin conflicts) that the registry
     keeps with its own.
     """
+    try:
+        return build_blamed(layers, diagnostics, findings, user_models)
+    except LayerFault as fault:
+        raise fault.error from None
+
+
+def build_blamed(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = (),
+                 findings: Iterable[Diagnostic] = (), user_models: bool = True) -> Registry:
+    """`build_registry`, raising a `LayerFault` that says which source an error belongs to
+    (names resolve after every source is stacked, so any source may break another)."""
     layers = list(layers)
     stack = _Stack()
     for layer in layers:
         stack.push(layer)
     _check_dependencies(stack.tools)
-    variants = _resolve_all(stack.raws, stack.tools, stack.components)
+    variants = _resolve_all(stack.raws, stack.tools, [layer.source for layer in layers])
     fallbacks = _fallbacks(variants, stack.found)
     features = declared_features(stack.tools, stack.components, variants,
                                  [f for layer in layers for f in layer.features])
@@ -321,12 +338,14 @@ def build_registry(layers: Iterable[Layer], diagnostics: Iterable[Diagnostic] = 
 def _check_dependencies(tools: Mapping[str, ToolSpec]) -> None:
     """Every tool a parameter depends on is registered."""
     for spec in tools.values():
-        for i, p in enumerate(spec.parameters):
-            for dep in p.depends_on:
-                if dep not in tools:
-                    raise ToolSpecError(f"parameter {p.name!r} depends on unknown tool {dep!r}" +
-                                        did_you_mean(dep, tools), source=spec.origin,
-                                        field=f"parameters[{i}].depends_on")
+        with blame(spec.source):
+            for i, p in enumerate(spec.parameters):
+                for dep in p.depends_on:
+                    if dep not in tools:
+                        raise ToolSpecError(f"parameter {p.name!r} depends on unknown tool "
+                                            f"{dep!r}" + did_you_mean(dep, tools),
+                                            source=spec.origin,
+                                            field=f"parameters[{i}].depends_on")
 
 
 def _by_key(items: Mapping[str, Any]) -> FrozenDict:
@@ -381,49 +400,71 @@ _NOT_INHERITED = ("id", "match", "fallback", "priority", "extends", "template")
 
 
 def _resolve_all(raws: Mapping[str, RawVariant], tools: Mapping[str, ToolSpec],
-                 components: Mapping[str, Component]) -> dict[str, Variant]:
-    resolver = _Resolver(raws, tools)
+                 sources: Sequence[str]) -> dict[str, Variant]:
+    resolver = _Resolver(raws, tools, sources)
     for vid in sorted(raws):
         resolver.variant(vid)
     return resolver.done
 
 
+Chain = tuple[tuple[str, str], ...]  # (variant id, source) of each variant being resolved
+
+
 class _Resolver:
     """Variants from their layered raw contributions, each parent resolved before the
-    variants that extend it."""
+    variants that extend it. Every name resolves against all sources at once; an error is
+    blamed on the source of the variant that names it."""
 
-    def __init__(self, raws: Mapping[str, RawVariant], tools: Mapping[str, ToolSpec]) -> None:
+    def __init__(self, raws: Mapping[str, RawVariant], tools: Mapping[str, ToolSpec],
+                 sources: Sequence[str]) -> None:
         self.raws = raws
         self.tools = tools
+        self.sources = ", ".join(dict.fromkeys(sources)) or "none"
         self.done: dict[str, Variant] = {}
 
-    def variant(self, vid: str, chain: tuple[str, ...] = ()) -> Variant:
+    def variant(self, vid: str, chain: Chain = ()) -> Variant:
         if vid in self.done:
             return self.done[vid]
-        raw = self.raws[vid]
-        if raw.table is None:
-            where = raw.template.path if raw.template else raw.folder
-            raise VariantConfigError(f"overrides variant {vid!r}, which no earlier source defines",
-                                     source=where)
-        parent = self._parent(vid, raw, raw.table, chain)
-        variant = self.done[vid] = _variant_of(vid, raw, raw.table, parent, self.tools)
+        variant = self.done[vid] = self._resolved(self.raws[vid], chain)
         return variant
 
-    def _parent(self, vid: str, raw: RawVariant, table: Mapping[str, Any],
-                chain: tuple[str, ...]) -> Variant | None:
-        """The variant `extends` names, resolved (None: it extends none)."""
+    def _resolved(self, raw: RawVariant, chain: Chain) -> Variant:
+        with blame(raw.source):
+            if raw.table is None:
+                where = raw.template.path if raw.template else raw.folder
+                if raw.template is None and not raw.components and not raw.tools:
+                    raise VariantConfigError("variant.toml is missing: a variant folder needs "
+                                             "one", source=where)
+                raise VariantConfigError(
+                    f"overrides variant {raw.id!r}, which no earlier source defines (a new "
+                    "variant needs its variant.toml)", source=where)
+            parent = self._parent(raw, raw.table, chain)
+            return _variant_of(raw.id, raw, raw.table, parent, self.tools, self.sources)
+
+    def _parent(self, raw: RawVariant, table: Mapping[str, Any], chain: Chain
+                ) -> Variant | None:
+        """The variant `extends` names, resolved (None: it extends none). A variant that
+        extends its own id builds on what the earlier sources made of that id."""
         parent_id = table.get("extends")
         if parent_id is None:
             return None
-        if parent_id == vid or parent_id in chain:
-            cycle = " -> ".join([*chain, vid, parent_id])
-            raise VariantConfigError(f"circular extends: {cycle}", source=raw.toml_path,
-                                     field="extends")
+        here = (*chain, (raw.id, raw.source))
+        if parent_id == raw.id and raw.below is not None:
+            return self._resolved(raw.below, here)
+        if parent_id == raw.id or parent_id in {vid for vid, _src in chain}:
+            cycle = " -> ".join([*(vid for vid, _src in here), parent_id])
+            owners = dict.fromkeys(src for _vid, src in here)
+            where = f"all from {next(iter(owners))}" if len(owners) == 1 else \
+                ", ".join(f"{vid} from {src}" for vid, src in here)
+            raise VariantConfigError(f"circular extends: {cycle} ({where})",
+                                     source=raw.toml_path, field="extends")
         if parent_id not in self.raws:
+            others = [vid for vid in self.raws if vid != raw.id]
             raise VariantConfigError(f"extends unknown variant {parent_id!r}" +
-                                     did_you_mean(parent_id, self.raws), source=raw.toml_path,
-                                     field="extends")
-        return self.variant(parent_id, (*chain, vid))
+                                     did_you_mean(parent_id, others) +
+                                     f"; no source defines it (sources: {self.sources})",
+                                     source=raw.toml_path, field="extends")
+        return self.variant(parent_id, here)
 
 
 def _inherited(parent: Variant | None, key: str, default: Any) -> Any:
@@ -437,12 +478,12 @@ def _own_or_inherited(table: Mapping[str, Any], parent: Variant | None, key: str
 
 
 def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Variant | None,
-                tools: Mapping[str, ToolSpec]) -> Variant:
+                tools: Mapping[str, ToolSpec], sources: str = "") -> Variant:
     """One variant: its own files and table over what its parent has."""
     src = raw.toml_path
     template, template_origin = _template_of(raw, parent, src)
     comp_templates = {**_inherited(parent, "component_templates", {}),
-                      **{cid: parsed_template(tf.text, tf.path)
+                      **{cid: _parsed(tf)
                          for cid, tf in raw.components.items()}}
     settings = {**_inherited(parent, "component_settings", {}),
                 **parse_component_settings(table.get("component", {}), src)}
@@ -450,17 +491,26 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
               **parse_inputs(table.get("inputs", {}), src, schema_problem, value_problems)}
     placeholders = {**_inherited(parent, "placeholders", {}), **table.get("placeholders", {})}
     matcher = _matcher_of(raw, table, src)
+    components, edits, removed = sections_of(
+        raw, tuple(_own_or_inherited(table, parent, "components", ())),
+        _inherited(parent, "edits", {}), _inherited(parent, "removed", ()), table, src)
     tool_overrides = {**_inherited(parent, "tool_overrides", {}), **raw.tools}
-    tool_names = _tool_names(table, parent, tools, tool_overrides, src)
+    tool_names = _tool_names(table, parent, tools, tool_overrides, src, sources)
     origins = {**_inherited(parent, "origins", {}), "template": template_origin,
                "variant.toml": src,
                **{f"component:{cid}": tf.origin or tf.path for cid, tf in raw.components.items()}}
+    # A variant that builds on the earlier source's variant of its own id takes its place:
+    # it keeps how that one is chosen unless it says otherwise.
+    same = parent if parent is not None and parent.id == vid else None
     return Variant(
         id=vid, template=template, family=_own_or_inherited(table, parent, "family", "generic"),
         description=_own_or_inherited(table, parent, "description", ""),
-        priority=table.get("priority", 100), matcher=matcher,
-        fallback=table.get("fallback", False), extends=table.get("extends"),
-        components=tuple(_own_or_inherited(table, parent, "components", ())),
+        priority=_own_or_inherited(table, same, "priority", 100),
+        matcher=matcher if same is None or "match" in table or raw.matcher is not None
+        else same.matcher,
+        fallback=_own_or_inherited(table, same, "fallback", False), extends=table.get("extends"),
+        components=components, edits=FrozenDict(edits), removed=removed,
+        lineage=((vid, raw.source, raw.toml_origin or src), *_inherited(parent, "lineage", ())),
         component_templates=FrozenDict(comp_templates),
         component_settings=FrozenDict(settings), placeholders=FrozenDict(placeholders),
         tools=tool_names, tool_overrides=FrozenDict(tool_overrides),
@@ -472,10 +522,17 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
     )
 
 
+def _parsed(text: TextFile) -> Template:
+    """A variant's template file parsed; an error is the source's that brought the file (a
+    plugin overlaying another source's variant with a broken file is that plugin's fault)."""
+    with blame(text.source):
+        return parsed_template(text.text, text.path)
+
+
 def _template_of(raw: RawVariant, parent: Variant | None, src: str) -> tuple[Template, str]:
     """The variant's base template and where it came from: its own, else its parent's."""
     if raw.template is not None:
-        return (parsed_template(raw.template.text, raw.template.path),
+        return (_parsed(raw.template),
                 raw.template.origin or raw.template.path)
     if parent is not None:
         return parent.template, parent.origins.get("template", "")
@@ -495,12 +552,14 @@ def _matcher_of(raw: RawVariant, table: Mapping[str, Any], src: str) -> Matcher:
 
 def _tool_names(table: Mapping[str, Any], parent: Variant | None,
                 tools: Mapping[str, ToolSpec], overrides: Mapping[str, ToolSpec],
-                src: str) -> tuple[str, ...]:
+                src: str, sources: str = "") -> tuple[str, ...]:
     """The variant's tool list (its own, else its parent's); every name must be a tool."""
     names: tuple[str, ...] = (tuple(table["tools"]) if "tools" in table
                               else _inherited(parent, "tools", ()))
     for i, name in enumerate(names):
         if name not in tools and name not in overrides:
-            raise VariantConfigError(f"unknown tool {name!r}" + did_you_mean(name, tools),
+            raise VariantConfigError(f"unknown tool {name!r}" + did_you_mean(name, tools) +
+                                     "; no source defines it" +
+                                     (f" (sources: {sources})" if sources else ""),
                                      source=src, field=f"tools[{i}]")
     return names

@@ -18,6 +18,7 @@ from .._base.frozen import EMPTY, FrozenDict
 from .._base.records import describe
 from .._base.suggest import did_you_mean
 from .._text.template import Template
+from .edits import EDIT_KEYS, edit_specs
 from .inputs import InputSpec
 from .matchers import NEVER, Matcher
 from .provider import ProviderInfo
@@ -64,6 +65,11 @@ class Variant:
     path: str = ""
     origins: FrozenDict = EMPTY  # "template" / "variant.toml" -> where it came from
     tool_specs: tuple[Any, ...] = attrs.field(default=(), eq=False, repr=False)
+    # section edits (see edits.py): component id -> its SectionEdits, the parent's first
+    edits: FrozenDict = EMPTY
+    removed: tuple[str, ...] = ()  # sections an edit removed from what the parent has
+    # the `extends` chain, this variant first: (id, source, variant.toml path) each
+    lineage: tuple[tuple[str, str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "family": self.family, "priority": self.priority,
@@ -99,6 +105,7 @@ def check_variant_table(data: Mapping[str, Any], source: str) -> None:
     if "priority" in data and not -1_000_000 <= data["priority"] <= 1_000_000:
         raise VariantConfigError("must be between -1000000 and 1000000", source=source,
                                  field="priority")
+    edit_specs(data, source)
 
 
 def _check_variant_key(key: str, value: Any, source: str) -> None:
@@ -140,9 +147,11 @@ def parse_component_settings(table: Mapping[str, Any], source: str
                 if not isinstance(value, bool):
                     raise VariantConfigError("must be true or false", source=source,
                                              field=f"{field}.required")
-            else:
-                raise VariantConfigError("unknown key" + did_you_mean(key, ("priority",
-                                         "required")), source=source, field=f"{field}.{key}")
+            elif key not in EDIT_KEYS:  # section edits: checked by edit_specs
+                allowed = ("priority", "required", *EDIT_KEYS)
+                raise VariantConfigError(f"unknown key{did_you_mean(key, allowed)}; the keys "
+                                         f"are: {', '.join(allowed)}", source=source,
+                                         field=f"{field}.{key}")
         out[cid] = ComponentSettings(priority=spec.get("priority"), required=spec.get("required"))
     return out
 

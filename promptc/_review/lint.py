@@ -30,15 +30,27 @@ __all__ = ["lint"]
 
 
 def lint(compiler: Compiler) -> list[Diagnostic]:
+    """Every finding. With a project file, the project is judged on its own sources: the
+    variants of other sources (built-ins, plugins) that the project does not change are not
+    linted (one info line says how many), while what loading found and every conflict between
+    sources over which variant a model gets still count."""
     reg = compiler.registry
+    judged = [v for v in reg.variants.values() if _judged(compiler, v)]
     out: list[Diagnostic] = list(compiler.load_diagnostics) + list(reg.findings)
     full = _full_context()
-    for vid, variant in reg.variants.items():
+    for variant in judged:
         out.extend(_variant_findings(compiler, variant))
         out.extend(_consistency_findings(compiler, variant, full))
     out.extend(_matcher_findings(compiler))
-    out.extend(_family_findings(compiler))
-    out.extend(_tool_findings(compiler))
+    out.extend(_family_findings(compiler, judged))
+    out.extend(_tool_findings(compiler, judged))
+    if len(judged) < len(reg.variants):
+        others = sorted({v.source for v in reg.variants.values() if v not in judged})
+        out.append(Diagnostic(
+            "info", "other-sources",
+            f"{len(reg.variants) - len(judged)} variant(s) of {', '.join(others)} that the "
+            "project does not change are not linted here (`promptc lint --no-project` lints "
+            "them)", compiler.project.file))
     seen: set[tuple[str, str, str]] = set()
     unique = []
     for d in out:
@@ -47,6 +59,29 @@ def lint(compiler: Compiler) -> list[Diagnostic]:
             seen.add(key)
             unique.append(d)
     return unique
+
+
+# The sources of a project's own prompts (a folder given to `from_folders` counts as one).
+_OWN = ("user", "project", "folder:")
+
+
+def _own(source: str) -> bool:
+    return source.startswith(_OWN)
+
+
+def _judged(compiler: Compiler, v: Variant) -> bool:
+    """Without a project file, every variant; with one, those the project's own sources
+    define or change: the variant itself, a variant it extends, its template, a section or
+    a tool it uses, or an edit of it."""
+    if not compiler.project.file or _own(v.source):
+        return True
+    reg = compiler.registry
+    return any(_own(src) for _vid, src, _path in v.lineage) or \
+        any(_own(str(origin).split(":", 1)[0]) for origin in v.origins.values()) or \
+        any(cid in reg.components and _own(reg.components[cid].source)
+            for cid in v.components) or \
+        any(_own(getattr(spec, "source", "")) for spec in v.tool_specs) or \
+        any(_own(e.origin.split(":", 1)[0]) for edits in v.edits.values() for e in edits)
 
 
 def _full_context() -> PromptContext:
@@ -76,13 +111,15 @@ def _consistency_findings(compiler: Compiler, variant: Variant,
                            variant.id)]
 
 
-def _family_findings(compiler: Compiler) -> list[Diagnostic]:
+def _family_findings(compiler: Compiler, judged: Sequence[Variant] | None = None
+                     ) -> list[Diagnostic]:
     """A variant that matches a model family nobody defines never matches through it."""
     from .._base.suggest import did_you_mean
     rules = (*compiler.registry.families, *model_data().overlay.families)
     known = {name for r in rules for name in (r.id, *r.aliases)}
     out = []
-    for vid, variant in compiler.registry.variants.items():
+    for variant in compiler.registry.variants.values() if judged is None else judged:
+        vid = variant.id
         for name in sorted(variant.matcher.families - known):
             out.append(Diagnostic(
                 "warning", "family-unknown",
@@ -93,11 +130,15 @@ def _family_findings(compiler: Compiler) -> list[Diagnostic]:
     return out
 
 
-def _tool_findings(compiler: Compiler) -> list[Diagnostic]:
+def _tool_findings(compiler: Compiler, judged: Sequence[Variant]) -> list[Diagnostic]:
     """A tool whose presence depends on the mode changes the tool list on every mode switch,
-    and with it the prefix providers cache (tools come first): it should declare `modes`."""
+    and with it the prefix providers cache (tools come first): it should declare `modes`.
+    (Every tool, or with a project file the tools of the variants it is judged on.)"""
     out = []
+    used = {name for v in judged for name in v.tools} if compiler.project.file else None
     for name, spec in compiler.registry.tools.items():
+        if used is not None and name not in used:
+            continue
         if "mode" in spec.when.reads:
             out.append(Diagnostic(
                 "warning", "tool-mode-condition",
@@ -224,31 +265,70 @@ def _matcher_findings(compiler: Compiler) -> list[Diagnostic]:
             resolved[info] = resolve_provider(info, reg.families, reg.user_models)
         return resolved[info]
 
+    by_design: list[Variant] = []
     for i, v in enumerate(reg.order):
         desc = v.matcher.description
-        if desc in by_description:
+        if desc in by_description and not _overrides(reg.variants[by_description[desc]], v):
             out.append(Diagnostic("warning", "matcher-duplicate",
                                   f"variant {v.id!r} has the same matcher as "
                                   f"{by_description[desc]!r} ({desc}); only the first can match",
                                   v.path))
         by_description.setdefault(desc, v.id)
-        out.extend(_shadowing(v, reg.order[:i], resolve))
-    return out
+        finding, shadowers = _shadowing(v, reg.order[:i], resolve)
+        if finding is None:
+            continue
+        if all(_overrides(reg.variants[s], v) for s in shadowers):
+            by_design.append(v)
+        else:
+            out.append(finding)
+    return out + _shadowed_by_design(by_design)
 
 
-def _shadowing(v: Variant, earlier: Sequence[Variant], resolve: Resolve) -> list[Diagnostic]:
-    """Whether the variants tried before `v` leave it any model (probed) to match."""
+# Sources by precedence (a later one overrides an earlier one); a folder given to
+# `from_folders` ranks with the project.
+_RANK = {"builtin": 0, "plugin": 1, "user": 2}
+
+
+def _rank(source: str) -> int:
+    return _RANK.get(source.split(":", 1)[0], 3)
+
+
+def _overrides(winner: Variant, loser: Variant) -> bool:
+    """The winner is the user's or the project's, over a variant of a lower source: that is
+    what a project's own variants are for."""
+    return _rank(winner.source) >= _RANK["user"] and _rank(winner.source) > _rank(loser.source)
+
+
+def _shadowed_by_design(variants: Sequence[Variant]) -> list[Diagnostic]:
+    """The variants of lower sources the project's (or user's) own take every model of: one
+    line of information, never a failure."""
+    if not variants:
+        return []
+    by_source: dict[str, list[str]] = {}
+    for v in variants:
+        by_source.setdefault(v.source, []).append(v.id)
+    named = "; ".join(f"{src}: {', '.join(ids)}" for src, ids in sorted(by_source.items()))
+    return [Diagnostic("info", "sources-shadowed",
+                       f"the project's own variants take every model of {len(variants)} "
+                       f"variant(s) of other sources ({named}), which are never chosen by "
+                       "matching; that is what overriding them means", "project")]
+
+
+def _shadowing(v: Variant, earlier: Sequence[Variant], resolve: Resolve
+               ) -> tuple[Diagnostic | None, list[str]]:
+    """Whether the variants tried before `v` leave it any model (probed) to match: the
+    finding, and the variants that take its models."""
     first = next((e for e in earlier if e.matcher.unconditional), None)
     if first is not None:
-        return [Diagnostic("warning", "matcher-shadowed",
-                           f"variant {v.id!r} can never match: {first.id!r} (earlier) "
-                           "matches every model", v.path)]
+        return Diagnostic("warning", "matcher-shadowed",
+                          f"variant {v.id!r} can never match: {first.id!r} (earlier) "
+                          "matches every model", v.path), [first.id]
     taken_by = _taken_by(v, earlier, _probes(v, resolve))
     if not taken_by:
-        return []
-    return [Diagnostic("warning", "matcher-shadowed",
-                       f"variant {v.id!r} is shadowed: every model it names is "
-                       f"matched first by {sorted(taken_by)}", v.path)]
+        return None, []
+    return Diagnostic("warning", "matcher-shadowed",
+                      f"variant {v.id!r} is shadowed: every model it names is "
+                      f"matched first by {sorted(taken_by)}", v.path), sorted(taken_by)
 
 
 def _taken_by(v: Variant, earlier: Sequence[Variant],

@@ -18,7 +18,7 @@ from .._base.errors import ConfigError
 from .._base.files import read_text_file, write_text_file
 
 __all__ = ["MANIFEST", "HEADER", "BUILTIN", "Manifest", "read_manifest", "write_manifest",
-           "matrix_name", "same_matrix", "ownership"]
+           "matrix_name", "same_matrix", "ownership", "recorded_path"]
 
 MANIFEST = ".promptc-snapshots"  # the files `snapshot --update` wrote, one name a line
 HEADER = "<!-- promptc snapshot"
@@ -69,6 +69,13 @@ def same_matrix(recorded: str, matrix_path: Path | None, folder: Path) -> bool:
         return recorded == BUILTIN and matrix_path is None
     return os.path.normpath(os.path.join(os.path.abspath(folder), recorded)) == \
         os.path.abspath(matrix_path)
+
+
+def recorded_path(recorded: str, folder: Path) -> Path | None:
+    """The matrix file a manifest names (None: the built-in matrix), as an absolute path."""
+    if recorded == BUILTIN:
+        return None
+    return Path(os.path.normpath(os.path.join(os.path.abspath(folder), recorded)))
 
 
 def shown_matrix(recorded: str, folder: Path) -> str:

@@ -52,8 +52,7 @@ def new_variant(compiler: Compiler, variant_id: str, base: str, folder: Path | N
                           "'-' or '.'", field="id")
     parent = _base_of(compiler, base)
     _check_id_free(compiler, variant_id, force)
-    root = folder if folder is not None else (find_project_folder(Path.cwd()) or
-                                              Path.cwd() / ".promptc")
+    root = folder if folder is not None else _project_folder(compiler)
     target = root / "variants" / variant_id / "variant.toml"
     if (target.exists() or target.is_symlink()) and not force:
         raise ConfigError("already exists; pass --force to overwrite", source=str(target))
@@ -62,6 +61,17 @@ def new_variant(compiler: Compiler, variant_id: str, base: str, folder: Path | N
         components=_toml_list(parent.components), tools=_toml_list(parent.tools)),
         root, ConfigError)
     return target
+
+
+def _project_folder(compiler: Compiler) -> Path:
+    """Where a new variant goes: the project's prompt folder (its project file's `folder`),
+    else the nearest `.promptc/`, else a new one here."""
+    project = compiler.project
+    if project.folder is not None:
+        return project.folder
+    if project.root is not None:
+        return project.root / ".promptc"
+    return find_project_folder(Path.cwd()) or Path.cwd() / ".promptc"
 
 
 def _base_of(compiler: Compiler, base: str) -> Variant:

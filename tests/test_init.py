@@ -1,0 +1,152 @@
+"""`promptc init`: a new project without the built-in coding pack, in which `promptc lint
+--strict`, `promptc snapshot --check` and `pytest` pass at once. The commands run here as a
+user would type them, in a fresh temporary folder (in this process, with the working directory
+changed; `pytest` itself in a subprocess)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptc._cli import main
+from promptc._review.project_init import SCAFFOLD, scaffold_files
+
+OTHER_PYTEST_PLUGINS = ("hypothesispytest", "xdist", "xdist.looponfail", "langsmith_plugin",
+                        "anyio")
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "projects.md"
+
+
+@contextlib.contextmanager
+def inside(folder: Path) -> Iterator[None]:
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
+def promptc(capsys: pytest.CaptureFixture[str], folder: Path, *argv: str
+            ) -> tuple[int, str, str]:
+    """`promptc ARGV` run in `folder` (as typed there: the project is found from it)."""
+    with inside(folder):
+        code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def command(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`python -m ARGV` in `folder`, in a process of its own, as a user's shell runs it."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "PROMPTC")) and k != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-m", *argv], cwd=folder, env=env, text=True,
+                          capture_output=True, timeout=300, check=False)
+
+
+def pytest_in(folder: Path) -> subprocess.CompletedProcess[str]:
+    """`pytest` in `folder`, as its author runs it (promptc's plugin auto-loaded; this
+    environment's other pytest plugins, which a new project does not use, left out)."""
+    others = [arg for name in OTHER_PYTEST_PLUGINS for arg in ("-p", f"no:{name}")]
+    return command(folder, "pytest", "-q", "-p", "no:cacheprovider", *others)
+
+
+@pytest.fixture(autouse=True)
+def _no_project_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PROMPTC_PROJECT", raising=False)
+
+
+@pytest.fixture
+def new_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    code, out, err = promptc(capsys, tmp_path, "init", "support-bot")
+    assert code == 0, err
+    assert "cd support-bot && promptc render" in out
+    return tmp_path / "support-bot"
+
+
+def test_the_five_minute_guide_runs_as_written(new_project: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/projects.md, right after `promptc init`: a project built from the docs alone
+    renders, lints strictly, matches its snapshots, passes its tests, is used from Python."""
+    docs = DOCS.read_text(encoding="utf-8").split("## Your own prompt in five minutes", 1)[1]
+    block = docs.split("```sh\n", 1)[1].split("```", 1)[0]
+    lines = [line for line in block.splitlines() if line.startswith(("promptc ", "pytest"))]
+    assert lines[0].startswith("promptc init support-bot && cd support-bot")
+    assert lines[-1].startswith("pytest")
+    for line in lines[1:-1]:
+        code, out, err = promptc(capsys, new_project, *shlex.split(line, comments=True)[1:])
+        assert code == 0, (line, err)
+        assert "software engineering" not in out  # nothing of the built-in coding pack
+    lint = command(new_project, "promptc", "lint", "--strict")
+    check = command(new_project / "prompts", "promptc", "snapshot", "--check")  # a subfolder
+    assert lint.returncode == 0 and lint.stdout.startswith("ok: 0 finding(s) in 2"), lint.stdout
+    assert check.returncode == 0 and "4 snapshot(s) match" in check.stdout, check.stdout
+    tests = pytest_in(new_project)
+    assert tests.returncode == 0 and "5 passed" in tests.stdout, tests.stdout + tests.stderr
+    scope: dict[str, Any] = {}
+    with inside(new_project):
+        exec(docs.split("```python\n", 1)[1].split("```", 1)[0], scope)  # noqa: S102
+    assert "You are talking with Sam." in scope["prompt"].text
+
+
+def test_the_new_project_has_none_of_the_coding_pack(
+        new_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert "builtins = false" in (new_project / "promptc.toml").read_text(encoding="utf-8")
+    code, out, _ = promptc(capsys, new_project, "variants", "--json")
+    assert code == 0 and '"source": "builtin"' not in out
+    for snapshot in (new_project / "snapshots").glob("*.md"):
+        assert "software engineering" not in snapshot.read_text(encoding="utf-8")
+    code, out, err = promptc(capsys, new_project, "render", "--provider", "google", "--model",
+                             "gemini-2.5-pro")
+    assert code == 2 and out == "" and "no variant matches" in err
+
+
+def test_the_readme_commands_of_the_new_project_run(
+        new_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (new_project / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Try it", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line for line in block.splitlines() if line]
+    assert len(commands) == 4
+    for command in commands:
+        code, _, err = promptc(capsys, new_project, *shlex.split(command, comments=True)[1:])
+        assert code == 0, (command, err)
+    code, out, _ = promptc(capsys, new_project, "render", "--provider", "openai", "--model",
+                           "gpt-4.1", "--set", "USER_NAME=Sam")
+    assert "Keep each answer under 150 words" in out  # the GPT variant's section edit
+    assert "talking with Sam" in out
+
+
+def test_init_never_overwrites_a_project(new_project: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    before = (new_project / "promptc.toml").read_text(encoding="utf-8")
+    code, _, err = promptc(capsys, new_project.parent, "init", "support-bot")
+    assert code == 2 and "already holds" in err and "--force" in err
+    assert (new_project / "promptc.toml").read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
+def test_written_files_follow_the_umask(tmp_path: Path, umask: int, mode: int,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Once every file promptc wrote was -rw------- whatever the umask."""
+    old = os.umask(umask)
+    try:
+        assert promptc(capsys, tmp_path, "init", "p")[0] == 0
+    finally:
+        os.umask(old)
+    target = tmp_path / "p"
+    for path in (target / "promptc.toml", target / "snapshots" / ".promptc-snapshots",
+                 *(target / "snapshots").glob("*.md")):
+        assert path.stat().st_mode & 0o777 == mode, (path, oct(path.stat().st_mode))
+
+
+def test_the_scaffold_is_data_and_python_is_kept_out_of_the_package() -> None:
+    files = scaffold_files()
+    assert "tests/test_prompts.py" in files and "promptc.toml" in files
+    assert not list(SCAFFOLD.rglob("*.py"))  # `.py.in`: not part of promptc's own modules
