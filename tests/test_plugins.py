@@ -471,7 +471,7 @@ def test_a_plugin_extends_a_projects_variant_and_uses_its_sections_and_tools(
     assert "When Dana asks for something these rules do not allow" in text  # its edit file
     assert "Their most recent order is NW-10482" in text  # the project's per-request section
     assert data["tools"]["names"] == ["lookup_order"]  # the project's tool
-    assert [s["id"] for s in data["sections"]] == ["role", "policies", "brevity", "customer"]
+    assert [s["id"] for s in data["sections"]] == ["role", "brevity", "policies", "customer"]
     found = probe.json()
     variant = found["explain"]
     assert [(c["id"], c["source"]) for c in variant["chain"]] == [
