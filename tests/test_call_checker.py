@@ -179,7 +179,7 @@ def test_a_native_mcp_call_is_checked_against_the_servers_schema(native: Compile
     missing = error_of(tools.decode("mcp__github__create_issue", {"repo": "a/b"}))
     assert [(p.code, p.parameter) for p in missing.problems] == [("missing-parameter", "title")]
     wrong = error_of(tools.decode("mcp__github__create_issue", {"repo": 7, "title": "t"}))
-    assert wrong.message == ("parameter 'repo' of mcp__github__create_issue must be string, "
+    assert wrong.message == ("parameter 'repo' of mcp__github__create_issue must be a string, "
                              "got 7")
     option = error_of(tools.decode("mcp__github__list_pull_requests",
                                    {"repo": "a/b", "state": "merged"}))
@@ -237,8 +237,8 @@ def schema_tools(builtins: Compiler) -> Any:
     ({"name": "x", "nmae": "y"}, "unknown-parameter", "has no parameter 'nmae'"),
     ({"name": ""}, "bad-value", "minLength"),
     ({"name": "x", "count": -1}, "bad-value", "minimum"),
-    ({"name": "x", "count": "3"}, "bad-value", "must be integer"),
-    ({"name": "x", "tags": ["a", 1]}, "bad-value", "parameter 'tags[1]' of mcp__s__t must be "
+    ({"name": "x", "count": "3"}, "bad-value", "must be an integer"),
+    ({"name": "x", "tags": ["a", 1]}, "bad-value", "parameter 'tags[1]' of mcp__s__t must be a "
                                                    "string"),
     ({"name": "x", "owner": {}}, "bad-value", "parameter 'owner' of mcp__s__t is missing its "
                                               "required key 'id'"),
