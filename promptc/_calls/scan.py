@@ -12,7 +12,10 @@ from __future__ import annotations
 import bisect
 import re
 
-__all__ = ["TAG", "CLOSER", "TextIndex", "skip_space"]
+__all__ = ["TAG", "CLOSER", "TextIndex", "skip_space", "CDATA_OPEN", "CDATA_CLOSE"]
+
+CDATA_OPEN = "<![CDATA["
+CDATA_CLOSE = "]]>"
 
 TAG = re.compile(r"<([A-Za-z_][A-Za-z0-9_-]{0,63})>")
 CLOSER = re.compile(r"</([A-Za-z_][A-Za-z0-9_-]{0,63})>")
@@ -29,7 +32,8 @@ def skip_space(text: str, pos: int) -> int:
 class TextIndex:
     """Positions of closing tags by name, of line breaks and of backtick runs in one text."""
 
-    __slots__ = ("text", "_closers", "_newlines", "_ticks", "_indent", "_spaced", "_line_ends")
+    __slots__ = ("text", "_closers", "_newlines", "_ticks", "_indent", "_spaced", "_line_ends",
+                 "_cdata_closes", "_cdata_runs")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -39,6 +43,8 @@ class TextIndex:
         self._indent: dict[int, int] = {}  # line start → its first character that is not space
         self._spaced: dict[int, int] = {}  # position → the first one at or after it not space
         self._line_ends: dict[int, bool] = {}
+        self._cdata_closes: list[int] | None = None
+        self._cdata_runs: dict[int, int | None] = {}  # section start → where its run ends
 
     def closers(self, name: str) -> list[int]:
         table = self._closers
@@ -99,3 +105,28 @@ class TextIndex:
         first = bisect.bisect_left(ticks, self.line_start(pos))
         last = bisect.bisect_left(ticks, pos)
         return (last - first) % 2 == 1
+
+    def cdata_section_end(self, pos: int) -> int | None:
+        """Where the CDATA section opening at `pos` ends (after its `]]>`), or None when it
+        never closes."""
+        closes = self._cdata_closes
+        if closes is None:
+            closes = self._cdata_closes = [m.start() for m in re.finditer(r"\]\]>", self.text)]
+        i = bisect.bisect_left(closes, pos + len(CDATA_OPEN))
+        return closes[i] + len(CDATA_CLOSE) if i < len(closes) else None
+
+    def cdata_run_end(self, pos: int) -> int | None:
+        """Where the run of back-to-back CDATA sections starting at `pos` ends, or None when
+        one of them never closes. Remembered for every section of the run, so readers that
+        meet the same run from many openings walk it once."""
+        walked: list[int] = []
+        end: int | None = pos
+        while end is not None and end not in self._cdata_runs and \
+                self.text.startswith(CDATA_OPEN, end):
+            walked.append(end)
+            end = self.cdata_section_end(end)
+        if end is not None:
+            end = self._cdata_runs.get(end, end)
+        for start in walked:
+            self._cdata_runs[start] = end
+        return end
