@@ -127,7 +127,7 @@ def _doors(builtins: Compiler, schema: dict[str, Any]) -> list[ToolCall | CallEr
 def _unchecked_ref(result: ToolCall | CallError, ref: str) -> None:
     assert isinstance(result, ToolCall), result
     [warning] = result.warnings
-    assert warning.code == "schema-unchecked" and ref in warning.message
+    assert warning.code == "schema-unchecked" and ref[:50] in warning.message
     assert "never fetched or read" in warning.message
 
 

@@ -158,6 +158,11 @@ class CallChecker:
         return made
 
     def _not_offered_problem(self, name: str) -> CallProblem:
+        if self.offers(name):  # met where it cannot run: a tag in a reply's text
+            return CallProblem(Problem.FOREIGN_FORMAT,
+                               f"{name} is offered as a function: call it through function "
+                               "calling, with its arguments as JSON; a tag in the reply's text "
+                               "does not run it")
         hint = did_you_mean(name, self.names) or self._equivalent(name)
         shown = list(self.names)
         listed = ", ".join(shown[:MAX_LISTED]) or "none"
@@ -176,7 +181,15 @@ class CallChecker:
         return f" (the tool for that here is {mine!r})"
 
     def _mcp_home(self, name: str) -> str:
-        """For a bare MCP tool name called directly: where it lives and how to reach it."""
+        """For an MCP tool called by its bare name, or by a function name (`mcp__s__t`) that
+        is not offered as one: where it lives and how to reach it."""
+        server_name, _, tool_name = name.removeprefix("mcp__").partition("__")
+        entry = self._servers.get(server_name, {}).get(tool_name) \
+            if name.startswith("mcp__") else None
+        if entry is not None and USE_MCP_TOOL in self._tools:
+            return (f"; it is the tool {tool_name!r} of the MCP server {server_name!r}: call it "
+                    f"through {USE_MCP_TOOL} with server_name {server_name!r} and tool_name "
+                    f"{tool_name!r}")
         for server, tools in self._servers.items():
             entry = tools.get(name)
             if entry is None:

@@ -279,7 +279,8 @@ def _written(tool: BuiltinTool, name: str, value: Any) -> str:
     elif isinstance(value, bool):
         text = "true" if value else "false"
     else:
-        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "),
+                          allow_nan=False)
     if _needs_cdata(name, text):
         text = text.replace(CDATA_CLOSE, "]]" + _SPLIT + ">")
         for tag in REASONING_TAGS:

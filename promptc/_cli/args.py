@@ -296,7 +296,7 @@ def _parse_value(text: str) -> Any:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 def print_diagnostics(diags: Sequence[Diagnostic], skip: Sequence[str] = ()) -> None:

@@ -104,11 +104,11 @@ class Prepared:
         else:
             joined = self.join(base, ref)
             if joined is None:
-                return f"{shown(ref)} is not a URI reference"
+                return f"{shown(ref, 160)} is not a URI reference"
             uri, _, fragment = joined.partition("#")
         resource = self._resources.get(uri)
         if resource is None:
-            return (f"{shown(ref)} names something outside the schema, which is never "
+            return (f"{shown(ref, 160)} names something outside the schema, which is never "
                     "fetched or read")
         fragment = urllib.parse.unquote(fragment)
         if not fragment:
@@ -118,7 +118,7 @@ class Prepared:
         else:
             target = self._anchors.get((uri, fragment), _MISSING)
         if target is _MISSING:
-            return f"{shown(ref)} names nothing in the schema"
+            return f"{shown(ref, 160)} names nothing in the schema"
         return target, uri
 
     # --- patterns ------------------------------------------------------------------------------
