@@ -18,9 +18,10 @@ too). The rules, each the other half of a sentence in components/tool_use.md:
   `</think>` as it is, or prose after the call quoting one) puts one after a call, and then the
   call is not run: the safe side.
 * A call in a code fence is read only when the fence holds nothing but that call and ends the
-  message (with a `fenced-call` warning). A call in inline code, in quotation marks, in a fence
-  with other text or in a fence that prose follows is a quotation: prose (with a `quoted-call`
-  warning when the message makes no call).
+  message (with a `fenced-call` warning). A call in inline code or `<code>`, in quotation marks,
+  in a blockquote, an indented code block or `<pre>`, in a fence with other text or in a fence
+  that prose follows is a quotation: prose (with a `quoted-call` warning when the message makes
+  no call). Quoted calls never run.
 * A tag shaped like a call that names no offered tool is an `unknown-tool` error (what is
   shaped like a call, and what stays markup: `unknown`).
 * Calls in a model's own format (see `foreign`) are read, checked and run with a
@@ -300,8 +301,12 @@ class _Pass:
         return end
 
     def _quoted(self, start: int) -> bool:
+        """A call at `start` is an example: in quotation marks, inline code or `<code>`, a
+        blockquote, an indented code block or `<pre>` (a fence is `_fence`'s)."""
+        index = self.index
         return (start > 0 and self.text[start - 1] in _QUOTES) or \
-            self.index.in_inline_code(start)
+            index.in_inline_code(start) or index.in_blockquote(start) or \
+            index.in_html_code(start) or index.in_indented_code(start)
 
     # --- collecting ------------------------------------------------------------------------
 
@@ -406,7 +411,7 @@ class _Pass:
             name = self.quoted.item.name
             self.warnings.append(CallWarning(
                 Notice.QUOTED_CALL, f"the message quotes a call to {name} (in a code block, "
-                "inline code or quotation marks) and makes no call, so nothing was run; to "
+                "inline code, a blockquote or quotation marks) and makes no call, so nothing was run; to "
                 "call it, write the call on its own, unquoted", self.quoted.start,
                 self.quoted.end, name))
 
