@@ -37,7 +37,8 @@ def builtin_tools(specs: Sequence[ToolSpec], sources: EnumSources) -> tuple[Buil
             items = p.items.get("type") if p.items else "string"
             params[p.name] = Param(p.name, p.type, p.required, tuple(options),
                                    items if isinstance(items, str) else None)
-        out.append(BuiltinTool(spec.name, params, spec.modes))
+        out.append(BuiltinTool(spec.name, params, spec.modes, spec.aliases or (),
+                               spec.source == "builtin"))
     return tuple(out)
 
 

@@ -347,7 +347,7 @@ class _Pass:
                 return only
             return None
         if not self.found:
-            bare = read_bare_json(self.text, 0, len(self.text))
+            bare = read_bare_json(self.text, 0, len(self.text), self.reader.offered)
             if bare is not None and (len(bare.calls) == 1 or bare.problem):
                 self._foreign(bare, 0)
                 return self.found[0] if len(self.found) == 1 else None
@@ -374,7 +374,7 @@ class _Pass:
         if len(filled) != 1:
             return
         start, end = filled[0]
-        foreign = read_bare_json(self.text, start, end)
+        foreign = read_bare_json(self.text, start, end, self.reader.offered)
         if foreign is not None:
             self.parts.clear()
             self.prose = 0

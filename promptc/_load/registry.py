@@ -457,8 +457,17 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
         tool_mode=_own_or_inherited(table, parent, "tool_mode", "auto"),
         inputs=tuple(inputs.values()), source=raw.source, path=src,
         origins=FrozenDict(origins),
-        tool_specs=tuple(tool_overrides.get(n) or tools[n] for n in tool_names),
+        tool_specs=tuple(_with_aliases(tool_overrides.get(n), tools.get(n)) or tools[n]
+                         for n in tool_names),
     )
+
+
+def _with_aliases(own: ToolSpec | None, shared: ToolSpec | None) -> ToolSpec | None:
+    """A variant's own spec of a tool, keeping the shared spec's `aliases` unless it gives
+    its own (the names a model may use for a tool do not change with its wording)."""
+    if own is None or own.aliases is not None or shared is None or shared.aliases is None:
+        return own
+    return attrs.evolve(own, aliases=shared.aliases)
 
 
 def _template_of(raw: RawVariant, parent: Variant | None, src: str) -> tuple[Template, str]:
