@@ -390,3 +390,22 @@ def test_the_checker_needs_no_schema_library() -> None:
             "bad = {'jsonschema', 'referencing', 'urllib.request', 'http.client', 'requests',"
             " 'httpx'} & set(sys.modules)\nassert not bad, bad\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parent)
+
+
+@pytest.mark.property
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(junk, st.dictionaries(st.sampled_from(["a", "x", "A"]), values, max_size=3))
+def test_an_mcp_call_against_any_schema_is_a_verdict_for_the_model(schema: Any,
+                                                                   arguments: Any) -> None:
+    """The messages layer too (`mcp_check`): any schema, any arguments, a result whose every
+    problem and warning is text that can be sent back as JSON."""
+    from promptc._calls.mcp_check import check_arguments
+
+    class Memo(dict[Any, Any]):
+        def put(self, key: Any, value: Any) -> Any:
+            self[key] = value
+            return value
+    verdict = check_arguments(arguments, schema if isinstance(schema, dict) else {}, "k", "s/t",
+                              Memo())
+    json.dumps([p.to_dict() for p in verdict.problems] +
+               [w.to_dict() for w in verdict.warnings], allow_nan=False)
