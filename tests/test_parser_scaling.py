@@ -126,5 +126,8 @@ def touched_per_byte(tools: Any, text: str, partial: bool) -> float:
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_the_reader_touches_each_byte_a_bounded_number_of_times(
         tools: Any, sizes: tuple[int, ...], name: str, partial: bool) -> None:
-    counts = [touched_per_byte(tools, reply(SHAPES[name], size), partial) for size in sizes]
+    """Two sizes ten times apart show quadratic work plainly; the deep run stops at 1 MB here
+    (the calls-per-byte test and benchmarks/parser_scaling.py go on to 10 MB)."""
+    counts = [touched_per_byte(tools, reply(SHAPES[name], size), partial)
+              for size in sizes[:2]]
     assert max(counts) <= counts[0] * 1.25 + 0.01, (name, counts)

@@ -9,8 +9,8 @@ each from the format's own documentation:
   </parameter></function></tool_call>` (the `<tool_call>` wrapper optional);
 * `glm`: GLM-4.5's keys and values, `<tool_call>read_file<arg_key>path</arg_key>
   <arg_value>a.py</arg_value></tool_call>`;
-* `json`: a bare `{"name": …, "arguments": …}` (or `"parameters"`, Llama's spelling), or a list of
-  them, standing alone as the whole message or as the whole of a code fence; the other shapes
+* `json`: a bare `{"name": …, "arguments": …}` (or `"parameters"`, Llama's spelling), or a list
+  of them, standing alone as the whole message or as the whole of a code fence; the other shapes
   models write are read too: the name under `tool`, `tool_name`, `function` or `function_name`,
   the arguments under `input`, `args` or `params`, OpenAI's `{"function": {"name": …,
   "arguments": …}}`, and a flat `{"tool": "read_file", "path": …}` whose other keys are the

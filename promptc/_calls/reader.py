@@ -411,8 +411,8 @@ class _Pass:
             name = self.quoted.item.name
             self.warnings.append(CallWarning(
                 Notice.QUOTED_CALL, f"the message quotes a call to {name} (in a code block, "
-                "inline code, a blockquote or quotation marks) and makes no call, so nothing was run; to "
-                "call it, write the call on its own, unquoted", self.quoted.start,
+                "inline code, a blockquote or quotation marks) and makes no call, so nothing "
+                "was run; to call it, write the call on its own, unquoted", self.quoted.start,
                 self.quoted.end, name))
 
     def _reasoning_note(self, no_call: bool) -> None:

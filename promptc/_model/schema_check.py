@@ -27,7 +27,7 @@ Dialect: Draft 2020-12 (MCP's default), plus the older spellings still met in th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -155,13 +155,16 @@ class _Run:
         self.note(f'"{keyword}": {shown(value)} is not valid JSON Schema ({why}), so it was '
                   "not checked")
 
-    def fail(self, out: Out, path: Path, keyword: str, message: str, key: str | None = None
-             ) -> bool:
+    def fail(self, out: Out, path: Path, keyword: str, message: str | Callable[[], str],
+             key: str | None = None) -> bool:
+        """Record a problem (a message that costs a value's JSON is made only when kept);
+        False, so a step can return it."""
         if out is not None:
             if len(out) >= MAX_KEPT:
                 self.more += 1
             else:
-                out.append(SchemaProblem(path, keyword, message, key))
+                text = message if isinstance(message, str) else message()
+                out.append(SchemaProblem(path, keyword, text, key))
         return False
 
     def fits(self, node: Any, value: Any, path: Path, base: str, depth: int) -> Seen | None:

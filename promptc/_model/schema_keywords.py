@@ -1,9 +1,6 @@
-"""The keywords of JSON Schema, one step each, as `schema_check` applies them to a value.
-
-Each step takes the run (its step count, notes and problems), the schema node, the value and
-where it is, and says whether the value fits; a step reads its sibling keywords where the
-specification ties them (`additionalProperties` reads `properties`, `then` is `if`'s). A keyword
-whose value is not JSON Schema is a note (`_Run.bad`), never an exception.
+"""JSON Schema's keywords, one step each, as `schema_check` applies them: a step says whether
+the value fits, reading its sibling keywords where the specification ties them (`then` is
+`if`'s). A keyword whose value is not JSON Schema is a note (`_Run.bad`), never an exception.
 """
 
 from __future__ import annotations
@@ -108,7 +105,7 @@ def _type(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str
     if any(is_type(k, value) for k in names):
         return True
     wanted = " or ".join(describe_type(k) for k in names)
-    return run.fail(out, path, "type", f"must be {wanted}, got {shown(value)}")
+    return run.fail(out, path, "type", lambda: f"must be {wanted}, got {shown(value)}")
 
 
 def _enum(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str, _depth: int,
@@ -124,8 +121,12 @@ def _enum(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str
     run.tick(1 + len(options) // 64)
     if run.canonical(value) in forms:
         return True
-    listed = ", ".join(shown(o) for o in options[:20]) + (", …" if len(options) > 20 else "")
-    return run.fail(out, path, "enum", f"must be one of {listed}; got {shown(value)}")
+    return run.fail(out, path, "enum", lambda: f"must be one of {_listed(options)}; got "
+                                               f"{shown(value)}")
+
+
+def _listed(options: list[Any]) -> str:
+    return ", ".join(shown(o) for o in options[:20]) + (", …" if len(options) > 20 else "")
 
 
 def _const(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str, _depth: int,
@@ -136,7 +137,8 @@ def _const(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: st
         return True
     if run.canonical(value) == wanted:
         return True
-    return run.fail(out, path, "const", f"must be {shown(node['const'])}; got {shown(value)}")
+    return run.fail(out, path, "const",
+                    lambda: f"must be {shown(node['const'])}; got {shown(value)}")
 
 
 # --- numbers and strings ---------------------------------------------------------------------
@@ -163,12 +165,12 @@ def _numeric(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: 
         if not _number(bound):
             run.bad(keyword, bound, "not a finite number")
         elif not holds(value, bound):
-            ok = run.fail(out, path, keyword, f"must be {words} {shown(bound)} ({keyword}), "
-                                              f"got {shown(value)}")
+            ok = run.fail(out, path, keyword, lambda: f"must be {words} {shown(bound)} "
+                                                      f"({keyword}), got {shown(value)}")
     for keyword, limit, words in (("exclusiveMinimum", "minimum", "more than"),
                                   ("exclusiveMaximum", "maximum", "less than")):
         if node.get(keyword) is True and _number(node.get(limit)) and value == node[limit]:
-            ok = run.fail(out, path, keyword, f"must be {words} {shown(node[limit])} "
+            ok = run.fail(out, path, keyword, lambda: f"must be {words} {shown(node[limit])} "
                                               f"({keyword}), got {shown(value)}")
     if "multipleOf" in node:
         ok = _multiple_of(run, node["multipleOf"], value, path, out) and ok
@@ -184,7 +186,7 @@ def _multiple_of(run: _Run, step: Any, value: Any, path: Path, out: Out) -> bool
     quotient = _exact(value) / _exact(step)
     if quotient.denominator == 1:
         return True
-    return run.fail(out, path, "multipleOf", f"must be a multiple of {shown(step)} "
+    return run.fail(out, path, "multipleOf", lambda: f"must be a multiple of {shown(step)} "
                                              f"(multipleOf), got {shown(value)}")
 
 
@@ -211,16 +213,16 @@ def _string(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: s
     ok = True
     least, most = _count(run, node, "minLength"), _count(run, node, "maxLength")
     if least is not None and len(value) < least:
-        ok = run.fail(out, path, "minLength", f"must be at least {shown(least)} characters "
+        ok = run.fail(out, path, "minLength", lambda: f"must be at least {shown(least)} characters "
                                               f"long (minLength), got {len(value)}")
     if most is not None and len(value) > most:
-        ok = run.fail(out, path, "maxLength", f"must be at most {shown(most)} characters "
+        ok = run.fail(out, path, "maxLength", lambda: f"must be at most {shown(most)} characters "
                                               f"long (maxLength), got {len(value)}")
     if "pattern" in node:
         source = node["pattern"]
         matched = _search(run, "pattern", source, value)
         if matched is False:
-            ok = run.fail(out, path, "pattern", f"must match the pattern {shown(source)} "
+            ok = run.fail(out, path, "pattern", lambda: f"must match the pattern {shown(source)} "
                                                 f"(pattern), got {shown(value)}")
     return ok
 
@@ -285,11 +287,11 @@ def _sizes(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: st
     ok = True
     least, most = _count(run, node, keys[0]), _count(run, node, keys[1])
     if least is not None and len(value) < least:
-        ok = run.fail(out, path, keys[0], f"must have at least {shown(least)} {noun} ({keys[0]}), "
-                                          f"got {len(value)}")
+        ok = run.fail(out, path, keys[0], lambda: f"must have at least {shown(least)} {noun} "
+                                                  f"({keys[0]}), got {len(value)}")
     if most is not None and len(value) > most:
-        ok = run.fail(out, path, keys[1], f"must have at most {shown(most)} {noun} ({keys[1]}), "
-                                          f"got {len(value)}")
+        ok = run.fail(out, path, keys[1], lambda: f"must have at most {shown(most)} {noun} "
+                                                  f"({keys[1]}), got {len(value)}")
     return ok
 
 
@@ -322,11 +324,11 @@ def _contains(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: 
     if run.track:
         seen.indexes = seen.indexes | set(matched)
     if len(matched) < least:
-        return run.fail(out, path, "contains", f"must hold at least {shown(least)} item(s) that fit "
-                                               f'its "contains" schema, got {len(matched)}')
+        return run.fail(out, path, "contains", lambda: f"must hold at least {shown(least)} "
+                        f'item(s) that fit its "contains" schema, got {len(matched)}')
     if most is not None and len(matched) > most:
-        return run.fail(out, path, "maxContains", f"must hold at most {shown(most)} item(s) that fit "
-                                                  f'its "contains" schema, got {len(matched)}')
+        return run.fail(out, path, "maxContains", lambda: f"must hold at most {shown(most)} "
+                        f'item(s) that fit its "contains" schema, got {len(matched)}')
     return True
 
 
@@ -471,7 +473,7 @@ def _any_of(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: st
                 break
     if ok:
         return True
-    return run.fail(out, path, "anyOf", f"fits none of its anyOf alternatives"
+    return run.fail(out, path, "anyOf", lambda: f"fits none of its anyOf alternatives"
                                         f"{_kinds(parts)}, got {shown(value)}")
 
 
@@ -493,8 +495,8 @@ def _one_of(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: st
     if fitting:
         seen.merge(kept)
         return True
-    return run.fail(out, path, "oneOf", f"fits none of its oneOf alternatives{_kinds(parts)}, "
-                                        f"got {shown(value)}")
+    return run.fail(out, path, "oneOf", lambda: f"fits none of its oneOf alternatives"
+                                                f"{_kinds(parts)}, got {shown(value)}")
 
 
 def _kinds(parts: list[Any]) -> str:
