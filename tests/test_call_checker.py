@@ -179,7 +179,7 @@ def test_a_native_mcp_call_is_checked_against_the_servers_schema(native: Compile
     missing = error_of(tools.decode("mcp__github__create_issue", {"repo": "a/b"}))
     assert [(p.code, p.parameter) for p in missing.problems] == [("missing-parameter", "title")]
     wrong = error_of(tools.decode("mcp__github__create_issue", {"repo": 7, "title": "t"}))
-    assert wrong.message == ("parameter 'repo' of mcp__github__create_issue must be string, "
+    assert wrong.message == ("parameter 'repo' of mcp__github__create_issue must be a string, "
                              "got 7")
     option = error_of(tools.decode("mcp__github__list_pull_requests",
                                    {"repo": "a/b", "state": "merged"}))
@@ -237,8 +237,8 @@ def schema_tools(builtins: Compiler) -> Any:
     ({"name": "x", "nmae": "y"}, "unknown-parameter", "has no parameter 'nmae'"),
     ({"name": ""}, "bad-value", "minLength"),
     ({"name": "x", "count": -1}, "bad-value", "minimum"),
-    ({"name": "x", "count": "3"}, "bad-value", "must be integer"),
-    ({"name": "x", "tags": ["a", 1]}, "bad-value", "parameter 'tags[1]' of mcp__s__t must be "
+    ({"name": "x", "count": "3"}, "bad-value", "must be an integer"),
+    ({"name": "x", "tags": ["a", 1]}, "bad-value", "parameter 'tags[1]' of mcp__s__t must be a "
                                                    "string"),
     ({"name": "x", "owner": {}}, "bad-value", "parameter 'owner' of mcp__s__t is missing its "
                                               "required key 'id'"),
@@ -355,3 +355,43 @@ def test_plan_mode_with_nobody_to_approve_says_how_to_finish(builtins: Compiler)
         assert "only the user can switch" not in autonomous
         assert "No one can switch modes" in autonomous
         assert "plan_mode_respond your final message" in autonomous
+
+
+# --- advice that does not contradict itself (issue 33, H14) ---------------------------------
+
+def test_an_offered_function_written_as_a_tag_is_told_how_to_call_it(builtins: Compiler
+                                                                     ) -> None:
+    """Native `<mcp__fs__delete>` in a reply's text was "not offered (did you mean
+    'mcp__fs__delete'?)" followed by a list naming it as offered."""
+    context = make_context("full", mcp_servers=[{"name": "fs", "tools": [
+        {"name": "delete", "input_schema": {"type": "object",
+                                            "properties": {"path": {"type": "string"}}}}]}])
+    reply = "<mcp__fs__delete>\n<path>a</path>\n</mcp__fs__delete>"
+    native = error_of(builtins.compile(NATIVE, context).tools.parse(reply).parts[0])
+    assert native.code == "foreign-format"
+    assert "did you mean" not in native.message and "not offered" not in native.message
+    assert "call it through function calling" in native.message
+    text = error_of(builtins.compile(TEXT, context).tools.parse(reply).parts[0])
+    assert text.code == "unknown-tool" and "did you mean 'mcp__fs__delete'" not in text.message
+    assert "through use_mcp_tool with server_name 'fs' and tool_name 'delete'" in text.message
+
+
+def test_a_str_subclass_is_named_as_what_it_is() -> None:
+    """A `StrEnum` member where a plain string is asked for was "must be a string, got a
+    string"; an `IntEnum` "must be an integer, got an integer"."""
+    import enum
+
+    from promptc import ContextError
+
+    class Where(enum.StrEnum):
+        HOME = "/home/dev"
+
+    class Size(enum.IntEnum):
+        BIG = 200_000
+    with pytest.raises(ContextError) as caught:
+        PromptContext(cwd=Where.HOME)
+    assert "got a string" not in str(caught.value)
+    assert "whose type Where is a subclass of str: pass a plain str" in str(caught.value)
+    with pytest.raises(ContextError) as caught:
+        ProviderInfo("openai", "gpt-4.1", context_window=Size.BIG)
+    assert "whose type Size is a subclass of int" in str(caught.value)

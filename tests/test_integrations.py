@@ -361,7 +361,7 @@ def test_an_mcp_call_that_misses_its_schema_never_reaches_run_tool(builtins: Com
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
-    assert "parameter 'repo' of mcp__github__create_issue must be string, got 5" in output
+    assert "parameter 'repo' of mcp__github__create_issue must be a string, got 5" in output
     assert "missing its required parameter 'title'" in output
 
 

@@ -276,7 +276,7 @@ def test_plan_mode_offers_every_tool_and_refuses_what_it_rules_out(builtins: Com
     ("Reading it: <Read><file_path>a.py</file_path></Read>", " (the tool for that here is "
                                                              "'read_file')"),
     ("I'll search.\n<search>\n<query>todo</query>\n<limit>5</limit>\n</search>\n",
-     " (did you mean 'search_files'?)"),
+     " (the tool for that here is 'search_files')"),  # by what it does (its aliases)
     ("<MultiEdit>\n<file_path>a.py</file_path>\n<edits>[]</edits>\n</MultiEdit>",
      " (the tool for that here is 'replace_in_file')"),
     ("<webfetch>\n<url>https://example.com</url>\n</webfetch>", " (did you mean 'web_fetch'?)"),
@@ -537,7 +537,10 @@ def calls(draw: st.DrawFn, prompt: CompiledPrompt) -> tuple[str, dict[str, Any]]
     for param, options in params:
         if param.required or draw(st.booleans()):
             items = param.items.get("type") if param.items else None
-            args[param.name] = draw(values(param.type, items, tuple(options), pieces))
+            drawn = values(param.type, items, tuple(options), pieces)
+            if not param.required and param.type == "string":  # never an empty tag
+                drawn = drawn.filter(lambda v: v.strip() != "")
+            args[param.name] = draw(drawn)
     return spec.name, args
 
 

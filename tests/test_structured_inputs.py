@@ -71,7 +71,7 @@ def test_the_same_structured_value_renders_byte_identically(
 
 
 @pytest.mark.parametrize(("runtime", "needle"), [
-    ({"FILES": [{"name": 3}]}, "'FILES[0].name' must be string, got 3"),
+    ({"FILES": [{"name": 3}]}, "'FILES[0].name' must be a string, got 3"),
     ({"FILES": [{"size": 1}]}, "'FILES[0]' is missing its required key 'name'"),
     ({"FILES": [{"name": "a", "extra": 1}]}, "'FILES[0]' has no key 'extra'"),
     ({"FILES": [{"name": "a"}] * 4}, "has 4 items; at most 3 are allowed"),
@@ -198,7 +198,10 @@ def test_number_bounds(mini: Callable[..., Compiler]) -> None:
     ('[inputs.X]\ntype = "object"\nschema = { type = "objekt" }\n',
      r"\[inputs\.X\.schema\]: is not a JSON Schema promptc can check"),
     ('[inputs.X]\ntype = "list"\nschema = { type = "string" }\ndefault = [1]\n',
-     r"default does not fit its schema: 'X\[0\]' must be string"),
+     r"default does not fit its schema: 'X\[0\]' must be a string"),
+    # a reference out of the schema is never fetched: the declaration is refused at load
+    ('[inputs.X]\ntype = "object"\nschema = { "$ref" = "http://127.0.0.1:9/x.json" }\n',
+     r"\[inputs\.X\.schema\]: is not a JSON Schema promptc can check: .*127\.0\.0\.1"),
 ])
 def test_bad_declarations_are_load_errors_naming_the_field(
         mini: Callable[..., Compiler], table: str, needle: str) -> None:

@@ -13,13 +13,13 @@ import stat
 import threading
 import tomllib
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, BinaryIO, NoReturn
 
 from .errors import PromptcError
 
 __all__ = ["read_text_file", "read_toml", "parse_toml", "read_data_file", "parse_json",
            "write_text_file",
-           "MAX_DATA_FILE"]
+           "MAX_DATA_FILE", "read_text_stream", "decode_text"]
 
 MAX_DATA_FILE = 4 * 1024 * 1024  # prompt data: templates, variant.toml, tool specs
 
@@ -50,6 +50,24 @@ def read_text_file(path: Path, error: type[PromptcError], limit: int = MAX_DATA_
         raise error(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
     if len(raw) > limit:
         raise error(f"file is over the {limit}-byte limit", source=str(path))
+    return decode_text(raw, str(path), error, allow_nul)
+
+
+def read_text_stream(stream: BinaryIO, source: str, error: type[PromptcError],
+                     limit: int = MAX_DATA_FILE, allow_nul: bool = False) -> str:
+    """A stream's text (stdin), held to the same limit and rules as a file's: never more than
+    `limit` bytes read."""
+    raw = stream.read(limit + 1)
+    if len(raw) > limit:
+        raise error(f"is over the {limit}-byte limit", source=source)
+    return decode_text(raw, source, error, allow_nul)
+
+
+def decode_text(raw: bytes, source: str, error: type[PromptcError], allow_nul: bool = False
+                ) -> str:
+    """Bytes read as promptc reads every text: UTF-8 (a BOM dropped), line ends as LF, no NUL
+    unless allowed."""
+    path = source
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:

@@ -297,7 +297,8 @@ def dumps_json(value: Any, indent: int | None = 2,
     this falls back to an iterative encoder that writes the same text.
     """
     try:
-        return json.dumps(value, indent=indent, separators=separators, ensure_ascii=False)
+        return json.dumps(value, indent=indent, separators=separators, ensure_ascii=False,
+                          allow_nan=False)
     except RecursionError:
         return _dumps_iterative(value, indent, separators)
 
@@ -333,7 +334,7 @@ class _IterativeEncoder:
         elif isinstance(obj, (list, tuple)):
             self._container([(None, v) for v in obj], "[]", depth, out, work)
         else:
-            out.append(json.dumps(obj, ensure_ascii=False))
+            out.append(json.dumps(obj, ensure_ascii=False, allow_nan=False))
 
     def _container(self, entries: list[tuple[Any, Any]], brackets: str, depth: int,
                    out: list[str], work: list[tuple[Any, ...]]) -> None:

@@ -25,7 +25,14 @@ Validator = Callable[[Any, Any, Any], None]
 
 
 def describe(value: Any) -> str:
-    """How an error message names a value's JSON type."""
+    """How an error message names a value's JSON type. A subclass of a JSON type (a
+    `StrEnum` member, an `IntEnum`) is named as what it is, since the exact type is asked
+    for: "got a string" would contradict "must be a string"."""
+    kind = type(value)
+    for base, name in ((str, "str"), (int, "int"), (float, "float")):
+        if isinstance(value, base) and kind is not base and kind is not bool:
+            return f"{value!r}, whose type {kind.__name__} is a subclass of {name}: pass a " \
+                f"plain {name}"
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int):

@@ -7,10 +7,12 @@ from collections.abc import Iterable
 __all__ = ["did_you_mean"]
 
 
-def did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    """Return ` (did you mean 'x'?)` for the closest candidate, or '' when none is close."""
+def did_you_mean(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> str:
+    """Return ` (did you mean 'x'?)` for the closest candidate, or '' when none is close
+    (`cutoff`: how similar, from 0 to 1, a candidate must be)."""
     import difflib  # only when a name is wrong: not worth its import on every start
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    candidates = list(candidates)
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=cutoff)
     if not close:
         lowered = {c.lower(): c for c in candidates}
         if name.lower() in lowered:

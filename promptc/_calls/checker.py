@@ -29,7 +29,8 @@ from .mcp_check import Cache, check_arguments, value_at
 from .nulls import drop_unasked_nulls
 from .records import CallError, CallProblem, Problem, ToolCall
 from .replies import Wire
-from .unknown import EQUIVALENTS, squash
+from .unknown import squash
+from .value_rules import value_problems, value_warnings
 from .values import from_text, integral, load_json, repeated_keys, type_problem
 
 __all__ = ["Param", "BuiltinTool", "McpEntry", "CallChecker", "Span", "USE_MCP_TOOL",
@@ -55,6 +56,8 @@ class BuiltinTool:
     params: Mapping[str, Param]
     modes: tuple[str, ...] = ("plan", "act")
     freeform: str = ""  # the parameter a free-form call's raw text fills ("" for none)
+    aliases: tuple[str, ...] = ()  # names a model may use for it (the spec's `aliases`)
+    builtin: bool = False  # as the built-in pack defines it (`value_rules` knows its format)
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -104,7 +107,8 @@ class CallChecker:
     """Checks calls against one request's tools in one mode. Built once per tool set and mode
     (its tables are shared by `in_mode`)."""
 
-    __slots__ = ("_tools", "_functions", "_servers", "mode", "_cache", "_not_offered")
+    __slots__ = ("_tools", "_functions", "_servers", "mode", "_cache", "_not_offered",
+                 "_aliases")
 
     def __init__(self, tools: Sequence[BuiltinTool], mcp: Sequence[McpEntry], mode: str,
                  cache: Cache | None = None) -> None:
@@ -117,6 +121,10 @@ class CallChecker:
         self.mode = mode
         self._cache: Cache = cache if cache is not None else _NoCache()
         self._not_offered: dict[str, CallProblem] = {}  # recent unknown names' messages
+        self._aliases: dict[str, str] = {}  # an alias, squashed → the first tool declaring it
+        for tool in tools:
+            for alias in tool.aliases:
+                self._aliases.setdefault(squash(alias), tool.name)
 
     def in_mode(self, mode: str) -> CallChecker:
         if mode == self.mode:
@@ -125,6 +133,7 @@ class CallChecker:
         other._tools, other._functions = self._tools, self._functions
         other._servers, other._cache, other.mode = self._servers, self._cache, mode
         other._not_offered = self._not_offered  # the message does not depend on the mode
+        other._aliases = self._aliases
         return other
 
     # --- what is offered ----------------------------------------------------------------------
@@ -159,25 +168,51 @@ class CallChecker:
         return made
 
     def _not_offered_problem(self, name: str) -> CallProblem:
-        hint = did_you_mean(name, self.names) or self._equivalent(name)
+        if self.offers(name):  # met where it cannot run: a tag in a reply's text
+            return CallProblem(Problem.FOREIGN_FORMAT,
+                               f"{name} is offered as a function: call it through function "
+                               "calling, with its arguments as JSON; a tag in the reply's text "
+                               "does not run it")
+        where = self._mcp_home(name)
+        hint = "" if where else self._suggestion(name)
         shown = list(self.names)
         listed = ", ".join(shown[:MAX_LISTED]) or "none"
         if len(shown) > MAX_LISTED:
             listed += f" and {len(shown) - MAX_LISTED} more"
-        where = self._mcp_home(name)
         return CallProblem(Problem.UNKNOWN_TOOL,
                            f"tool {name!r} is not offered{hint}{where}; the tools offered: "
                            f"{listed}")
 
-    def _equivalent(self, name: str) -> str:
-        """For another agent's tool (`Bash`, `Grep`): the offered tool that does its job."""
-        mine = EQUIVALENTS.get(squash(name))
-        if mine is None or not self.offers(mine):
-            return ""
-        return f" (the tool for that here is {mine!r})"
+    def _suggestion(self, name: str) -> str:
+        """The offered tool a model most likely meant: a name spelled almost the same (or the
+        same but for case, `_` and `-`), else
+        the tool that does the job the name says (its aliases: the whole name, then the first
+        of its words that is one; `edit_file` → replace_in_file, `Bash` → execute_command),
+        else a name spelled alike. An MCP function name is only ever a spelling."""
+        same = [n for n in self.names if squash(n) == squash(name)]  # ReadFile, read-file
+        close = f" (did you mean {same[0]!r}?)" if same else \
+            did_you_mean(name, self.names, cutoff=0.9)
+        if close or name.startswith("mcp__"):
+            return close or did_you_mean(name, self.names)
+        tool = self._aliases.get(squash(name))
+        for word in _words(name) if tool is None else ():
+            tool = self._aliases.get(word)
+            if tool is not None:
+                break
+        if tool is not None and tool != name:
+            return f" (the tool for that here is {tool!r})"
+        return did_you_mean(name, self.names)
 
     def _mcp_home(self, name: str) -> str:
-        """For a bare MCP tool name called directly: where it lives and how to reach it."""
+        """For an MCP tool called by its bare name, or by a function name (`mcp__s__t`) that
+        is not offered as one: where it lives and how to reach it."""
+        server_name, _, tool_name = name.removeprefix("mcp__").partition("__")
+        entry = self._servers.get(server_name, {}).get(tool_name) \
+            if name.startswith("mcp__") else None
+        if entry is not None and USE_MCP_TOOL in self._tools:
+            return (f"; it is the tool {tool_name!r} of the MCP server {server_name!r}: call it "
+                    f"through {USE_MCP_TOOL} with server_name {server_name!r} and tool_name "
+                    f"{tool_name!r}")
         for server, tools in self._servers.items():
             entry = tools.get(name)
             if entry is None:
@@ -227,6 +262,7 @@ class CallChecker:
             return _error(tool.name, [self._refusal(tool.name, False)], {}, span)
         problems = list(found)
         values = _values(tool, given, problems, text)
+        problems.extend(value_problems(tool, values, text))
         if not _unreadable(found):  # unread arguments miss nothing: say only why
             _missing(tool, values, problems)
         if problems:
@@ -234,7 +270,7 @@ class CallChecker:
         if tool.name == USE_MCP_TOOL:
             return self._through_use_mcp_tool(values, span)
         return ToolCall(tool.name, values, span.raw, span.start, span.end, call_id=span.call_id,
-                        wire=span.wire)
+                        wire=span.wire, warnings=value_warnings(tool, values) if text else ())
 
     def _through_use_mcp_tool(self, values: dict[str, Any], span: Span) -> ToolCall | CallError:
         """`use_mcp_tool`'s server and tool found, allowed in the mode, and its arguments
@@ -294,6 +330,13 @@ class CallChecker:
         return ToolCall(name, arguments, span.raw, span.start, span.end, server=entry.server,
                         tool=entry.tool, call_id=span.call_id, wire=span.wire,
                         warnings=verdict.warnings)
+
+
+def _words(name: str) -> list[str]:
+    """A tool name's words, lower case: `run_shell`, `run-shell` and `RunShell` are
+    ["run", "shell"]."""
+    import re
+    return [w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", name)]
 
 
 def _json_object(arguments: Any) -> dict[str, Any] | CallProblem:

@@ -20,7 +20,7 @@ from .mcp_check import Cache
 from .reader import MessageReader
 from .records import CallError, CallProblem, ParsedMessage, Problem, ToolCall
 from .taught import format_call
-from .values import load_json, pairs
+from .values import load_json, pairs, unwritable_number
 from .wire import read_provider_call
 
 __all__ = ["CallDesk", "builtin_tools", "mcp_entries", "native_given"]
@@ -37,7 +37,8 @@ def builtin_tools(specs: Sequence[ToolSpec], sources: EnumSources) -> tuple[Buil
             items = p.items.get("type") if p.items else "string"
             params[p.name] = Param(p.name, p.type, p.required, tuple(options),
                                    items if isinstance(items, str) else None)
-        out.append(BuiltinTool(spec.name, params, spec.modes, spec.freeform))
+        out.append(BuiltinTool(spec.name, params, spec.modes, spec.freeform,
+                               spec.aliases or (), spec.source == "builtin"))
     return tuple(out)
 
 
@@ -65,6 +66,10 @@ def native_given(arguments: str | Mapping[str, Any] | None
     if not isinstance(arguments, str):
         if not isinstance(arguments, Mapping):
             return [], [CallProblem(Problem.BAD_JSON, "the arguments must be a JSON object")]
+        number = unwritable_number(arguments)
+        if number is not None:
+            return [], [CallProblem(Problem.BAD_JSON, f"the arguments hold {number} (not a "
+                                    "JSON number: too large to represent, or NaN)")]
         return pairs(arguments), []
     decoded = load_json(arguments)
     if decoded.problem is not None:

@@ -9,8 +9,12 @@ each from the format's own documentation:
   </parameter></function></tool_call>` (the `<tool_call>` wrapper optional);
 * `glm`: GLM-4.5's keys and values, `<tool_call>read_file<arg_key>path</arg_key>
   <arg_value>a.py</arg_value></tool_call>`;
-* `json`: a bare `{"name": …, "arguments": …}` (or `"parameters"`, Llama's spelling), or a list of
-  them, standing alone as the whole message or as the whole of a code fence;
+* `json`: a bare `{"name": …, "arguments": …}` (or `"parameters"`, Llama's spelling), or a list
+  of them, standing alone as the whole message or as the whole of a code fence; the other shapes
+  models write are read too: the name under `tool`, `tool_name`, `function` or `function_name`,
+  the arguments under `input`, `args` or `params`, OpenAI's `{"function": {"name": …,
+  "arguments": …}}`, and a flat `{"tool": "read_file", "path": …}` whose other keys are the
+  arguments (when it names an offered tool: JSON that merely has a "name" stays prose);
 * `mistral`: `[TOOL_CALLS][{"name": …, "arguments": …}]`, and the later
   `[TOOL_CALLS]name[ARGS]{…}` form.
 
@@ -47,8 +51,15 @@ FUNCTION_TAG = re.compile(r"<function=([^>\n]{1,80})>")
 _PARAMETER_TAG = re.compile(r"<parameter=([^>\n]{1,80})>")
 _MISTRAL_NAMED = re.compile(r"([A-Za-z0-9_.\-]{1,80})(?:\[CALL_ID\][^\[\n]{0,80})?\[ARGS\]")
 _ARG_KEY = "<arg_key>"
-_CALL_HEAD = re.compile(r'\[?\s*\{\s*"name"\s*:\s*"[^"\\\n]{1,80}"\s*,\s*'
-                        r'"(?:arguments|parameters)"\s*:')
+_NAME_KEYS = ("name", "tool", "tool_name", "toolName", "function", "function_name",
+              "functionName")
+_ARGUMENT_KEYS = ("arguments", "parameters", "input", "args", "params", "tool_input",
+                  "toolInput")
+_FLAT_HEAD = re.compile(r'\[?\s*\{\s*"(?:name|tool|tool_name|toolName|function|function_name|'
+                        r'functionName)"\s*:\s*"([^"\\\n]{1,80})"')
+_CALL_HEAD = re.compile(r'\[?\s*\{\s*"(?:name|tool|tool_name|toolName|function|function_name|'
+                        r'functionName)"\s*:\s*"[^"\\\n]{1,80}"\s*,\s*'
+                        r'"(?:arguments|parameters|input|args|params|tool_input|toolInput)"\s*:')
 
 
 @attrs.frozen
@@ -102,7 +113,7 @@ def _json_calls(value: Any) -> tuple[tuple[ForeignCall, ...], str]:
     items = value if isinstance(value, list) else [value]
     calls = []
     for item in items:
-        call = _json_call(item)
+        call = _json_call(_unwrapped(item))
         if isinstance(call, str):
             return (), call
         calls.append(call)
@@ -111,10 +122,32 @@ def _json_calls(value: Any) -> tuple[tuple[ForeignCall, ...], str]:
     return tuple(calls), ""
 
 
+def _unwrapped(item: Any) -> Any:
+    """OpenAI's `{"type": "function", "function": {"name": …, "arguments": …}}`: the inner
+    object."""
+    inner = item.get("function") if isinstance(item, dict) else None
+    if isinstance(inner, dict) and _name_key(inner) is not None:
+        return inner
+    return item
+
+
+def _name_key(item: dict[str, Any]) -> str | None:
+    return next((k for k in _NAME_KEYS if isinstance(item.get(k), str)), None)
+
+
+def _arguments_key(item: dict[str, Any]) -> str | None:
+    return next((k for k in _ARGUMENT_KEYS if k in item), None)
+
+
 def _json_call(item: Any) -> ForeignCall | str:
-    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+    key = _name_key(item) if isinstance(item, dict) else None
+    if key is None:
         return 'it is not an object with a "name"'
-    arguments = item.get("arguments", item.get("parameters", {}))
+    where = _arguments_key(item)
+    if where is None:  # flat: every other key is an argument
+        arguments: Any = {k: v for k, v in item.items() if k not in (key, "type", "id")}
+    else:
+        arguments = item[where]
     if isinstance(arguments, str):  # some models encode the arguments object as a string
         decoded = load_json(arguments) if arguments.strip() else load_json("{}")
         if decoded.problem is not None:
@@ -124,7 +157,7 @@ def _json_call(item: Any) -> ForeignCall | str:
         arguments = {}
     if not isinstance(arguments, dict):
         return "its arguments are not an object"
-    return ForeignCall(item["name"], pairs(arguments), False)
+    return ForeignCall(item[key], pairs(arguments), False)
 
 
 def _functions(inner: str, start: int, end: int) -> Foreign:
@@ -234,20 +267,21 @@ def _mistral_failed(start: int, end: int, problem: str, partial: bool
     return Foreign("mistral", start, end, problem=f"what follows it {problem}"), end
 
 
-def read_bare_json(text: str, start: int, end: int) -> Foreign | None:
+def read_bare_json(text: str, start: int, end: int, offered: frozenset[str] = frozenset()
+                   ) -> Foreign | None:
     """`text[start:end]` (stripped) as a bare JSON call or list of calls, or None when it is
     not one (not JSON, or JSON that is not shaped like a call: then it is prose). JSON shaped
     like a call that cannot be read (a number out of range, `NaN`, a broken object after a
     call's head) is a call that cannot be read, as it is in a `<tool_call>` block."""
     body = text[start:end].strip()
-    if not body.startswith(("{", "[")) or '"name"' not in body:
+    if not body.startswith(("{", "[")) or not any(f'"{k}"' in body for k in _NAME_KEYS):
         return None
     decoded = load_json(body)
     if decoded.problem is not None:
-        if _shaped_like_a_call(body):
+        if _shaped_like_a_call(body, offered):
             return Foreign("json", start, end, problem=f"its JSON {decoded.problem}")
         return None
-    if not _is_call_list(decoded.value):
+    if not _is_call_list(decoded.value, offered):
         return None  # JSON with a "name", but not shaped like a call: prose
     calls, problem = _json_calls(decoded.value)
     if problem:
@@ -255,17 +289,25 @@ def read_bare_json(text: str, start: int, end: int) -> Foreign | None:
     return Foreign("json", start, end, calls)
 
 
-def _is_call_list(value: Any) -> bool:
+def _is_call_list(value: Any, offered: frozenset[str]) -> bool:
+    """Every item names a tool and gives its arguments, or names an offered tool (flat)."""
     items = value if isinstance(value, list) else [value]
-    return all(isinstance(i, dict) and ("arguments" in i or "parameters" in i) for i in items)
+    return bool(items) and all(_is_call(_unwrapped(i), offered) for i in items)
 
 
-def _shaped_like_a_call(body: str) -> bool:
+def _is_call(item: Any, offered: frozenset[str]) -> bool:
+    key = _name_key(item) if isinstance(item, dict) else None
+    return key is not None and (_arguments_key(item) is not None or item[key] in offered)
+
+
+def _shaped_like_a_call(body: str, offered: frozenset[str]) -> bool:
     """JSON the strict reading refused: read leniently (any number, NaN), is it a call? When
     even that fails, does it open like one (`{"name": "…", "arguments": …`)?"""
     try:
         value = json.loads(body, parse_int=lambda _s: 0, parse_float=lambda _s: 0.0,
                            parse_constant=lambda _s: 0)
     except (ValueError, RecursionError):
-        return _CALL_HEAD.match(body) is not None
-    return _is_call_list(value) and not _json_calls(value)[1]
+        flat = _FLAT_HEAD.match(body)
+        return _CALL_HEAD.match(body) is not None or (flat is not None and
+                                                       flat.group(1) in offered)
+    return _is_call_list(value, offered) and not _json_calls(value)[1]

@@ -8,13 +8,20 @@ too). The rules, each the other half of a sentence in components/tool_use.md:
 * The first call of a message is the call. A second one is not run: it comes back as a
   `second-call` error telling the model to send it next. Text after the call is kept as prose
   and noted in a `text-after-call` warning.
-* A call inside a reasoning block (`<think>`, `<thinking>`, `<reasoning>`, `<thought>`, or the
-  text before a `</think>` that was never opened, as reasoning models' templates produce) is
-  never run: when the reply has no other call it is a `call-in-reasoning` error, else a warning.
+* A call inside a reasoning block (`<think>`, `<thinking>`, `<reasoning>`, `<thought>`) is never
+  run: when the reply has no other call it is a `call-in-reasoning` error, else a warning. A
+  reasoning model's chat template writes the opening tag itself, so the reply may start inside
+  the block: everything before the reply's last closing tag of a reasoning block is reasoning,
+  whatever stands before it (an opening tag, a fence, inline code, an unfinished call: none of
+  them can end the reasoning early, or a call in it would run). A call never writes such a tag
+  (`taught.format_call` splits it across CDATA sections), so only a model's slip (a value holding
+  `</think>` as it is, or prose after the call quoting one) puts one after a call, and then the
+  call is not run: the safe side.
 * A call in a code fence is read only when the fence holds nothing but that call and ends the
-  message (with a `fenced-call` warning). A call in inline code, in quotation marks, in a fence
-  with other text or in a fence that prose follows is a quotation: prose (with a `quoted-call`
-  warning when the message makes no call).
+  message (with a `fenced-call` warning). A call in inline code or `<code>`, in quotation marks,
+  in a blockquote, an indented code block or `<pre>`, in a fence with other text or in a fence
+  that prose follows is a quotation: prose (with a `quoted-call` warning when the message makes
+  no call). Quoted calls never run.
 * A tag shaped like a call that names no offered tool is an `unknown-tool` error (what is
   shaped like a call, and what stays markup: `unknown`).
 * Calls in a model's own format (see `foreign`) are read, checked and run with a
@@ -38,12 +45,10 @@ from .foreign import (FORMAT_NAMES, FUNCTION_TAG, MISTRAL, Foreign, read_bare_js
 from .records import (CallError, CallProblem, CallWarning, Notice, OpenCall, ParsedMessage,
                       Part, Problem, ToolCall)
 from .scan import TextIndex, skip_space
-from .taught import Opened, read_call
+from .taught import REASONING_TAGS, Opened, read_call
 from .unknown import UnknownTools
 
 __all__ = ["MessageReader", "REASONING_TAGS"]
-
-REASONING_TAGS = ("think", "thinking", "reasoning", "thought")
 _EVENTS = re.compile(r"(?P<fence>^[ ]{0,3}(?:`{3,}|~{3,})[^\n]*)"
                      r"|<(?P<tag>[A-Za-z_][A-Za-z0-9_-]{0,63})>"
                      r"|(?P<function><function=[^>\n]{1,80}>)"
@@ -280,42 +285,28 @@ class _Pass:
             self.reasoned = (_shift(inner.found[0], body), name)
 
     def _implicit_reasoning(self) -> int:
-        """Where reading starts: after a `</think>` (or another reasoning closer) that no
-        opener precedes, whose text before it is the model's reasoning."""
+        """Where reading starts: after the reply's last closing tag of a reasoning block
+        (`</think>`, …); the text before it is the model's reasoning (module docstring)."""
         text = self.text
-        best: tuple[int, str] | None = None
+        last: tuple[int, str] | None = None
         for name in REASONING_TAGS:
-            close = text.find(f"</{name}>")
-            if close < 0 or (best is not None and close >= best[0]):
-                continue
-            opener = text.find(f"<{name}>", 0, close)
-            if opener < 0:
-                best = (close, name)
-        if best is None or self._inside_a_call(best[0]):
+            close = text.rfind(f"</{name}>")
+            if close >= 0 and (last is None or close > last[0]):
+                last = (close, name)
+        if last is None:
             return 0
-        close, name = best
+        close, name = last
         end = close + len(name) + 3
         self._reasoning_region(name, 0, 0, close, end)
         return end
 
-    def _inside_a_call(self, pos: int) -> bool:
-        """`pos` lies in the value of a call that starts before it (a file's content that
-        mentions `</think>` is not the end of a reasoning block)."""
-        for m in _EVENTS.finditer(self.text, 0, pos):
-            name = m.group("tag")
-            tool = self.checker.builtin(name) if name else None
-            if tool is not None:
-                read = read_call(self.index, tool, m.start(), self.reader.offered)
-                if read is not None and not isinstance(read, Opened):
-                    return read.end > pos
-            elif name == "tool_call":
-                close = self.index.next_closer("tool_call", m.end())
-                return close is None or close > pos
-        return False
-
     def _quoted(self, start: int) -> bool:
+        """A call at `start` is an example: in quotation marks, inline code or `<code>`, a
+        blockquote, an indented code block or `<pre>` (a fence is `_fence`'s)."""
+        index = self.index
         return (start > 0 and self.text[start - 1] in _QUOTES) or \
-            self.index.in_inline_code(start)
+            index.in_inline_code(start) or index.in_blockquote(start) or \
+            index.in_html_code(start) or index.in_indented_code(start)
 
     # --- collecting ------------------------------------------------------------------------
 
@@ -356,7 +347,7 @@ class _Pass:
                 return only
             return None
         if not self.found:
-            bare = read_bare_json(self.text, 0, len(self.text))
+            bare = read_bare_json(self.text, 0, len(self.text), self.reader.offered)
             if bare is not None and (len(bare.calls) == 1 or bare.problem):
                 self._foreign(bare, 0)
                 return self.found[0] if len(self.found) == 1 else None
@@ -383,7 +374,7 @@ class _Pass:
         if len(filled) != 1:
             return
         start, end = filled[0]
-        foreign = read_bare_json(self.text, start, end)
+        foreign = read_bare_json(self.text, start, end, self.reader.offered)
         if foreign is not None:
             self.parts.clear()
             self.prose = 0
@@ -420,8 +411,8 @@ class _Pass:
             name = self.quoted.item.name
             self.warnings.append(CallWarning(
                 Notice.QUOTED_CALL, f"the message quotes a call to {name} (in a code block, "
-                "inline code or quotation marks) and makes no call, so nothing was run; to "
-                "call it, write the call on its own, unquoted", self.quoted.start,
+                "inline code, a blockquote or quotation marks) and makes no call, so nothing "
+                "was run; to call it, write the call on its own, unquoted", self.quoted.start,
                 self.quoted.end, name))
 
     def _reasoning_note(self, no_call: bool) -> None:

@@ -49,6 +49,7 @@ class Notice(enum.StrEnum):
     CALL_IN_REASONING = "call-in-reasoning"
     QUOTED_CALL = "quoted-call"
     SCHEMA_UNCHECKED = "schema-unchecked"
+    XML_ENTITIES = "xml-entities"
 
 
 @attrs.frozen

@@ -15,7 +15,9 @@ mistaken for part of the value). So a value may hold its own closing tag anywher
 A value that no such rule can carry (one that holds its own closing tag followed by such a tag,
 or that starts like the escape below) is written by `format_call` as CDATA sections,
 `<![CDATA[…]]>` (a `]]>` inside split across two), which the reader takes apart again: every
-value round-trips.
+value round-trips. A value holding a reasoning block's closing tag (`</think>`) is written so too,
+the tag split across two sections: the reader takes the last such tag in a reply as the end of
+the model's reasoning (`reader`), so a call never writes one.
 """
 
 from __future__ import annotations
@@ -29,12 +31,12 @@ import attrs
 
 from .checker import BuiltinTool
 from .records import CallProblem, OpenCall, Problem
-from .scan import TAG, TextIndex, skip_space
+from .scan import CDATA_CLOSE, CDATA_OPEN, TAG, TextIndex, skip_space
 
-__all__ = ["Read", "Opened", "read_call", "format_call", "CDATA_OPEN"]
+__all__ = ["Read", "Opened", "read_call", "format_call", "CDATA_OPEN", "REASONING_TAGS"]
 
-CDATA_OPEN = "<![CDATA["
-CDATA_CLOSE = "]]>"
+REASONING_TAGS = ("think", "thinking", "reasoning", "thought")
+_SPLIT = CDATA_CLOSE + CDATA_OPEN
 
 
 @attrs.frozen
@@ -154,7 +156,7 @@ def _stray(r: _Reading, at: int, first: bool) -> Read | Opened | None:
 def _value(r: _Reading, name: str, start: int) -> tuple[str, int] | Opened | None:
     """(the value of `name` opened at `start`, where its closing tag ends); an Opened while
     streaming; None when it is never closed."""
-    cdata = _cdata(r.text, start, name)
+    cdata = _cdata(r.index, start, name)
     if isinstance(cdata, tuple):
         return cdata
     if cdata is _UNFINISHED and r.partial:  # an escaped value still being streamed
@@ -201,25 +203,33 @@ def _closed_inside(r: _Reading, m: Any) -> bool:
 _UNFINISHED = object()  # the text ends inside a CDATA-escaped value
 
 
-def _cdata(text: str, start: int, name: str) -> tuple[str, int] | object | None:
+def _cdata(index: TextIndex, start: int, name: str) -> tuple[str, int] | object | None:
     """A value written as CDATA sections followed by its closing tag; `_UNFINISHED` when the
-    text ends before that structure does (a streamed prefix); else None (not escaped)."""
-    pos = start
-    if not text.startswith(CDATA_OPEN, pos):
-        return None if not CDATA_OPEN.startswith(text[pos:pos + len(CDATA_OPEN)]) or \
-            pos == len(text) else _UNFINISHED
-    chunks = []
-    while text.startswith(CDATA_OPEN, pos):
-        close = text.find(CDATA_CLOSE, pos + len(CDATA_OPEN))
-        if close < 0:
-            return _UNFINISHED
-        chunks.append(text[pos + len(CDATA_OPEN):close])
-        pos = close + len(CDATA_CLOSE)
+    text ends before that structure does (a streamed prefix); else None (not escaped). The
+    sections are found through the index and joined only once the closing tag is there, so
+    no opening reads the text after it more than once."""
+    text = index.text
+    if not text.startswith(CDATA_OPEN, start):
+        rest = text[start:start + len(CDATA_OPEN)]
+        return _UNFINISHED if start < len(text) and CDATA_OPEN.startswith(rest) else None
+    end = index.cdata_run_end(start)
+    if end is None:
+        return _UNFINISHED
     closing = f"</{name}>"
-    if not text.startswith(closing, pos):  # the text may end part way into either
-        rest = text[pos:]
-        return _UNFINISHED if closing.startswith(rest) or CDATA_OPEN.startswith(rest) else None
-    return "".join(chunks), pos + len(closing)
+    if not text.startswith(closing, end):  # the text may end part way into either
+        if len(text) - end < max(len(closing), len(CDATA_OPEN)):
+            rest = text[end:]
+            if closing.startswith(rest) or CDATA_OPEN.startswith(rest):
+                return _UNFINISHED
+        return None
+    chunks = []
+    pos = start
+    while pos < end:
+        close = index.cdata_section_end(pos)
+        assert close is not None  # the run ends at `end`
+        chunks.append(text[pos + len(CDATA_OPEN):close - len(CDATA_CLOSE)])
+        pos = close
+    return "".join(chunks), end + len(closing)
 
 
 def _streamed_value(value: str, name: str) -> str:
@@ -269,14 +279,19 @@ def _written(tool: BuiltinTool, name: str, value: Any) -> str:
     elif isinstance(value, bool):
         text = "true" if value else "false"
     else:
-        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "),
+                          allow_nan=False)
     if _needs_cdata(name, text):
-        return CDATA_OPEN + text.replace(CDATA_CLOSE, "]]" + CDATA_CLOSE + CDATA_OPEN + ">") \
-            + CDATA_CLOSE
+        text = text.replace(CDATA_CLOSE, "]]" + _SPLIT + ">")
+        for tag in REASONING_TAGS:
+            text = text.replace(f"</{tag}>", f"</{tag}{_SPLIT}>")
+        return CDATA_OPEN + text + CDATA_CLOSE
     return "\n" + text if "\n" in text else text
 
 
 def _needs_cdata(name: str, value: str) -> bool:
     """A plain value would not read back as itself: it holds its own closing tag (which a
-    following tag could end early), or it starts like the escape."""
-    return f"</{name}>" in value or value.startswith(CDATA_OPEN)
+    following tag could end early) or a reasoning block's (which ends the reasoning), or it
+    starts like the escape."""
+    return f"</{name}>" in value or value.startswith(CDATA_OPEN) or \
+        any(f"</{tag}>" in value for tag in REASONING_TAGS)

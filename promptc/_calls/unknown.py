@@ -29,9 +29,10 @@ from collections.abc import Iterable
 
 import attrs
 
+from .._model.tools import squash_name
 from .scan import TAG, TextIndex
 
-__all__ = ["Unknown", "UnknownTools", "TOOL_NAMES_ELSEWHERE", "EQUIVALENTS", "MAX_PARAMETERS"]
+__all__ = ["Unknown", "UnknownTools", "TOOL_NAMES_ELSEWHERE", "MAX_PARAMETERS", "squash"]
 
 MAX_PARAMETERS = 32
 
@@ -41,14 +42,6 @@ MAX_PARAMETERS = 32
 TOOL_NAMES_ELSEWHERE = frozenset("""Bash BashOutput KillBash KillShell Read Write Edit MultiEdit
 Glob Grep LS NotebookRead NotebookEdit WebFetch WebSearch TodoRead TodoWrite Task ExitPlanMode
 SlashCommand bash shell grep glob multiedit webfetch websearch todowrite notebookedit""".split())
-
-# What such a tool is called here, for the error's advice (used when that tool is offered).
-EQUIVALENTS = {"bash": "execute_command", "shell": "execute_command",
-               "bashoutput": "execute_command", "read": "read_file", "write": "write_to_file",
-               "edit": "replace_in_file", "multiedit": "replace_in_file",
-               "grep": "search_files", "glob": "list_files", "ls": "list_files",
-               "webfetch": "web_fetch", "todowrite": "update_task_progress",
-               "exitplanmode": "plan_mode_respond", "task": "new_task"}
 
 # HTML and SVG elements: their blocks are markup, never calls. (`search` is left out: an HTML
 # element since 2023, and a tool's name far more often.)
@@ -124,4 +117,4 @@ def _first_child_closed(index: TextIndex, body: int, close: int) -> bool:
 
 
 def squash(name: str) -> str:
-    return name.lower().replace("_", "").replace("-", "")
+    return squash_name(name)

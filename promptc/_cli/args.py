@@ -201,14 +201,15 @@ def add_payload_options(p: argparse.ArgumentParser) -> None:
 
 
 def read_input_text(name: str) -> str:
-    """A text file named on the command line, or stdin for `-`."""
-    if name == "-":
-        return sys.stdin.read()
+    """A text file named on the command line, or stdin for `-` (the same size limit and
+    rules for both)."""
     from pathlib import Path
 
     from .._base.errors import ContextError
-    from .._base.files import read_text_file
+    from .._base.files import read_text_file, read_text_stream
     try:
+        if name == "-":
+            return read_text_stream(sys.stdin.buffer, "stdin", ContextError)
         return read_text_file(Path(name), ContextError)
     except ContextError as exc:
         raise UsageError(str(exc)) from None
@@ -337,7 +338,7 @@ def provider_for(base: ProviderInfo | None, provider: str | None, model: str | N
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 def print_diagnostics(diags: Sequence[Diagnostic], skip: Sequence[str] = ()) -> None:

@@ -10,6 +10,7 @@ Notifications (no `id`) are run but never answered, as the specification says.
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -119,6 +120,9 @@ def _message(line: bytes) -> dict[str, Any]:
         raise _Rejected(INVALID_REQUEST, f"invalid request: {kind}; send one request object "
                                          "per line")
     request_id = message.get("id")
+    if isinstance(request_id, float) and not math.isfinite(request_id):  # 1e400 reads as inf
+        raise _Rejected(INVALID_REQUEST, "invalid request: `id` is a number too large to "
+                                         "represent; use a string or a smaller number")
     if isinstance(request_id, bool) or not isinstance(request_id, (str, int, float,
                                                                    type(None))):
         raise _Rejected(INVALID_REQUEST, "invalid request: `id` must be a string, a number "
@@ -127,12 +131,21 @@ def _message(line: bytes) -> dict[str, Any]:
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """One line of UTF-8 JSON (control characters, newlines included, escaped by JSON)."""
+    """One line of UTF-8 JSON (control characters, newlines included, escaped by JSON). A
+    result holding NaN or an infinity, which JSON cannot say, is answered as an internal
+    error rather than written as a line no JSON reader takes."""
     try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:  # a lone surrogate from a `\ud800` escape: ASCII escapes it
-        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii") + \
+            b"\n"
+    except ValueError:
+        failed = {"jsonrpc": "2.0", "id": message.get("id"), "error": {
+            "code": INTERNAL_ERROR, "message": "internal error: the answer holds a number JSON "
+                                               "cannot write (NaN or an infinity)"}}
+        return json.dumps(failed, separators=(",", ":"), allow_nan=False).encode("ascii") + \
+            b"\n"
 
 
 class LineWriter:

@@ -136,7 +136,7 @@ def prices_from_litellm(litellm: Mapping[str, Any], source: Mapping[str, str],
 def dump_prices(table: Mapping[str, Any]) -> str:
     """The table as JSON text, one model per line so a refresh reads well in a diff."""
     def dumps(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
     models = table["models"]
     lines = ["{", f'"format":{dumps(table["format"])},', f'"source":{dumps(table["source"])},',

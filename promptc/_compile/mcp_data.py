@@ -17,6 +17,7 @@ from typing import Any
 
 from .._base.frozen import FrozenDict, dumps_json, thaw
 from .._base.memo import Memo
+from .._emit.schemas.clean import carried_numbers
 from .._model.context import McpServer, McpTool
 from .._model.tools import McpBinding
 from .._text.fence import OWN_TAGS, attribute, body
@@ -129,13 +130,15 @@ class McpValues:
     def schema_text(self, schema: FrozenDict) -> str:
         """An input schema as one line of minified JSON (fenced: a string in it cannot close
         an element), written once per distinct schema (keyed by its canonical JSON text,
-        which is typed and complete)."""
+        which is typed and complete). A value holding a number JSON cannot carry (`1e400`
+        read as infinity) is left out, as the tool set reports (`ToolSet` diagnostics)."""
         if not schema:
             return ""
         key = schema.json_text
         text: str | None = self._schemas.get(key)
         if text is None:
-            text = self._schemas.put(key, body(dumps_json(thaw(schema), indent=None,
+            shown, _dropped = carried_numbers(thaw(schema))
+            text = self._schemas.put(key, body(dumps_json(shown, indent=None,
                                                           separators=(",", ":")),
                                                tags=self.tags))
         return text

@@ -14,14 +14,14 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from .._base.errors import PLUGIN_FAILURES
-from .._base.frozen import EMPTY, FrozenDict
+from .._base.frozen import EMPTY, FrozenDict, thaw
 from .._base.memo import Memo
+from .._emit.schemas.clean import carried_numbers
 from .._emit.toolset import NativeTools, ToolBlock, ToolSet, wire_format
 from .._model.cache import CacheClass
 from .._model.component import Component
 from .._model.context import McpServer, PromptContext
 from .._model.diagnostics import Diagnostic, Reporter
-from .._calls.input_schema import value_problems
 from .._model.input_values import REFUSED, resolve_inputs
 from .._model.placeholders import STANDARD
 from .._model.provider import ProviderInfo
@@ -217,7 +217,7 @@ class Plan:
         if hit is None:
             local = Reporter(False)
             resolved = resolve_inputs(self.variant.inputs, runtime, self.base.overridable, local,
-                                      value_problems, self.own_tags)
+                                      self.own_tags)
             hit = self._inputs.put(key, (FrozenDict(resolved), tuple(local.items)))
         values, diags = hit
         if diags:
@@ -468,9 +468,27 @@ class Plan:
             native = native.with_mcp(request.bindings)
             # what the servers' schemas hold that the provider's format cannot take
             report.extend(native.diagnostics(wire_format(self.provider)))
+        if not request.mcp_functions:  # the schemas are written into the prompt's text
+            report.extend(self._unwritable_numbers(request.context.mcp_servers))
         return ToolSet(self.tool_mode, request.tools, request.bindings, request.context.skills,
                        native, self.tool_choice, request.context, self.provider,
                        shared=self.shared_tools)
+
+    def _unwritable_numbers(self, servers: Sequence[McpServer]) -> list[Diagnostic]:
+        """The numbers a text prompt's schemas leave out (`1e400`, NaN: no JSON says them),
+        each a warning naming the tool; worked out once per schema."""
+        out: list[Diagnostic] = []
+        for server in servers:
+            for tool in server.tools:
+                key = ("unwritable", tool.input_schema.json_text)
+                problems = self._shapes.get(key)
+                if problems is None:
+                    problems = self._shapes.put(key, carried_numbers(
+                        thaw(tool.input_schema) if tool.input_schema else {})[1])
+                out.extend(Diagnostic("warning", p.code, f"MCP tool {tool.name!r} of server "
+                                      f"{server.name!r}, input schema: {p.message()}",
+                                      f"{server.name}/{tool.name}") for p in problems)
+        return out
 
     def _named(self, servers: Sequence[McpServer], report: Reporter
                ) -> tuple[McpBinding, ...]:

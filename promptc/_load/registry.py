@@ -18,7 +18,6 @@ from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
 from .._model.features import FeatureSet, feature_set
-from .._calls.input_schema import schema_problem, value_problems
 from .._model.inputs import InputSpec, parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
 from .._model.provider import (FamilyRule, ProviderInfo, family_findings, merged_families,
@@ -488,7 +487,7 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
     settings = {**_inherited(parent, "component_settings", {}),
                 **parse_component_settings(table.get("component", {}), src)}
     inputs = {**{i.name: i for i in _inherited(parent, "inputs", ())},
-              **parse_inputs(table.get("inputs", {}), src, schema_problem, value_problems)}
+              **parse_inputs(table.get("inputs", {}), src)}
     placeholders = {**_inherited(parent, "placeholders", {}), **table.get("placeholders", {})}
     matcher = _matcher_of(raw, table, src)
     components, edits, removed = sections_of(
@@ -518,7 +517,8 @@ def _variant_of(vid: str, raw: RawVariant, table: Mapping[str, Any], parent: Var
         tool_mode=_own_or_inherited(table, parent, "tool_mode", "auto"),
         inputs=tuple(inputs.values()), source=raw.source, path=src,
         origins=FrozenDict(origins),
-        tool_specs=tuple(tool_overrides.get(n) or tools[n] for n in tool_names),
+        tool_specs=tuple(_with_aliases(tool_overrides.get(n), tools.get(n)) or tools[n]
+                         for n in tool_names),
     )
 
 
@@ -527,6 +527,14 @@ def _parsed(text: TextFile) -> Template:
     plugin overlaying another source's variant with a broken file is that plugin's fault)."""
     with blame(text.source):
         return parsed_template(text.text, text.path)
+
+
+def _with_aliases(own: ToolSpec | None, shared: ToolSpec | None) -> ToolSpec | None:
+    """A variant's own spec of a tool, keeping the shared spec's `aliases` unless it gives
+    its own (the names a model may use for a tool do not change with its wording)."""
+    if own is None or own.aliases is not None or shared is None or shared.aliases is None:
+        return own
+    return attrs.evolve(own, aliases=shared.aliases)
 
 
 def _template_of(raw: RawVariant, parent: Variant | None, src: str) -> tuple[Template, str]:

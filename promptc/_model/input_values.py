@@ -26,17 +26,17 @@ from .._base.suggest import did_you_mean
 from .._text.fence import OWN_TAGS, body
 from .._text.template import Flag, Structured
 from .diagnostics import Reporter
+from .input_schema import value_problems
 from .json_schema import nesting_depth
 
 if TYPE_CHECKING:
     from .inputs import InputSpec
 
 __all__ = ["check_value", "value_problem", "read_value", "resolve_inputs", "render_value",
-           "outside_text", "JsonList", "JsonObject", "SchemaCheck", "MAX_NESTING",
+           "outside_text", "JsonList", "JsonObject", "MAX_NESTING",
            "REFUSED", "shown"]
 
 # (input name, value, schema, whether the schema is each item's) -> what is wrong, if anything
-SchemaCheck = Callable[[str, Any, Any, bool], Sequence[str]]
 
 MAX_NESTING = 32  # a list or object value nested deeper is refused (no template reads so deep)
 PATTERN_TEXT = 4096  # the longest text a pattern runs on when the input sets no max_length
@@ -166,21 +166,19 @@ def _number_rules(spec: InputSpec, value: float) -> str | None:
     return None
 
 
-def _structure_rules(spec: InputSpec, value: Any, schema_check: SchemaCheck | None
-                     ) -> str | None:
+def _structure_rules(spec: InputSpec, value: Any) -> str | None:
     if nesting_depth(value, MAX_NESTING) > MAX_NESTING:
         return f"nests more than {MAX_NESTING} levels deep"
     if spec.type == "list" and spec.max_items is not None and len(value) > spec.max_items:
         return f"has {len(value)} items; at most {spec.max_items} are allowed"
-    if spec.schema is not None and schema_check is not None:
-        problems = schema_check(spec.name, value, spec.schema, spec.type == "list")
+    if spec.schema is not None:
+        problems = value_problems(spec.name, value, spec.schema, spec.type == "list")
         if problems:
             return "does not fit its schema: " + "; ".join(problems)
     return None
 
 
-def value_problem(spec: InputSpec, value: Any, schema_check: SchemaCheck | None = None
-                  ) -> str | None:
+def value_problem(spec: InputSpec, value: Any) -> str | None:
     """What is wrong with `value` (already read by `read_value`) for `spec`, or None."""
     problem = check_value(spec.type, spec.options, value)
     if problem is not None:
@@ -190,7 +188,7 @@ def value_problem(spec: InputSpec, value: Any, schema_check: SchemaCheck | None 
     if spec.type == "number":
         return _number_rules(spec, value)
     if spec.type in ("list", "object"):
-        return _structure_rules(spec, value, schema_check)
+        return _structure_rules(spec, value)
     return None
 
 
@@ -319,8 +317,7 @@ def _missing(spec: InputSpec, undeclared: Sequence[str]) -> str:
 
 
 def _declared_value(spec: InputSpec, runtime: Mapping[str, Any], undeclared: Sequence[str],
-                    report: Reporter, schema_check: SchemaCheck | None,
-                    tags: frozenset[str]) -> Any:
+                    report: Reporter, tags: frozenset[str]) -> Any:
     """A declared input's render value: the runtime value if valid, else its default (None:
     none); a missing required value or a broken declaration is reported as refused."""
     value = runtime.get(spec.name)
@@ -331,7 +328,7 @@ def _declared_value(spec: InputSpec, runtime: Mapping[str, Any], undeclared: Seq
             return None
         return render_value(spec, spec.default, trusted=True)  # the pack's own words
     value = read_value(spec.type, value)
-    problem = value_problem(spec, value, schema_check)
+    problem = value_problem(spec, value)
     if problem is None and spec.required and not spec.allow_empty and \
             isinstance(value, str) and not value.strip():
         problem = "is required and may not be empty (declare `allow_empty = true` to allow it)"
@@ -343,7 +340,6 @@ def _declared_value(spec: InputSpec, runtime: Mapping[str, Any], undeclared: Seq
 
 def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
                    overridable: Mapping[str, str], report: Reporter,
-                   schema_check: SchemaCheck | None = None,
                    tags: frozenset[str] = OWN_TAGS) -> dict[str, Any]:
     """Validate runtime values against declarations; return the render value of every input.
 
@@ -358,7 +354,7 @@ def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
     undeclared = [name for name in runtime if name not in declared]
     values: dict[str, Any] = {}
     for spec in specs:
-        value = _declared_value(spec, runtime, undeclared, report, schema_check, tags)
+        value = _declared_value(spec, runtime, undeclared, report, tags)
         if value is not None:
             values[spec.name] = value
     for name in undeclared:

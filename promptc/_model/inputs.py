@@ -5,7 +5,7 @@ sees of them, is promptc/_model/input_values.py."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -13,12 +13,12 @@ import attrs
 from .._base.errors import VariantConfigError
 from .._base.frozen import freeze, thaw
 from .._base.suggest import did_you_mean
-from .input_values import (SchemaCheck, check_value, read_value, render_value, resolve_inputs,
+from .input_schema import schema_problem
+from .input_values import (check_value, read_value, render_value, resolve_inputs,
                            value_problem)
 
 __all__ = ["InputSpec", "INPUT_TYPES", "INPUT_KEYS", "parse_inputs", "check_value",
-           "resolve_inputs", "inputs_schema", "render_value", "example_values", "stand_in_values",
-           "SchemaProblem"]
+           "resolve_inputs", "inputs_schema", "render_value", "example_values", "stand_in_values"]
 
 INPUT_TYPES = ("string", "number", "boolean", "select", "date", "list", "object")
 
@@ -30,10 +30,6 @@ _TYPE_KEYS: dict[str, tuple[str, ...]] = {
     "list": ("max_items", "schema"), "object": ("schema",),
 }
 INPUT_KEYS = (*_COMMON_KEYS, *dict.fromkeys(k for keys in _TYPE_KEYS.values() for k in keys))
-
-# What is wrong with a JSON Schema (None: nothing); given by the loader, which can reach the
-# call checker (promptc/_calls/input_schema.py).
-SchemaProblem = Callable[[Any], "str | None"]
 
 
 @attrs.frozen
@@ -60,14 +56,11 @@ class InputSpec:
     max_items: int | None = None
 
 
-def parse_inputs(table: Mapping[str, Any], source: str,
-                 schema_problem: SchemaProblem | None = None,
-                 schema_check: SchemaCheck | None = None) -> dict[str, InputSpec]:
+def parse_inputs(table: Mapping[str, Any], source: str) -> dict[str, InputSpec]:
     if not isinstance(table, Mapping):
         raise VariantConfigError("must be a table of [inputs.<NAME>] tables", source=source,
                                  field="inputs")
-    return {name: _parse_input(name, spec, source, f"inputs.{name}", schema_problem,
-                               schema_check)
+    return {name: _parse_input(name, spec, source, f"inputs.{name}")
             for name, spec in table.items()}
 
 
@@ -88,9 +81,7 @@ def _keys(spec: Mapping[str, Any], tp: str, source: str, field: str) -> None:
                 f"(its keys: {', '.join(allowed)})", source=source, field=f"{field}.{key}")
 
 
-def _parse_input(name: str, spec: Any, source: str, field: str,
-                 schema_problem: SchemaProblem | None, schema_check: SchemaCheck | None
-                 ) -> InputSpec:
+def _parse_input(name: str, spec: Any, source: str, field: str) -> InputSpec:
     """One `[inputs.<name>]` table, checked key by key."""
     if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
         raise VariantConfigError("input names must be identifiers", source=source, field=field)
@@ -107,7 +98,7 @@ def _parse_input(name: str, spec: Any, source: str, field: str,
         name=name, type=tp, required=spec.get("required", False),
         options=_input_options(tp, spec.get("options", []), source, field),
         label=spec.get("label", ""), description=spec.get("description", ""), origin=source,
-        schema=_schema(spec.get("schema"), source, field, schema_problem),
+        schema=_schema(spec.get("schema"), source, field),
         pattern=_pattern(spec.get("pattern", ""), source, field),
         max_length=spec.get("max_length"), multiline=spec.get("multiline", False),
         allow_empty=spec.get("allow_empty", False), trusted=spec.get("trusted", False),
@@ -115,19 +106,18 @@ def _parse_input(name: str, spec: Any, source: str, field: str,
     if made.min is not None and made.max is not None and made.min > made.max:
         raise VariantConfigError(f"min ({made.min}) is more than max ({made.max})",
                                  source=source, field=f"{field}.min")
-    return attrs.evolve(made, default=_own_value(made, spec, "default", source, field,
-                                                 schema_check),
-                        example=_own_value(made, spec, "example", source, field, schema_check))
+    return attrs.evolve(made, default=_own_value(made, spec, "default", source, field),
+                        example=_own_value(made, spec, "example", source, field))
 
 
-def _own_value(spec: InputSpec, table: Mapping[str, Any], key: str, source: str, field: str,
-               schema_check: SchemaCheck | None) -> Any:
+def _own_value(spec: InputSpec, table: Mapping[str, Any], key: str, source: str, field: str
+               ) -> Any:
     """A `default` or `example`, which must keep the declaration like any value (frozen: a
     declaration is hashable)."""
     if key not in table:
         return None
     value = read_value(spec.type, table[key])
-    problem = value_problem(spec, value, schema_check)
+    problem = value_problem(spec, value)
     if problem:
         raise VariantConfigError(f"{key} {problem}", source=source, field=f"{field}.{key}")
     return freeze(value)
@@ -167,13 +157,13 @@ def _check_key_types(spec: Mapping[str, Any], source: str, field: str) -> None:
             raise VariantConfigError("must be a number", source=source, field=f"{field}.{key}")
 
 
-def _schema(schema: Any, source: str, field: str, problem: SchemaProblem | None) -> Any:
+def _schema(schema: Any, source: str, field: str) -> Any:
     if schema is None:
         return None
     if not isinstance(schema, Mapping):
         raise VariantConfigError("must be a table (a JSON Schema)", source=source,
                                  field=f"{field}.schema")
-    found = problem(schema) if problem is not None else None
+    found = schema_problem(schema)
     if found:
         raise VariantConfigError(f"is not a JSON Schema promptc can check: {found}",
                                  source=source, field=f"{field}.schema")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["resolve_ref", "lookup_ref", "allows_null", "nesting_depth"]
+__all__ = ["resolve_ref", "lookup_ref", "allows_null", "nesting_depth", "nesting_size"]
 
 _DEF_TABLES = ("#/$defs/", "#/definitions/")
 
@@ -90,3 +90,18 @@ def nesting_depth(value: Any, limit: int) -> int:
         stack.extend((child, depth + 1) for child in children
                      if isinstance(child, (Mapping, list, tuple)))
     return deepest
+
+
+def nesting_size(value: Any) -> int:
+    """How many lists, mappings and scalars `value` holds, itself included (counted without
+    recursion)."""
+    count = 0
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        count += 1
+        if isinstance(current, Mapping):
+            stack.extend(current.values())
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
+    return count

@@ -100,6 +100,10 @@ class ToolSpec:
     # turn: there it is not offered, and its one parameter rides on every other call instead,
     # optional, under this name (`with_carried`). "" for none.
     text_parameter: str = ""
+    # Names a model may use for it (`edit`, `str_replace_editor`): a call to a tool nobody
+    # offers is pointed at the offered tool that declares the name. None: not given (a
+    # variant's own spec of a tool then keeps the shared spec's aliases).
+    aliases: tuple[str, ...] | None = None
 
 
 def _as_tuple(value: Any) -> tuple[Any, ...]:
@@ -117,6 +121,7 @@ class _ToolFile:
     modes: tuple[Any, ...] = attrs.field(default=MODES, converter=_as_tuple)
     freeform: str = attrs.field(default="", validator=_STR)
     text_parameter: str = attrs.field(default="", validator=_STR)
+    aliases: Any = None
 
 
 def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
@@ -131,12 +136,41 @@ def parse_tool(data: Mapping[str, Any], *, origin: str, source: str = "builtin",
     _check_modes(raw.modes, origin)
     _check_freeform(raw, origin)
     _check_text_parameter(raw, origin)
+    aliases = _aliases(raw.aliases, raw.name, origin)
     when = compile_condition(raw.when, origin, "when", ToolSpecError) if raw.when else ALWAYS
     return ToolSpec(name=raw.name, description=raw.description.strip(),
                     parameters=raw.parameters, when=when, override=raw.override, source=source,
                     origin=origin, example=raw.example.strip("\n"),
                     modes=tuple(m for m in MODES if m in raw.modes), freeform=raw.freeform,
-                    text_parameter=raw.text_parameter)
+                    text_parameter=raw.text_parameter, aliases=aliases)
+
+
+def _aliases(value: Any, tool: str, origin: str) -> tuple[str, ...] | None:
+    """`aliases`: a list of names, each a tool name's characters, none twice (case, `_` and
+    `-` aside) and none the tool's own name."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)):
+        raise ToolSpecError(f"aliases must be a list of names, got {describe(value)}",
+                            source=origin, field="aliases")
+    seen: dict[str, str] = {squash_name(tool): tool}
+    for i, alias in enumerate(value):
+        field = f"aliases[{i}]"
+        if not isinstance(alias, str) or not NAME_PATTERN.match(alias):
+            raise ToolSpecError(f"alias {alias!r} must be 1-64 characters of [A-Za-z0-9_-]",
+                                source=origin, field=field)
+        key = squash_name(alias)
+        if key in seen:
+            what = "the tool's own name" if seen[key] == tool else f"alias {seen[key]!r}"
+            raise ToolSpecError(f"alias {alias!r} repeats {what}", source=origin, field=field)
+        seen[key] = alias
+    return tuple(value)
+
+
+def squash_name(name: str) -> str:
+    """A name as aliases compare it: lower case, without `_` and `-` (`ReadFile`, `read-file`
+    and `read_file` are one name)."""
+    return name.lower().replace("_", "").replace("-", "")
 
 
 def _check_tool_header(raw: _ToolFile, origin: str, expected_name: str | None) -> None:

@@ -37,11 +37,11 @@ def _value(value: Any) -> str:
             return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_value(v) for v in value) + "]"
     if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_value(v)}"
+        return "{ " + ", ".join(f"{json.dumps(str(k), allow_nan=False)} = {_value(v)}"
                                 for k, v in value.items()) + " }"
     raise ConfigError(f"cannot write {type(value).__name__} as TOML")
 

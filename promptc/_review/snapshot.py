@@ -298,7 +298,7 @@ def render_tools(compiler: Compiler, case: ToolCase) -> str:
     tools = prompt.tools
     data = {"openai": tools.openai, "anthropic": tools.anthropic,
             "gemini": tools.gemini}[case.format]()
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def expected_files(compiler: Compiler, matrix: Matrix, strict: bool = True,

@@ -6,22 +6,32 @@ every tool in it: google-genai refuses the `Schema`, OpenAI and Anthropic answer
 drops each such value (or the entry of a list or map that is not a schema) and says what it
 dropped and where; everything else is kept as it was, unknown keywords included.
 
+Numbers too: a value holding a number no JSON writer can carry (`1e400` reads as infinity, NaN)
+or no double can hold (`10**400`) is dropped, whatever its keyword, so no payload ever says
+`Infinity` (which no JSON reader takes and the SDKs refuse to send); a count (`maxLength`…) is
+a whole number up to 2**53 - 1, the largest every JSON reader holds exactly.
+
 The walk uses an explicit stack: a schema nested a million levels deep is cleaned, not a
 RecursionError.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .visitor import Problem
 
-__all__ = ["clean", "TYPES", "CODE"]
+__all__ = ["clean", "carried_numbers", "TYPES", "CODE"]
 
 CODE = "schema-keyword-dropped"  # re-exported as KEYWORD_DROPPED
 TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
+
+
+_LARGEST_COUNT = 2**53 - 1
 
 
 def _number(v: Any) -> bool:
@@ -29,7 +39,26 @@ def _number(v: Any) -> bool:
 
 
 def _count(v: Any) -> bool:
-    return _number(v) and v >= 0 and float(v).is_integer()
+    return _number(v) and 0 <= v <= _LARGEST_COUNT and (isinstance(v, int) or v.is_integer())
+
+
+def _carried(value: Any) -> bool:
+    """Every number in `value` is one a JSON writer can write and a double can hold (an int
+    is compared exactly: no conversion that could overflow)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, float):
+            if not math.isfinite(node):
+                return False
+        elif isinstance(node, int) and not isinstance(node, bool):
+            if abs(node) > sys.float_info.max:
+                return False
+        elif isinstance(node, Mapping):
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return True
 
 
 def _type(v: Any) -> bool:
@@ -43,7 +72,7 @@ _VALUES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     **{k: ("a number", _number) for k in ("minimum", "maximum", "exclusiveMinimum",
                                            "exclusiveMaximum")},
     "multipleOf": ("a number above 0", lambda v: _number(v) and v > 0),
-    **{k: ("a whole number, 0 or more", _count) for k in (
+    **{k: (f"a whole number from 0 to {_LARGEST_COUNT}", _count) for k in (
         "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
         "minContains", "maxContains")},
     **{k: ("a string", lambda v: isinstance(v, str)) for k in (
@@ -63,6 +92,7 @@ _SCHEMA = frozenset({"additionalProperties", "not", "if", "then", "else", "conta
 _SCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _SCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "definitions",
                          "dependentSchemas"})
+_WALKED = _SCHEMA | _SCHEMA_LIST | _SCHEMA_MAP | {"items"}
 
 # A path is linked to its parent's, so a node a million levels deep costs one link, not a
 # million segments; a problem shows the last few (`where`).
@@ -83,7 +113,10 @@ def where(path: KeyPath) -> str:
 
 
 def _describe(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int past Python's 4,300-digit conversion limit
+        text = "an integer of more than 4,300 digits"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -92,11 +125,12 @@ def _is_schema(value: Any) -> bool:
 
 
 class _Cleaner:
-    __slots__ = ("problems", "work")
+    __slots__ = ("problems", "work", "numbers_only")
 
-    def __init__(self) -> None:
+    def __init__(self, numbers_only: bool = False) -> None:
         self.problems: list[Problem] = []
         self.work: Work = deque()
+        self.numbers_only = numbers_only
 
     def drop(self, keyword: str, path: KeyPath, detail: str) -> None:
         self.problems.append(Problem(CODE, keyword, where(path), detail + ": dropped"))
@@ -117,6 +151,12 @@ class _Cleaner:
 
     def value(self, key: str, value: Any, path: KeyPath) -> Any:
         """The keyword's value as kept (_DROPPED: none of it); `path` is the node's."""
+        if key not in _WALKED and not _carried(value):  # schemas are cleaned as they are walked
+            self.drop(key, path, f"{_describe(value)} is or holds a number JSON cannot carry "
+                                 "(too large for a double, or not a number)")
+            return _DROPPED
+        if self.numbers_only:
+            return self.walked(key, value, path) if key in _WALKED else value
         if key in _VALUES:
             want, fits = _VALUES[key]
             if fits(value):
@@ -130,6 +170,25 @@ class _Cleaner:
         if key in _SCHEMA_MAP:
             return self.schema_map(key, value, path)
         return value
+
+    def walked(self, key: str, value: Any, path: KeyPath) -> Any:
+        """A value holding schemas, with only the numbers checked (`numbers_only`): a value
+        of the wrong shape is kept as it is, unless it holds such a number."""
+        if key in _SCHEMA_MAP and isinstance(value, Mapping):
+            kept = {n: self.kept(key, v, (f"{key}.{n}", path)) for n, v in value.items()}
+            return {n: v for n, v in kept.items() if v is not _DROPPED}
+        if isinstance(value, list) and (key in _SCHEMA_LIST or key == "items"):
+            items = [self.kept(key, v, (f"{key}.{i}", path)) for i, v in enumerate(value)]
+            return [v for v in items if v is not _DROPPED]
+        return self.kept(key, value, (key, path))
+
+    def kept(self, key: str, value: Any, path: KeyPath) -> Any:
+        if _is_schema(value):
+            return self.child(value, path)
+        if _carried(value):
+            return value
+        self.drop(key, path, f"{_describe(value)} is or holds a number JSON cannot carry")
+        return _DROPPED
 
     def names(self, value: list[Any], path: KeyPath) -> list[Any]:
         kept = [name for name in value if isinstance(name, str)]
@@ -174,13 +233,20 @@ class _Cleaner:
 _DROPPED = object()
 
 
-def clean(schema: Any) -> tuple[Any, tuple[Problem, ...]]:
+def clean(schema: Any, numbers_only: bool = False) -> tuple[Any, tuple[Problem, ...]]:
     """A copy of `schema` without malformed keyword values, and what was dropped (a value that
-    is not a mapping is returned as it is)."""
+    is not a mapping is returned as it is). `numbers_only`: drop only the values holding a
+    number JSON cannot carry (`carried_numbers`)."""
     if not isinstance(schema, Mapping):
         return schema, ()
-    cleaner = _Cleaner()
+    cleaner = _Cleaner(numbers_only)
     root = cleaner.child(schema, None)
     while cleaner.work:
         cleaner.node(*cleaner.work.popleft())
     return root, tuple(cleaner.problems)
+
+
+def carried_numbers(schema: Any) -> tuple[Any, tuple[Problem, ...]]:
+    """`schema` as a text prompt shows it: everything kept but the values holding a number
+    JSON cannot carry (each dropped and reported), so no prompt says `Infinity` or `NaN`."""
+    return clean(schema, numbers_only=True)

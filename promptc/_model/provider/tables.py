@@ -186,7 +186,7 @@ def _table_width(fields: Any, path: str) -> int:
 def dump_table(table: Mapping[str, Any]) -> str:
     """The table as JSON text, one model per line so a refresh reads well in a diff."""
     def row(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
     lines = ["{", f'"format":{row(table["format"])},', f'"source":{row(table["source"])},',
              f'"fields":{row(table["fields"])},', '"models":{']
