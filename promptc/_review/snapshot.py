@@ -1,6 +1,8 @@
 """Snapshot matrices: which (provider/model × context) cases to render, and the files they make.
 
-One `.md` file per case (a short header, then the prompt) and one `.json` file per (variant,
+One `.md` file per case (a short header, then the prompt as one string), one `.md` file per
+variant with the default payload's split in the full context (the system prompt as sent, then
+the first user message: what a review should see is sent), and one `.json` file per (variant,
 native format) for tool definitions. The `promptc snapshot` command and the pytest snapshot tests
 render through the same functions, so they agree on every byte.
 
@@ -43,7 +45,7 @@ from .manifest import (BUILTIN, HEADER, MANIFEST, matrix_name, ownership, read_m
                        removable, same_matrix, shown_matrix, write_manifest)
 
 __all__ = ["Matrix", "Case", "Target", "load_matrix", "default_matrix_path", "render_case",
-           "render_tools", "expected_files", "check_dir", "update_dir", "SnapshotDiff",
+           "render_tools", "render_split", "expected_files", "check_dir", "update_dir", "SnapshotDiff",
            "ownership", "MANIFEST", "HEADER", "check_matrix"]
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -96,6 +98,7 @@ class Matrix:
     cases: tuple[Case, ...]
     tool_cases: tuple[ToolCase, ...]
     targets: tuple[Target, ...] = ()
+    split_cases: tuple[Case, ...] = ()  # one per [[case]], in the full context
 
 
 def default_matrix_path() -> Path:
@@ -192,6 +195,7 @@ class _MatrixReader:
         # the context the token targets and the tool JSON are taken in
         self.full = contexts["full" if "full" in contexts else next(iter(contexts))]
         self.cases: list[Case] = []
+        self.split_cases: list[Case] = []
         self.tool_cases: list[ToolCase] = []
         self.targets: list[Target] = []
         self.seen: set[str] = set()
@@ -209,6 +213,9 @@ class _MatrixReader:
             self._add_case(field, f"{name}__{model}__{ctx_name}", info, variant, ctx_name, name)
         limit, share = _targets_of(raw, field, self.where)
         self.targets.append(Target(name, info, variant, self.full, limit, share))
+        full = "full" if "full" in self.contexts else next(iter(self.contexts))
+        self.split_cases.append(Case(safe_id(f"{name}__{model}__split"), info, variant, full,
+                                     self.full, name))
         for fmt in raw.get("tools") or []:
             if fmt not in TOOL_FORMATS:
                 raise ConfigError(f"tool format must be one of {list(TOOL_FORMATS)}",
@@ -237,7 +244,8 @@ class _MatrixReader:
         if not self.cases:
             raise ConfigError("a matrix needs at least one [[case]]", source=self.where,
                               field="case")
-        return Matrix(self.where, tuple(self.cases), tuple(self.tool_cases), tuple(self.targets))
+        return Matrix(self.where, tuple(self.cases), tuple(self.tool_cases), tuple(self.targets),
+                      tuple(self.split_cases))
 
 
 @attrs.frozen
@@ -290,6 +298,21 @@ def spans_line(spans: list[tuple[str, int, int]], caches: tuple[str, ...]) -> st
                                 for (sid, first, last), cache in zip(spans, caches))
 
 
+def render_split(compiler: Compiler, case: Case, strict: bool = True) -> str:
+    """The default payload's split for one case: the system prompt as sent, then the first user
+    message (none when the prompt goes as one string)."""
+    prompt = compiler.compile(case.provider, case.context, strict=strict, variant=case.variant)
+    header = ("<!-- promptc snapshot: the default payload\n"
+              f"variant: {prompt.variant.id}\n"
+              f"model: {case.provider.provider}/{case.provider.model}\n"
+              f"context: {case.context_name}\n"
+              f"placement: {prompt.dynamic}\n"
+              "-->\n\n")
+    message = prompt.message or "(none: the whole prompt is the system prompt)"
+    return (f"{header}<!-- the system prompt -->\n\n{prompt.system}\n\n"
+            f"<!-- the first user message -->\n\n{message}\n")
+
+
 def render_tools(compiler: Compiler, case: ToolCase) -> str:
     prompt = compiler.compile(case.provider, case.context, strict=True, variant=case.variant)
     tools = prompt.tools
@@ -307,6 +330,10 @@ def expected_files(compiler: Compiler, matrix: Matrix, strict: bool = True,
         if progress is not None:
             progress(len(out), c.id)
         out[f"{c.id}.md"] = render_case_lines(compiler, c, strict)
+    for c in matrix.split_cases:
+        if progress is not None:
+            progress(len(out), c.id)
+        out[f"{c.id}.md"] = Rendered(render_split(compiler, c, strict))
     for t in matrix.tool_cases:
         if progress is not None:
             progress(len(out), t.id)
