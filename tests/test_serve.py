@@ -337,10 +337,12 @@ def test_200_pipelined_requests_a_bad_line_and_the_end_of_input() -> None:
     assert bad["error"]["code"] == -32700
     by_id = {a["id"]: a for a in answers if a["id"] is not None}
     assert sorted(by_id) == list(range(200))
-    for i, answer in by_id.items():
-        system = "".join(block["text"] for block in answer["result"]["system"])
-        assert system.count('cwd="/work/project-') == 1, i
-        assert f'cwd="/work/project-{i}"' in system, i
+    for i, answer in by_id.items():  # each its own details, the system prompt the same
+        [first] = answer["result"]["messages"]
+        details = "".join(block["text"] for block in first["content"])
+        assert details.count('cwd="/work/project-') == 1, i
+        assert f'cwd="/work/project-{i}"' in details, i
+        assert answer["result"]["system"] == by_id[0]["result"]["system"]
 
 
 def test_reload_picks_up_a_changed_project_folder(tmp_path: Path) -> None:

@@ -79,7 +79,7 @@ STORY_BREAKS = [None, None, ("mode", "request", "change"), ("rules", "session", 
 
 def test_anthropic_by_hand(builtins: Any) -> None:
     report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers())
+                    compiler=builtins, source=RoundNumbers(), dynamic="system")
     # markers: tools (2,000), role (5,000), rules (5,500) and the client's on the latest turn
     assert bills(report) == [
         (0, 5670, 0),        # everything written up to turn 1
@@ -108,7 +108,7 @@ def test_anthropic_by_hand(builtins: Any) -> None:
 
 def test_openai_by_hand(builtins: Any) -> None:
     report = replay(story("openai", "gpt-5", "gpt-5.1"), compiler=builtins,
-                    source=RoundNumbers())
+                    source=RoundNumbers(), dynamic="system")
     # hits in steps of 128 from 1,024: 5,670 shared → 5,632; 5,500 → 5,376; 5,000 → 4,992;
     # 5,550 (up to the mode) → 5,504
     assert bills(report) == [(0, 0, 5670), (5632, 0, 138), (5376, 0, 494), (4992, 0, 978),
@@ -121,7 +121,7 @@ def test_openai_by_hand(builtins: Any) -> None:
 
 def test_gemini_by_hand(builtins: Any) -> None:
     report = replay(story("gemini", "gemini-2.5-flash", "gemini-2.5-pro"), compiler=builtins,
-                    source=RoundNumbers())
+                    source=RoundNumbers(), dynamic="system")
     assert bills(report) == [(0, 0, 5670), (5670, 0, 100), (5500, 0, 370), (5000, 0, 970),
                              (5550, 0, 520), (5000, 0, 670), (0, 0, 5770)]
     assert breaks(report) == STORY_BREAKS
@@ -144,21 +144,22 @@ def test_dynamic_placement_by_hand(builtins: Any) -> None:
     t = report.totals
     assert (t.input, t.cache_read, t.cache_write) == (41960, 28880, 13080)
     system = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers())
+                    compiler=builtins, source=RoundNumbers(), dynamic="system")
     assert t.cached_share > system.totals.cached_share
 
 
 def test_a_fifth_marker_is_a_rejected_request_and_fails_the_gates(builtins: Any) -> None:
     report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers(), breakpoints=4)
+                    compiler=builtins, source=RoundNumbers(), breakpoints=4, dynamic="system")
     assert all(r.rejected and "5 cache_control markers" in r.rejected for r in report.requests)
     assert report.totals.rejected == 7 and report.totals.input == 0
     gates = {g.name: g.ok for g in report.gates()}
-    assert gates == {"static-class breaks": True, "rejected requests": False}
+    assert gates == {"static-class breaks": True, "rejected requests": False,
+                     "conversation rewrites": True}
     # a what-if without Anthropic's limit (the benchmark's bound): billed, and said so
     what_if = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
                      compiler=builtins, source=RoundNumbers(), breakpoints=4,
-                     marker_limit=None)
+                     marker_limit=None, dynamic="system")
     assert what_if.totals.rejected == 0 and what_if.requests[0].cache_write == 5670
     assert "no limit" in what_if.rules[0]
 
@@ -168,7 +169,7 @@ def test_a_pause_longer_than_the_lifetime_expires_the_cache(builtins: Any) -> No
         "provider": "anthropic", "model": "claude-sonnet-4-5", "turn_tokens": 100,
         "context": {"mode": "act", "date": "2026-01-01"},
         "request": [{}, {"pause": 4}, {"pause": 6}]})
-    report = replay(script, compiler=builtins, source=RoundNumbers())
+    report = replay(script, compiler=builtins, source=RoundNumbers(), dynamic="system")
     assert [r.cache_read for r in report.requests] == [0, 5670, 0]
     assert breaks(report)[2] == ("tools", "static", "expired")
     assert report.totals.static_breaks == 0  # an expiry is no defect of the prompt
@@ -176,13 +177,20 @@ def test_a_pause_longer_than_the_lifetime_expires_the_cache(builtins: Any) -> No
 
 def test_gates(builtins: Any) -> None:
     report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers())
+                    compiler=builtins, source=RoundNumbers(), dynamic="system")
     share = 26670 / 40790
-    checks = {g.name: g.ok for g in report.gates(max_breaks=5, min_cached_share=share)}
-    assert all(checks.values()) and len(checks) == 4
+    # the whole prompt in the system prompt: the mode switch, the rules edit and the new day
+    # each write the conversation again (requests 3-5), which the rewrite gate names
+    checks = {g.name: g.ok for g in report.gates(max_breaks=5, min_cached_share=share,
+                                                 max_rewrites=3)}
+    assert all(checks.values()) and len(checks) == 5
     checks = {g.name: g.ok for g in report.gates(max_breaks=4, min_cached_share=share + 0.01)}
     assert checks == {"static-class breaks": True, "rejected requests": True,
-                      "max-breaks": False, "min-cached-share": False}
+                      "conversation rewrites": False, "max-breaks": False,
+                      "min-cached-share": False}
+    [rewrites] = [g for g in report.gates() if g.name == "conversation rewrites"]
+    assert rewrites.value.startswith("3: #3: 200 conversation tokens not read from the cache "
+                                     "(mode: mode act → plan); #4: ")
     data = report.to_dict(max_breaks=4)
     assert data["ok"] is False and data["totals"]["cost"] == pytest.approx(0.075376)
     assert set(data["requests"][0]) >= {"cache_read", "cache_write", "uncached",
@@ -208,7 +216,7 @@ HEAD = 'provider = "anthropic"\nmodel = "claude-sonnet-4-5"\n'
     ('turn_token = 5\n[[request]]\n', "turn_token", "did you mean 'turn_tokens'"),
     ('[[request]]\nrepaet = 2\n', "request[1].repaet", "did you mean 'repeat'"),
     ('[[request]]\n[[request]]\nmode = 3\n', "request[2].mode", ""),
-    ('[[request]]\nrepeat = 0\n', "request[1].repeat", "integer 1.."),
+    ('[[request]]\nrepeat = 0\n', "request[1].repeat", "integer from 1 to 10,000"),
     ('[[request]]\nnew_session = "yes"\n', "request[1].new_session", "true or false"),
     ('dynamic = "user"\n[[request]]\n', "dynamic", "system"),
     ('context = "missing.json"\n[[request]]\n', None, "file not found"),
@@ -245,7 +253,7 @@ def test_a_new_conversation_with_the_same_prompt_is_no_break(builtins: Any) -> N
         "provider": "anthropic", "model": "claude-sonnet-4-5", "turn_tokens": 100,
         "context": {"mode": "act", "date": "2026-01-01"},
         "request": [{"new_session": True}, {"new_session": True}]})
-    report = replay(script, compiler=builtins, source=RoundNumbers())
+    report = replay(script, compiler=builtins, source=RoundNumbers(), dynamic="system")
     # the second conversation reads the prompt up to the last marker before the date (5,500)
     # and writes the date and its own first turn (170)
     assert bills(report) == [(0, 5670, 0), (5500, 170, 0)]
@@ -257,7 +265,7 @@ def test_the_bill_splits_into_prompt_and_conversation(builtins: Any) -> None:
     """The cache read covers the input's first tokens and the write the ones after it, so each
     request's bill splits between the prompt's pieces (5,570 tokens here) and the turns."""
     report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers())
+                    compiler=builtins, source=RoundNumbers(), dynamic="system")
     first, _repeat, mode = report.requests[:3]
     assert (first.prompt.tokens, first.prompt.cache_write, first.conversation.cache_write) == \
         (5570, 5570, 100)

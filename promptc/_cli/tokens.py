@@ -113,7 +113,10 @@ class TargetCheck:
 
 
 def check_target(compiler: Compiler, t: Target) -> TargetCheck:
-    prompt = compiler.compile(t.provider, t.context, variant=t.variant, count_tokens=True)
+    """A case's targets, measured on the prompt as one string (the placement they were set
+    for: the session's MCP tools as functions of their own, the whole text counted)."""
+    prompt = compiler.compile(t.provider, t.context, variant=t.variant, count_tokens=True,
+                              dynamic="system")
     rep = _counted(prompt)
     static = sum(s.tokens or 0 for s in prompt.sections if s.cache == "static")
     share = static / rep.total if rep.total else 0.0

@@ -48,6 +48,8 @@ from .result import CompiledPrompt, Section
 
 __all__ = ["Compiler", "Route"]
 
+GENERIC_MCP_TOOL = "use_mcp_tool"  # what the generic form calls MCP tools through
+
 
 @attrs.frozen(eq=False)
 class Route:
@@ -216,8 +218,10 @@ class Compiler:
 
     def _placed_plan(self, plan: Plan, provider: ProviderInfo, dynamic: str) -> Plan:
         """dynamic="message" with native tools: the plan that offers the session's tools in
-        their generic form, so that tools are shared like the system prompt (see Request)."""
-        if dynamic != "message" or plan.tool_mode != "native":
+        their generic form, so that tools are shared like the system prompt (see Request); a
+        variant without `use_mcp_tool` keeps MCP tools as functions of their own."""
+        if dynamic != "message" or plan.tool_mode != "native" or \
+                GENERIC_MCP_TOOL not in plan.variant.tools:
             return plan
         return self._plan(plan.variant, plan.provider, provider.native_tools, True)
 
