@@ -213,3 +213,50 @@ def test_a_second_team_shares_tools_and_system_prompt_only_with_dynamic_placemen
     assert not [r for r in moved.requests if r.brk and "tools" in r.brk.where]
     assert moved.totals.cost is not None and default.totals.cost is not None
     assert moved.totals.cost < default.totals.cost
+
+
+def test_a_second_user_writes_only_what_is_theirs(builtins: Compiler) -> None:
+    """Two users of one deployment, with their own machines, rules, MCP servers and skills:
+    the second user's first request reads the tools and the system prompt the first wrote,
+    and writes only their first message and their turn (issue 34, item 2)."""
+    from promptc import ProviderInfo
+    from promptc._session.wire import prompt_wire
+    from promptc.session import SessionScript
+    data = json.loads(CONTEXT.read_text(encoding="utf-8"))
+    other = {**data, "cwd": "/srv/web", "home": "/home/ravi",
+             "rules": [{"name": "web", "text": "Use pnpm."}],
+             "mcp_servers": [{"name": "sentry", "command": "sentry-mcp", "tools": [
+                 {"name": "list_issues", "description": "Unresolved errors.",
+                  "input_schema": {"type": "object", "properties": {}}}],
+                 "resources": [{"uri": "sentry://projects", "name": "Projects"}]}],
+             "skills": [{"name": "storybook", "description": "Stories.",
+                         "references": ["docs/stories.md"]}]}
+    report = replay(SessionScript.from_dict({
+        "provider": "anthropic", "model": "claude-sonnet-4-5", "context": data,
+        "turn_tokens": 900, "request": [{}, {"new_session": True, "context": other}]}),
+        compiler=builtins)
+    _first, second = report.requests
+    prompt = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), other)
+    wire = prompt_wire(prompt, "anthropic", 3)
+    shared = sum(p.tokens for p in wire.head)  # the tools and the system prompt
+    theirs = sum(p.tokens for p in wire.message)
+    assert second.brk is not None and second.brk.kind == "new_session"
+    assert second.brk.where == "mcp_servers"  # their first message's first section
+    assert (second.cache_read, second.cache_write, second.uncached) == \
+        (shared, theirs + 900, 0)
+    assert second.prompt.cache_write == theirs and second.conversation.cache_write == 900
+
+
+def test_a_session_whose_tools_change_is_a_rewrite_the_gate_names(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """An MCP server list that changes the offered tools mid-session (the last server goes,
+    and use_mcp_tool with it) changes what comes first on the wire: the conversation is
+    written again, and the gate fails naming the request and the cause."""
+    path = tmp_path / "tools.toml"
+    path.write_text(SCRIPT.split("[[request]]")[0] + "[[request]]\n[[request]]\n"
+                    "mcp_servers = []\n", encoding="utf-8")
+    code, out, _ = run(capsys, "session", str(path))
+    assert code == 1
+    line = next(x for x in out.splitlines() if x.startswith("gate conversation rewrites"))
+    assert "FAILED (1: #2: 900 conversation tokens not read from the cache (session tools: " \
+           "the tool definitions changed (mcp_servers changed)))" in line

@@ -201,6 +201,60 @@ def test_gates(builtins: Any) -> None:
     assert "LiteLLM" in data["totals"]["price_source"]
 
 
+def test_time_passes_between_requests_and_lifetimes_decide_what_survives_a_pause(
+        builtins: Any) -> None:
+    """`turn_seconds` (30 by default) between requests, `pause` minutes where a request says so.
+    With `ttl = "1h"` promptc's markers outlive a 20-minute pause (the prompt is read, the
+    conversation behind the client's 5-minute marker is written again: an expiry, which no
+    gate counts against the prompt); with the 5-minute default nothing survives it."""
+    def run(ttl: str, pause: float) -> Any:
+        script = SessionScript.from_dict({
+            "provider": "anthropic", "model": "claude-sonnet-4-5", "turn_tokens": 100,
+            "ttl": ttl, "context": {"mode": "act", "date": "2026-01-01"},
+            "request": [{}, {"repeat": 9}, {"pause": pause}]})
+        return replay(script, compiler=builtins, source=RoundNumbers(), dynamic="system")
+    hour, five = run("1h", 20), run("5m", 20)
+    # ten requests 30 seconds apart: 4.5 minutes, nothing expired before the pause
+    assert all(r.brk is None for r in hour.requests[:10])
+    assert hour.requests[10].cache_read == 5500  # tools, role and rules (1-hour markers)
+    assert hour.requests[10].brk is not None and hour.requests[10].brk.kind == "expired"
+    assert hour.requests[10].rewritten == 1000 and not hour.requests[10].costly_rewrite
+    assert five.requests[10].cache_read == 0 and five.totals.rewrites == 0
+    assert hour.requests[0].write_long == 5500 and hour.totals.cache_write_long == 5500
+    assert all(g.ok for g in hour.gates())
+
+
+def test_replay_is_linear_in_requests(builtins: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request costs the same however long its conversation: the digests a replay computes
+    and the pieces it looks at grow linearly with the requests, not with their square."""
+    from promptc._session import wire
+    counted = {"ops": 0}
+    real_digest, real_item = wire.digest, wire.Sent.__getitem__
+
+    def digest_counted(*parts: str) -> str:
+        counted["ops"] += 1
+        return real_digest(*parts)
+
+    def item_counted(self: Any, i: Any) -> Any:
+        counted["ops"] += 1
+        return real_item(self, i)
+    monkeypatch.setattr(wire, "digest", digest_counted)
+    monkeypatch.setattr(wire.Sent, "__getitem__", item_counted)
+
+    def ops(requests: int, provider: str, model: str) -> int:
+        counted["ops"] = 0
+        script = SessionScript.from_dict({
+            "provider": provider, "model": model, "turn_tokens": 100,
+            "context": {"mode": "act", "date": "2026-01-01"},
+            "request": [{}, {"repeat": requests - 1}]})
+        replay(script, compiler=builtins, source=RoundNumbers())
+        return counted["ops"]
+    for provider, model in (("anthropic", "claude-sonnet-4-5"), ("openai", "gpt-5"),
+                            ("openai", "gpt-5.6"), ("gemini", "gemini-2.5-flash")):
+        small, large = ops(200, provider, model), ops(800, provider, model)
+        assert large < 4.4 * small, (provider, small, large)  # linear: about 4×, not 16×
+
+
 # --- scripts -----------------------------------------------------------------------------------
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -221,6 +275,18 @@ HEAD = 'provider = "anthropic"\nmodel = "claude-sonnet-4-5"\n'
     ('dynamic = "user"\n[[request]]\n', "dynamic", "system"),
     ('context = "missing.json"\n[[request]]\n', None, "file not found"),
     ('', "request", "at least one"),
+    # numbers are bounded and finite, each error naming its field (issue 33: H10, H11)
+    ('[[request]]\npause = nan\n', "request[1].pause", "finite number of minutes"),
+    ('[[request]]\npause = inf\n', "request[1].pause", "finite number of minutes"),
+    ('[[request]]\npause = -1\n', "request[1].pause", "finite number of minutes"),
+    ('turn_tokens = ' + '9' * 400 + '\n[[request]]\n', "turn_tokens",
+     "got an integer of 400 digits"),
+    ('[[request]]\noutput_tokens = ' + '9' * 400 + '\n', "request[1].output_tokens",
+     "integer from 0 to 10,000,000"),
+    ('turn_seconds = nan\n[[request]]\n', "turn_seconds", "finite number of seconds"),
+    ('[[request]]\nturn_seconds = 1e9\n', "request[1].turn_seconds", "seconds from 0"),
+    ('ttl = "1d"\n[[request]]\n', "ttl", '"5m" or "1h"'),
+    ('retention = "forever"\n[[request]]\n', "retention", '"in_memory" or "24h"'),
 ])
 def test_a_bad_script_names_the_field(tmp_path: Path, body: str, field: str | None,
                                       words: str) -> None:

@@ -54,8 +54,7 @@ class AnthropicRules:
         client's, on the conversation), in minutes."""
         sent = as_sent(pieces)
         markers = sorted(markers)
-        lifetimes = {m: (ttls or {}).get(m, sent[m].ttl if sent[m].marker else DEFAULT_TTL)
-                     for m in markers}
+        lifetimes = {m: (ttls or {}).get(m, sent[m].ttl) for m in markers}
         refused = self._refused(markers, lifetimes)
         if refused:
             return Usage(0, 0, 0, 0, rejected=refused)

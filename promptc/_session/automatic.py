@@ -133,18 +133,23 @@ class OpenAIRules:
         if sent.length:  # an entry inside this conversation (the whole prompt before it)
             reached = marks.longest(sent.length, now, self.lifetime)
             k = h + reached if reached else 0
+        stale = bool(sent.length) and not k and marks.entries and \
+            marks.entries[0][0] <= sent.length
         for i in range(h - 1, -1, -1) if not k else ():  # else the longest in the prompt
-            if state.live(sent.key(i), now):
+            key = sent.key(i)
+            if state.live(key, now):
                 k = i + 1
-                state.touch(sent.key(i), now, self.lifetime)
+                state.touch(key, now, self.lifetime)
                 break
+            stale = stale or state.stale(key, now)
         read = sent.cum(k - 1)
         if sent.length:
             marks.write(sent.length, now)
         else:
             state.touch(sent.key(len(sent) - 1), now, self.lifetime)
         write = sent.total - read
-        return Usage(read, write, 0, len(sent), read_pieces=k)
+        return Usage(read, write, 0, len(sent), read_pieces=k,
+                     **_expiry(bool(stale), self.lifetime))
 
 
 @attrs.frozen

@@ -31,7 +31,8 @@ from .._model.provider import ProviderInfo, encoding_for
 from .result import Break, Part, RequestResult, SessionReport, totals_of
 from .rules import MAX_MARKERS, AnthropicRules, CacheState, Usage, rules_for, rules_of
 from .script import SessionScript, Step, load_script
-from .wire import DEFAULT_TTL, History, Piece, PromptWire, Sent, digest, prompt_wire
+from .wire import (DEFAULT_TTL, LIFETIMES, History, Piece, PromptWire, Sent, digest,
+                   prompt_wire)
 
 __all__ = ["replay", "PromptSource", "PromptcSource", "UnchangingSource"]
 
@@ -255,8 +256,9 @@ class _Replay:
         rules = rules_of(api, info, lambda text: self.compiler.tokens.count(text, encoding),
                          self.marker_limit, self.script.retention)
         self.rules[api] = rules.describe()
-        if isinstance(rules, AnthropicRules):
-            ttls = {m: DEFAULT_TTL for m in client}
+        if isinstance(rules, AnthropicRules):  # the script's `ttl` is the prompt's markers'
+            prompt_ttl = LIFETIMES.get(self.script.ttl, DEFAULT_TTL)
+            ttls = {**{m: prompt_ttl for m in head}, **{m: DEFAULT_TTL for m in client}}
             return rules.bill(sent, marks, state, self.now, ttls), len(marks)
         return rules.bill(sent, marks, state, self.now), 0
 

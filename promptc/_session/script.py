@@ -135,8 +135,10 @@ def _int(data: Mapping[str, Any], key: str, source: str, where: str, default: in
 
 def _shown(value: Any) -> str:
     """A value for an error message: short, whatever its size (a huge integer by its size)."""
-    if value.__class__ is int and value.bit_length() > 100:
-        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    if value.__class__ is int and value.bit_length() > 100:  # str() refuses past 4,300 digits
+        digits = len(str(abs(value))) if value.bit_length() < 14_000 else \
+            int(value.bit_length() * 0.30103)
+        return f"an integer of {digits:,} digits"
     text = repr(value)
     return text if len(text) <= 40 else text[:39] + "…"
 

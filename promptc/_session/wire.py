@@ -274,7 +274,7 @@ def _block_ends(blocks: Sequence[dict[str, Any]]) -> tuple[frozenset[int], froze
     return frozenset(ends), frozenset(marked)
 
 
-TTL_MINUTES = {"5m": 5.0, "1h": 60.0}
+LIFETIMES = {"5m": 5.0, "1h": 60.0}
 
 
 def _anthropic(prompt: Any, breakpoints: int, ttl: str | None = None
@@ -288,7 +288,7 @@ def _anthropic(prompt: Any, breakpoints: int, ttl: str | None = None
     first = payload.get("messages", [{"content": []}])[0]["content"] if prompt.message else []
     head = pieces + _system(prompt, *_block_ends(payload["system"]))
     message = _message(prompt, *_block_ends(first))
-    minutes = TTL_MINUTES.get(ttl or "5m", DEFAULT_TTL)
+    minutes = LIFETIMES.get(ttl or "5m", DEFAULT_TTL)
     if minutes != DEFAULT_TTL:
         head = [attrs.evolve(p, ttl=minutes) if p.marker else p for p in head]
         message = [attrs.evolve(p, ttl=minutes) if p.marker else p for p in message]
