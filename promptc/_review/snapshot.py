@@ -1,9 +1,10 @@
 """Snapshot matrices: which (provider/model × context) cases to render, and the files they make.
 
 One `.md` file per case (a short header, then the prompt as one string), one `.md` file per
-variant with the default payload's split in the full context (the system prompt as sent, then
-the first user message: what a review should see is sent), and one `.json` file per (variant,
-native format) for tool definitions. The `promptc snapshot` command and the pytest snapshot tests
+case asking for it (`split = true`; the built-in matrix does for every variant) with the
+default payload's split in the full context (the system prompt as sent, then the first user
+message: a review sees what is sent), and one `.json` file per (variant, native format) for
+tool definitions. The `promptc snapshot` command and the pytest snapshot tests
 render through the same functions, so they agree on every byte.
 
 Matrix format (TOML; paths are relative to the matrix file):
@@ -20,6 +21,8 @@ Matrix format (TOML; paths are relative to the matrix file):
     native_tools = false               # optional capability overrides (any ProviderInfo field)
     name = "sonnet"                    # optional: the case's name (default: the variant id)
     tools = ["openai", "anthropic"]    # optional: also snapshot native tool JSON (full context)
+    split = true                       # optional: also snapshot the default payload's split
+                                       #   (system prompt, first message; full context)
     max_tokens = 6500                  # optional targets, in the full context: prompt + native
     min_static_share = 0.8             #   tool JSON, and the static block's share of the prompt
 """
@@ -51,7 +54,7 @@ __all__ = ["Matrix", "Case", "Target", "load_matrix", "default_matrix_path", "re
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 TOOL_FORMATS = ("openai", "anthropic", "gemini")
 _CASE_KEYS = {"provider", "model", "variant", "contexts", "name", "tools", "max_tokens",
-              "min_static_share"}
+              "min_static_share", "split"}
 _CAP_KEYS = {"context_window", "max_output", "native_tools", "parallel_tools", "images",
              "prompt_caching", "cache_min_tokens"}
 
@@ -213,9 +216,13 @@ class _MatrixReader:
             self._add_case(field, f"{name}__{model}__{ctx_name}", info, variant, ctx_name, name)
         limit, share = _targets_of(raw, field, self.where)
         self.targets.append(Target(name, info, variant, self.full, limit, share))
-        full = "full" if "full" in self.contexts else next(iter(self.contexts))
-        self.split_cases.append(Case(safe_id(f"{name}__{model}__split"), info, variant, full,
-                                     self.full, name))
+        split = raw.get("split", False)
+        if split.__class__ is not bool:
+            raise ConfigError("must be true or false", source=self.where, field=f"{field}.split")
+        if split:
+            full = "full" if "full" in self.contexts else next(iter(self.contexts))
+            self.split_cases.append(Case(safe_id(f"{name}__{model}__split"), info, variant,
+                                         full, self.full, name))
         for fmt in raw.get("tools") or []:
             if fmt not in TOOL_FORMATS:
                 raise ConfigError(f"tool format must be one of {list(TOOL_FORMATS)}",
@@ -298,19 +305,47 @@ def spans_line(spans: list[tuple[str, int, int]], caches: tuple[str, ...]) -> st
                                 for (sid, first, last), cache in zip(spans, caches))
 
 
+SYSTEM_MARK = "<!-- the system prompt -->"
+MESSAGE_MARK = "<!-- the first user message -->"
+
+
 def render_split(compiler: Compiler, case: Case, strict: bool = True) -> str:
     """The default payload's split for one case: the system prompt as sent, then the first user
     message (none when the prompt goes as one string)."""
-    prompt = compiler.compile(case.provider, case.context, strict=strict, variant=case.variant)
+    return render_split_lines(compiler, case, strict).text
+
+
+def render_split_lines(compiler: Compiler, case: Case, strict: bool = True) -> Rendered:
+    prompt = compiler.compile(case.provider, case.context, strict=strict, variant=case.variant,
+                              count_tokens=True)
+    message = prompt.message or "(none: the whole prompt is the system prompt)"
+    body = f"{SYSTEM_MARK}\n\n{prompt.system}\n\n{MESSAGE_MARK}\n\n{message}"
+    at = len(SYSTEM_MARK) + 2
+    after = at + len(prompt.system) + len(MESSAGE_MARK) + 4
+    placed = [(s, a + at, b + at) for s, (a, b) in zip(prompt.system_sections,
+                                                       prompt.system_spans)]
+    placed += [(s, a + after, b + after) for s, (a, b) in zip(prompt.message_sections,
+                                                              prompt.message_spans)]
+    lines = [(s.id, body.count("\n", 0, a) + 1, body.count("\n", 0, b) + 1)
+             for s, a, b in placed]
+    caches = tuple(s.cache for s, _a, _b in placed)
+    total = sum(prompt.count_tokens(s.text) if s.tokens is None else s.tokens
+                for s, _a, _b in placed)
+    tokens = " ".join(f"{s.id}={s.tokens if s.tokens is not None else prompt.count_tokens(s.text)}"
+                      for s, _a, _b in placed)
     header = ("<!-- promptc snapshot: the default payload\n"
               f"variant: {prompt.variant.id}\n"
               f"model: {case.provider.provider}/{case.provider.model}\n"
               f"context: {case.context_name}\n"
               f"placement: {prompt.dynamic}\n"
+              f"tokens: {total} (the sections' own)\n"
+              f"sections: {tokens}\n"
+              f"{spans_line(lines, caches)}\n"
               "-->\n\n")
-    message = prompt.message or "(none: the whole prompt is the system prompt)"
-    return (f"{header}<!-- the system prompt -->\n\n{prompt.system}\n\n"
-            f"<!-- the first user message -->\n\n{message}\n")
+    offset = header.count("\n")
+    spans = tuple((sid, offset + first, offset + last) for sid, first, last in lines)
+    static = at + len(prompt.system) if prompt.dynamic == "message" else 0
+    return Rendered(header + body + "\n", spans, caches, static)
 
 
 def render_tools(compiler: Compiler, case: ToolCase) -> str:
@@ -333,7 +368,7 @@ def expected_files(compiler: Compiler, matrix: Matrix, strict: bool = True,
     for c in matrix.split_cases:
         if progress is not None:
             progress(len(out), c.id)
-        out[f"{c.id}.md"] = Rendered(render_split(compiler, c, strict))
+        out[f"{c.id}.md"] = render_split_lines(compiler, c, strict)
     for t in matrix.tool_cases:
         if progress is not None:
             progress(len(out), t.id)

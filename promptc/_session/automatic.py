@@ -66,11 +66,11 @@ def shared_prefix(sent: Sent, state: CacheState, now: float, lifetime: float,
     return k, shared, expired
 
 
-def _expiry(expired: bool, lifetime: float) -> dict[str, str]:
+def _expiry(expired: bool, lifetime: float) -> tuple[str, str]:
+    """(`missed`, `miss_kind`) for a Usage: why a longer prefix cached before was not read."""
     if not expired:
-        return {}
-    return {"missed": f"the cached prefix expired ({lifetime:g}-minute lifetime)",
-            "miss_kind": "expired"}
+        return "", ""
+    return f"the cached prefix expired ({lifetime:g}-minute lifetime)", "expired"
 
 
 def remember(sent: Sent, state: CacheState, now: float, lifetime: float) -> None:
@@ -123,8 +123,9 @@ class OpenAIRules:
         read = 0 if shared < self.minimum else \
             self.minimum + (shared - self.minimum) // OPENAI_STEP * OPENAI_STEP
         remember(sent, state, now, self.lifetime)
-        return Usage(read, 0, total - read, len(sent), read_pieces=whole,
-                     **_expiry(expired, self.lifetime))
+        missed, kind = _expiry(expired, self.lifetime)
+        return Usage(read, 0, total - read, len(sent), read_pieces=whole, missed=missed,
+                     miss_kind=kind)
 
     def _at_breakpoints(self, sent: Sent, state: CacheState, now: float) -> Usage:
         """GPT-5.6+: read the longest written prefix; write the rest up to the breakpoint."""
@@ -148,8 +149,8 @@ class OpenAIRules:
         else:
             state.touch(sent.key(len(sent) - 1), now, self.lifetime)
         write = sent.total - read
-        return Usage(read, write, 0, len(sent), read_pieces=k,
-                     **_expiry(bool(stale), self.lifetime))
+        missed, kind = _expiry(bool(stale), self.lifetime)
+        return Usage(read, write, 0, len(sent), read_pieces=k, missed=missed, miss_kind=kind)
 
 
 @attrs.frozen
@@ -175,5 +176,6 @@ class GeminiRules:
         whole, shared, expired = shared_prefix(sent, state, now, GEMINI_MINUTES, self.count)
         read = shared if shared >= self.minimum else 0
         remember(sent, state, now, GEMINI_MINUTES)
+        missed, kind = _expiry(expired, GEMINI_MINUTES)
         return Usage(read, 0, total - read, len(sent), read_pieces=whole if read else 0,
-                     **_expiry(expired, GEMINI_MINUTES))
+                     missed=missed, miss_kind=kind)

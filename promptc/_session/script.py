@@ -156,6 +156,12 @@ def _number(data: Mapping[str, Any], key: str, source: str, where: str, what: st
     return float(value)
 
 
+def _seconds(data: Mapping[str, Any], source: str) -> float:
+    """The script's time between requests (`turn_seconds`), 30 when it does not say."""
+    given = _number(data, "turn_seconds", source, "", "seconds", MAX_SECONDS)
+    return TURN_SECONDS if given is None else given
+
+
 def _choice(data: Mapping[str, Any], key: str, choices: tuple[str, ...], source: str
             ) -> str | None:
     value = data.get(key)
@@ -263,8 +269,7 @@ def _script(data: Mapping[str, Any], source: str, base: Path) -> SessionScript:
         dynamic=dynamic, breakpoints=_int(data, "breakpoints", source, "", 4 - client, 0, 4) or 0,
         client_markers=client, title=_text(data, "title", source, "") or "",
         ttl=_choice(data, "ttl", TTLS, source) or "5m",
-        turn_seconds=_number(data, "turn_seconds", source, "", "seconds", MAX_SECONDS)
-        if "turn_seconds" in data else TURN_SECONDS,
+        turn_seconds=_seconds(data, source),
         retention=_choice(data, "retention", RETENTIONS, source),
         steps=tuple(_step(raw, i, source, base) for i, raw in enumerate(raw_steps, 1)))
     _check_steps(script)

@@ -103,7 +103,7 @@ def dynamic_instructions(compiler: Compiler, provider: ProviderInfo, prompt: Com
 def _details_model(agents: Any, inner: Any, session: _Session) -> Any:
     """A Model that sends the session's details with `inner`'s every request."""
 
-    class DetailsModel(agents.Model):  # type: ignore[misc, name-defined]
+    class DetailsModel(agents.Model):  # type: ignore[misc]
         async def get_response(self, *args: Any, **kwargs: Any) -> Any:
             kwargs["input"] = session.placed(kwargs["input"])
             return await inner.get_response(*args, **kwargs)

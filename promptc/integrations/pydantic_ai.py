@@ -130,7 +130,7 @@ def _history_capability(details: _Details) -> Any:
 def _opens_with(messages: list[Any], text: str) -> bool:
     """The history already opens with the details (a run given the history of one before,
     where Pydantic AI may have joined them with the user's first prompt into one request)."""
-    parts = getattr(messages[0], "parts", ()) if messages else ()
+    parts: Any = getattr(messages[0], "parts", ()) if messages else ()
     return bool(parts) and getattr(parts[0], "content", None) == text
 
 
