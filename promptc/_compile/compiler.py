@@ -40,8 +40,8 @@ from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
 from .base import Assembled
 from .contexts import ContextMemo
-from .dynamic import (DEFAULT_PLACEMENT, NOTE, PLACEMENTS, Placement, note_text,
-                      place_in_message)
+from .dynamic import (DEFAULT_PLACEMENT, MESSAGE_TAG, NOTE, PLACEMENTS, Placement,
+                      note_text, place_in_message)
 from .plan import Plan
 from .result import CompiledPrompt, Section
 
@@ -289,7 +289,8 @@ class Compiler:
                    f"variant {plan.variant.id!r} has no {NOTE!r} component: with "
                    "dynamic=\"message\" the model is not told where its environment details "
                    "went", f"variant:{plan.variant.id}")
-        prompt = self._build(route, plan, ctx, date, budget, counted, report)   # 2.–5.
+        extra = self._split_tokens(plan, note[0]) if placement == "message" and budget else 0
+        prompt = self._build(route, plan, ctx, date, budget, counted, report, extra)  # 2.–5.
         prompt = self._place(self._inspected(prompt, report), placement, note)
         if key is not None:
             self._results.put(key, prompt)
@@ -322,7 +323,8 @@ class Compiler:
         return done
 
     def _build(self, route: Route, plan: Plan, ctx: PromptContext, date: str,
-               budget: int | None, counted: bool, report: Reporter) -> CompiledPrompt:
+               budget: int | None, counted: bool, report: Reporter, extra: int = 0
+               ) -> CompiledPrompt:
         """Stages 2–5: bind the request, its tools, sections and their assembly (within the
         budget), and the result."""
         ctx = self._checked(ctx, plan, report)
@@ -333,7 +335,7 @@ class Compiler:
         else:
             from .budget import fit_budget
             laid = fit_budget(plan, request, self.tokens, budget, report,
-                              self._tool_tokens(tools, plan.provider))
+                              self._tool_tokens(tools, plan.provider), extra)
         return self._wrap(route, plan, laid, tools, report, counted, budget)    # 5. wrap
 
     def _checked(self, ctx: PromptContext, plan: Plan, report: Reporter) -> PromptContext:
@@ -370,6 +372,12 @@ class Compiler:
         if dynamic is None:
             return (DEFAULT_PLACEMENT if note[0] else "system"), note
         return ("message" if dynamic == "message" else "system"), note
+
+    def _split_tokens(self, plan: Plan, note: str) -> int:
+        """What the split sends besides the prompt's text: the note and the element's tags
+        (a budget counts them, so that what is sent fits it)."""
+        tags = f"<{MESSAGE_TAG}>\n\n</{MESSAGE_TAG}>"
+        return self.tokens.count(note + "\n\n" + tags, encoding_for(plan.provider)[0])
 
     def _place(self, prompt: CompiledPrompt, placement: str, note: tuple[str, str]
                ) -> CompiledPrompt:
