@@ -34,13 +34,13 @@ above it ("prompt's share", compared with the reference's in "× reference").
 
 Each row splits the cost between the prompt's tokens (tools, system prompt, first message and
 the details sent later) and the conversation's. A second table works the targets out from the
-caching model: 0.5× the reference's cost, minus the conversation at best, is what the prompt
+caching model: 0.45× the reference's share above the conversation's floor is what the prompt
 may cost; divided by what one prompt token sent unchanged costs over the session (the floor's
 prompt cost per prompt token: written at the first request and at the model switch, read by
 the others) it is the largest prompt that meets the target. For Anthropic it also replays the
-default placement with a marker after every section and no limit of 4 (`EverySection`,
-`replay(marker_limit=None)`): the most any breakpoints could read from the cache for this
-text, which bounds what promptc's own three markers can reach.
+whole-string placement with a marker after every section and no limit of 4 (`EverySection`,
+`replay(marker_limit=None)`): the most any breakpoints could read from the cache for that
+text, which bounds what promptc's own three markers can reach there.
 
 `--readme README.md` writes both tables, with the date and the price source, between the
 README's `<!-- benchmarks/session_costs.py: begin -->` and `end` comments. Nothing is

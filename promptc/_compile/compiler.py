@@ -289,7 +289,8 @@ class Compiler:
                    f"variant {plan.variant.id!r} has no {NOTE!r} component: with "
                    "dynamic=\"message\" the model is not told where its environment details "
                    "went", f"variant:{plan.variant.id}")
-        extra = self._split_tokens(plan, note[0]) if placement == "message" and budget else 0
+        extra = self._split_tokens(plan, note[0]) \
+            if placement == "message" and budget is not None else 0
         prompt = self._build(route, plan, ctx, date, budget, counted, report, extra)  # 2.–5.
         prompt = self._place(self._inspected(prompt, report), placement, note)
         if key is not None:
