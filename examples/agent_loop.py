@@ -10,14 +10,21 @@ The shape, from the outside in:
 
 Requests are built by the official SDKs, one backend per API:
 
-* `AnthropicMessages`: Messages API with `system` set to the text blocks of
-  `prompt.to_anthropic()` (cache breakpoints after the static and session parts) and its native
-  `tools`.
-* `OpenAIChat`: Chat Completions with the system message of `prompt.to_openai()` first in
-  `messages`, then the conversation, plus `tools` and `prompt_cache_key`.
-* `OpenAIResponses`: Responses API with `instructions`, `tools` and `prompt_cache_key` from
-  `prompt.to_openai("responses")`; turns are chained with `previous_response_id`, and the
-  instructions are sent every time because that API does not carry them over.
+* `AnthropicMessages`: Messages API with `system`, `tools` and `messages` from
+  `prompt.to_anthropic(previous=…, messages=…)`.
+* `OpenAIChat`: Chat Completions with `messages` (the system message first), `tools` and
+  `prompt_cache_key` from `prompt.to_openai("chat", previous=…, messages=…)`.
+* `OpenAIResponses`: Responses API with `instructions`, `input`, `tools` and `prompt_cache_key`
+  from `prompt.to_openai("responses", previous=…, messages=…)`; turns are chained with
+  `previous_response_id`, and the instructions are sent every time because that API does not
+  carry them over.
+
+The system prompt is the part every session shares (the default placement), the same bytes at
+every request; the session's details (machine, mode, date…) open the conversation as a user
+message of their own. Each backend hands the adapter its conversation and the prompt of the
+request before (`previous`), and keeps what the adapter returns: when the details changed (a
+mode switch, a new day), an update follows the conversation as a message of its own, and
+nothing sent before is rewritten, so the provider's cache keeps reading it.
 
 Both tool modes work, and no call is checked by hand. With native tools (the model calls
 functions) each call object the SDK returned goes to `prompt.tools.check`, which gives either
@@ -148,6 +155,7 @@ class AnthropicMessages:
     max_tokens: int = 4096
     messages: list[MessageParam] = field(default_factory=list)
     native_tools: bool | None = None  # None: promptc decides (the model's capability)
+    previous: CompiledPrompt | None = None  # the prompt of the request before
 
     @property
     def provider(self) -> ProviderInfo:
@@ -158,7 +166,9 @@ class AnthropicMessages:
         self.messages.append({"role": "user", "content": text})
 
     def send(self, prompt: CompiledPrompt) -> Reply:
-        payload = prompt.to_anthropic()  # {"system": [text blocks], "tools": [...] if native}
+        # system blocks, tools if native, and the conversation with the details in place
+        payload = prompt.to_anthropic(previous=self.previous, messages=self.messages)
+        self.messages, self.previous = payload["messages"], prompt  # kept as sent
         response = self.client.messages.create(
             model=self.model,
             max_tokens=self.max_tokens,
@@ -189,6 +199,7 @@ class OpenAIChat:
     model: str = DEFAULT_MODELS["chat"]
     history: list[ChatCompletionMessageParam] = field(default_factory=list)  # after the system one
     native_tools: bool | None = None
+    previous: CompiledPrompt | None = None
 
     @property
     def provider(self) -> ProviderInfo:
@@ -198,10 +209,12 @@ class OpenAIChat:
         self.history.append({"role": "user", "content": text})
 
     def send(self, prompt: CompiledPrompt) -> Reply:
-        payload = prompt.to_openai("chat")  # messages (the system one), tools, prompt_cache_key
+        # messages (the system one first, the details in place), tools, prompt_cache_key
+        payload = prompt.to_openai("chat", previous=self.previous, messages=self.history)
+        self.history, self.previous = payload["messages"][1:], prompt  # kept as sent
         response = self.client.chat.completions.create(
             model=self.model,
-            messages=[*payload["messages"], *self.history],
+            messages=payload["messages"],
             tools=payload.get("tools", openai.NOT_GIVEN),
             prompt_cache_key=payload["prompt_cache_key"],
         )
@@ -229,6 +242,7 @@ class OpenAIResponses:
     pending: list[ResponseInputItemParam] = field(default_factory=list)  # not sent yet
     previous_id: str | None = None
     native_tools: bool | None = None
+    previous: CompiledPrompt | None = None
 
     @property
     def provider(self) -> ProviderInfo:
@@ -238,17 +252,18 @@ class OpenAIResponses:
         self.pending.append({"role": "user", "content": text})
 
     def send(self, prompt: CompiledPrompt) -> Reply:
-        # instructions, tools (strict where the schema allows), prompt_cache_key
-        payload = prompt.to_openai("responses")
+        # instructions, tools (strict where the schema allows), prompt_cache_key, and the new
+        # input items with the details in place (the server keeps the rest of the conversation)
+        payload = prompt.to_openai("responses", previous=self.previous, messages=self.pending)
         response = self.client.responses.create(
             model=self.model,
             instructions=payload["instructions"],
             tools=payload.get("tools", openai.NOT_GIVEN),
             prompt_cache_key=payload["prompt_cache_key"],
             previous_response_id=self.previous_id,  # None on a conversation's first request
-            input=self.pending,
+            input=payload["input"],
         )
-        self.pending = []
+        self.pending, self.previous = [], prompt
         self.previous_id = response.id
         calls = tuple(item for item in response.output if item.type == "function_call")
         return Reply(response.output_text, calls)

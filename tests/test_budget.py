@@ -20,7 +20,7 @@ GPT = ProviderInfo("openai", "gpt-4.1")
 
 @pytest.fixture(scope="module")
 def full_tokens(builtins: Compiler) -> int:
-    return builtins.compile(GPT, make_context("full"), count_tokens=True).tokens.with_tools
+    return builtins.compile(GPT, make_context("full"), count_tokens=True, dynamic="system").tokens.with_tools
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def tight(full_tokens: int, floor_tokens: int) -> int:
 
 
 def test_a_budget_that_fits_changes_nothing(builtins: Compiler, full_tokens: int) -> None:
-    out = builtins.compile(GPT, make_context("full"), budget=full_tokens)
+    out = builtins.compile(GPT, make_context("full"), budget=full_tokens, dynamic="system")
     assert out.dropped == () and out.tokens.with_tools == full_tokens
     assert out.budget == full_tokens
 
@@ -136,19 +136,19 @@ def test_native_tool_json_counts_against_the_budget(builtins: Compiler) -> None:
     """The same budget means the same for a native and a text request: the native one's tool
     definitions are counted (in the model's encoding), the text one's catalogue is its text."""
     ctx = make_context("full")
-    native = builtins.compile(GPT, ctx, count_tokens=True)
+    native = builtins.compile(GPT, ctx, count_tokens=True, dynamic="system")
     text = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False), ctx,
-                            count_tokens=True)
+                            count_tokens=True, dynamic="system")
     assert native.tools.mode == "native" and text.tools.mode == "text"
     assert native.tokens.tools == count_tokens(native.tools.json_text("openai")) > 1000
     assert native.tokens.tools_format == "openai"
     assert text.tokens.tools == 0 and text.tokens.with_tools == text.tokens.total
     budget = native.tokens.with_tools - 100  # text + tools fit only once something goes
-    out = builtins.compile(GPT, ctx, budget=budget)
+    out = builtins.compile(GPT, ctx, budget=budget, dynamic="system")
     assert out.dropped and out.tokens.with_tools <= budget
     assert out.tokens.tools == native.tokens.tools  # sections go, the tools stay
     with pytest.raises(BudgetExceededError) as info:
-        builtins.compile(GPT, ctx, budget=native.tokens.tools)
+        builtins.compile(GPT, ctx, budget=native.tokens.tools, dynamic="system")
     assert info.value.report["tools"] == native.tokens.tools
     assert "native tool definitions" in str(info.value)
 
@@ -159,3 +159,18 @@ def test_anthropic_tools_are_counted_in_anthropic_shape(builtins: Compiler) -> N
     assert out.tokens.tools_format == "anthropic"
     assert out.tokens.tools == count_tokens(out.tools.json_text("anthropic"))
     assert out.tokens.to_dict()["with_tools"] == out.tokens.total + out.tokens.tools
+
+
+def test_a_budget_holds_what_the_split_sends_too(builtins: Compiler) -> None:
+    """With the split (the default) the note and the details' tags are sent besides the
+    prompt's text: a budget that the one string fits exactly is too small for the split,
+    which shortens or drops a section to fit, and the refusal names the part."""
+    ctx = make_context("full")
+    whole = builtins.compile(GPT, ctx, count_tokens=True, dynamic="system")
+    budget = whole.tokens.with_tools
+    assert builtins.compile(GPT, ctx, budget=budget, dynamic="system").dropped == ()
+    split = builtins.compile(GPT, ctx, budget=budget)
+    assert split.dynamic == "message" and split.dropped
+    with pytest.raises(BudgetExceededError) as info:
+        builtins.compile(GPT, ctx, budget=split.tokens.tools)
+    assert info.value.report["placement"] > 100 and "split's note" in str(info.value)

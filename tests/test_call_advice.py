@@ -24,7 +24,7 @@ TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)
 
 @pytest.fixture(scope="module")
 def native(builtins: Compiler) -> CompiledPrompt:
-    return builtins.compile(NATIVE, make_context("full"))
+    return builtins.compile(NATIVE, make_context("full"), dynamic="system")
 
 
 @pytest.fixture(scope="module")

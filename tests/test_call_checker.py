@@ -24,7 +24,7 @@ TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)
 
 @pytest.fixture(scope="module")
 def native(builtins: Compiler) -> CompiledPrompt:
-    prompt = builtins.compile(NATIVE, make_context("full"))
+    prompt = builtins.compile(NATIVE, make_context("full"), dynamic="system")
     assert prompt.tools.mode == "native"
     return prompt
 
@@ -229,7 +229,7 @@ SCHEMA: dict[str, Any] = {
 def schema_tools(builtins: Compiler) -> Any:
     context = PromptContext(mcp_servers=[{"name": "s", "tools": [
         {"name": "t", "description": "A tool.", "input_schema": SCHEMA}]}])
-    return builtins.compile(NATIVE, context).tools
+    return builtins.compile(NATIVE, context, dynamic="system").tools
 
 
 @pytest.mark.parametrize(("arguments", "code", "says"), [
@@ -266,7 +266,7 @@ def test_schemas_nested_past_any_limit_never_raise(builtins: Compiler) -> None:
     context = PromptContext(mcp_servers=[{"name": "s", "tools": [
         {"name": "deep", "input_schema": {"type": "object", "properties": {"v": chain}}}]}])
     for provider in (NATIVE, TEXT):
-        tools = builtins.compile(provider, context).tools
+        tools = builtins.compile(provider, context, dynamic="system").tools
         result = (tools.decode("mcp__s__deep", {"v": None}) if tools.mode == "native" else
                   tools.parse('<use_mcp_tool>\n<server_name>s</server_name>\n<tool_name>deep'
                               '</tool_name>\n<arguments>{"v": null}</arguments>\n'
@@ -278,7 +278,7 @@ def test_schemas_nested_past_any_limit_never_raise(builtins: Compiler) -> None:
 def test_an_invalid_server_schema_checks_what_it_can_and_says_so(builtins: Compiler) -> None:
     context = PromptContext(mcp_servers=[{"name": "s", "tools": [{"name": "t", "input_schema": {
         "type": "object", "properties": {"a": {"type": "strnig"}}, "required": ["a"]}}]}])
-    tools = builtins.compile(NATIVE, context).tools
+    tools = builtins.compile(NATIVE, context, dynamic="system").tools
     assert error_of(tools.decode("mcp__s__t", {})).code == "missing-parameter"
     call = call_of(tools.decode("mcp__s__t", {"a": 1}))
     [warning] = call.warnings
@@ -289,7 +289,7 @@ def test_an_invalid_server_schema_checks_what_it_can_and_says_so(builtins: Compi
 
 def test_plan_mode_allows_only_read_only_mcp_tools(builtins: Compiler) -> None:
     plan = attrs.evolve(make_context("full"), mode="plan")
-    native = builtins.compile(NATIVE, plan)
+    native = builtins.compile(NATIVE, plan, dynamic="system")
     allowed = native.tools.allowed_in("plan")
     assert "mcp__github__list_pull_requests" in allowed and "mcp__postgres__query" in allowed
     assert "mcp__github__create_issue" not in allowed
@@ -303,7 +303,7 @@ def test_plan_mode_allows_only_read_only_mcp_tools(builtins: Compiler) -> None:
     assert "- mcp__github__create_issue" in mode_text  # named in the mode section
     assert "- mcp__postgres__query" not in mode_text
     assert 'read_only="true"' in mode_text
-    text = builtins.compile(TEXT, plan)
+    text = builtins.compile(TEXT, plan, dynamic="system")
     write = text.tools.parse('<use_mcp_tool>\n<server_name>github</server_name>\n<tool_name>'
                              'create_issue</tool_name>\n<arguments>{"repo": "a/b", "title": "t"}'
                              '</arguments>\n</use_mcp_tool>')
@@ -367,7 +367,7 @@ def test_an_offered_function_written_as_a_tag_is_told_how_to_call_it(builtins: C
         {"name": "delete", "input_schema": {"type": "object",
                                             "properties": {"path": {"type": "string"}}}}]}])
     reply = "<mcp__fs__delete>\n<path>a</path>\n</mcp__fs__delete>"
-    native = error_of(builtins.compile(NATIVE, context).tools.parse(reply).parts[0])
+    native = error_of(builtins.compile(NATIVE, context, dynamic="system").tools.parse(reply).parts[0])
     assert native.code == "foreign-format"
     assert "did you mean" not in native.message and "not offered" not in native.message
     assert "call it through function calling" in native.message

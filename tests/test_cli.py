@@ -147,7 +147,10 @@ def test_explain_names_where_each_tool_came_from(capsys: pytest.CaptureFixture[s
     assert code == 0
     assert tools["read_file"]["source"] == "builtin"
     assert tools["read_file"]["origin"].endswith("components/tools/read_file.toml")
-    assert tools["mcp__github__create_issue"]["source"] == "mcp:github"
+    # the default placement calls every MCP server's tools through use_mcp_tool, so that users
+    # with other servers send the same tools
+    assert tools["use_mcp_tool"]["source"] == "builtin"
+    assert not [name for name in tools if name.startswith("mcp__")]
 
 
 def test_explain_and_variants_show_sources_and_overrides(tmp_path: Path,

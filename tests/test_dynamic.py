@@ -1,5 +1,6 @@
-"""Dynamic placement: the system prompt keeps what every user shares, the rest becomes the first
-user message, nothing is lost, and the prompt says where the details went."""
+"""Placement: the split (the default) sends as the system prompt what every user shares and the
+rest as a first user message of its own, nothing is lost, `prompt.text` stays the whole prompt,
+and the prompt says where the details went; `dynamic="system"` sends the one string."""
 
 from __future__ import annotations
 
@@ -25,23 +26,24 @@ PROVIDERS = [SONNET, ProviderInfo("openai", "gpt-5"), ProviderInfo("gemini", "ge
 @pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.model.replace(":", "-"))
 def test_the_system_prompt_keeps_the_static_block_and_the_note(
         builtins: Compiler, full_context: PromptContext, provider: ProviderInfo) -> None:
-    whole = builtins.compile(provider, full_context)
-    moved = builtins.compile(provider, full_context, dynamic="message")
+    whole = builtins.compile(provider, full_context, dynamic="system")
+    moved = builtins.compile(provider, full_context)  # no option: the split
     static = whole.blocks[0]
     assert static.cache == "static" and moved.dynamic == "message"
-    assert moved.text.endswith(NOTE)
-    assert [s.id for s in moved.sections] == [*static.sections, "environment_note"]
+    assert moved.text.startswith(moved.system[:len(moved.system) - len(NOTE)])
+    assert moved.system.endswith(NOTE) and NOTE not in moved.text  # text: the whole prompt
+    assert [s.id for s in moved.system_sections] == [*static.sections, "environment_note"]
     kept = {s.id: s.text for s in whole.sections}
-    for section in moved.sections[:-1]:  # the static text, but MCP tools are no functions
+    for section in moved.system_sections[:-1]:  # the static text, but MCP tools are no functions
         if section.id != "tool_calling":
             assert section.text == kept[section.id]
         else:
             assert "`function` attribute" in kept["tool_calling"]
             assert "`function` attribute" not in section.text
     if "tool_calling" not in static.sections:
-        assert moved.text.startswith(static.text)
-    assert {s.cache for s in moved.sections} == {"static"}
-    assert [b.cache for b in moved.blocks] == ["static"] and moved.request_text == ""
+        assert moved.system.startswith(static.text)
+    assert {s.cache for s in moved.system_sections} == {"static"}
+    assert [b.cache for b in moved.system_blocks] == ["static"] and moved.request_text == ""
     # every other section is in the message, verbatim, at its span
     later = [s for s in whole.sections if s.id not in static.sections]
     assert [s.id for s in moved.message_sections] == [s.id for s in later]
@@ -49,21 +51,23 @@ def test_the_system_prompt_keeps_the_static_block_and_the_note(
         assert moved.message[a:b] == section.text
     assert moved.message.startswith("<environment_details>\n")
     assert moved.message.endswith("\n</environment_details>")
-    for section, (a, b) in zip(moved.sections, moved.spans):
+    for section, (a, b) in zip(moved.system_sections, moved.system_spans):
+        assert moved.system[a:b] == section.text
+    for section, (a, b) in zip(moved.sections, moved.spans):  # the whole text, as before
         assert moved.text[a:b] == section.text
-    assert whole.dynamic == "system" and whole.message == ""
+    assert whole.dynamic == "system" and whole.message == "" and whole.system == whole.text
 
 
 def test_two_users_share_the_whole_system_prompt(builtins: Compiler,
                                                  full_context: PromptContext) -> None:
     other = attrs.evolve(full_context, cwd="/srv/other", home="/home/other", mode="plan",
                          date="2030-05-06", rules=())
-    a = builtins.compile(SONNET, full_context, dynamic="message")
-    b = builtins.compile(SONNET, other, dynamic="message")
-    assert a.text == b.text and a.fingerprints == b.fingerprints
+    a = builtins.compile(SONNET, full_context)
+    b = builtins.compile(SONNET, other)
+    assert a.system == b.system and a.fingerprints["static"] == b.fingerprints["static"]
     assert a.message != b.message and "/srv/other" in b.message
-    fresh = Compiler.builtins().compile(SONNET, full_context, dynamic="message")
-    assert fresh.text == a.text and fresh.message == a.message  # deterministic, memo or not
+    fresh = Compiler.builtins().compile(SONNET, full_context)
+    assert fresh.system == a.system and fresh.message == a.message  # deterministic, memo or not
     with pytest.raises(ValueError, match="dynamic must be one of"):
         builtins.compile(SONNET, full_context, dynamic="user")  # type: ignore[arg-type]
 
@@ -93,28 +97,28 @@ def test_message_update_sends_only_what_changed(builtins: Compiler,
 
 def test_the_payloads_carry_the_first_message(builtins: Compiler,
                                               full_context: PromptContext) -> None:
-    prompt = builtins.compile(SONNET, full_context, dynamic="message")
+    prompt = builtins.compile(SONNET, full_context)
     anthropic = prompt.to_anthropic()
     [first] = anthropic["messages"]
     assert first["role"] == "user" and "".join(b["text"] for b in first["content"]) == \
         prompt.message
-    assert [b["text"] for b in anthropic["system"]] == [prompt.text]
+    assert [b["text"] for b in anthropic["system"]] == [prompt.system]
     assert "cache_control" in anthropic["system"][0]
-    gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), full_context, dynamic="message")
+    gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), full_context)
     chat = gpt.to_openai()
-    assert chat["messages"] == [{"role": "system", "content": gpt.text},
+    assert chat["messages"] == [{"role": "system", "content": gpt.system},
                                 {"role": "user", "content": gpt.message}]
     responses = gpt.to_openai("responses")
-    assert responses["instructions"] == gpt.text
+    assert responses["instructions"] == gpt.system
     assert responses["input"] == [{"role": "user", "content": gpt.message}]
     other = attrs.evolve(full_context, cwd="/srv/other", rules=())
     assert chat["prompt_cache_key"] == builtins.compile(
-        ProviderInfo("openai", "gpt-5"), other, dynamic="message").to_openai()["prompt_cache_key"]
-    gemini = builtins.compile(ProviderInfo("gemini", "gemini-2.5-pro"), full_context,
-                              dynamic="message").to_gemini()
+        ProviderInfo("openai", "gpt-5"), other).to_openai()["prompt_cache_key"]
+    gemini = builtins.compile(ProviderInfo("gemini", "gemini-2.5-pro"), full_context).to_gemini()
     assert gemini["contents"][0]["role"] == "user" and \
         gemini["contents"][0]["parts"][0]["text"].startswith("<environment_details>")
-    assert "messages" not in builtins.compile(SONNET, full_context).to_anthropic()
+    assert "messages" not in builtins.compile(SONNET, full_context,
+                                              dynamic="system").to_anthropic()
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -127,19 +131,23 @@ CONTEXT = ROOT / "promptc" / "_data" / "snapshot" / "contexts" / "full.json"
 
 def test_render_dynamic_message(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["render", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--context",
-            str(CONTEXT), "--dynamic", "message"]
-    code, out = run(capsys, *args)
-    system, marker, message = out.partition("\n--- first user message ---\n")
-    assert code == 0 and marker and system.rstrip("\n").endswith(NOTE)
-    assert message.startswith("<environment_details>")
+            str(CONTEXT)]
+    code, whole = run(capsys, *args)  # the text format: the whole prompt as one string
+    assert code == 0 and "# Current mode" in whole and "<environment_details>" not in whole
+    code, system_text = run(capsys, *args, "--dynamic", "system")
     code, out = run(capsys, *args, "--format", "anthropic")
     payload: dict[str, Any] = json.loads(out)
-    assert code == 0 and "".join(b["text"] for b in payload["messages"][0]["content"]) == \
-        message.rstrip("\n")
+    message = "".join(b["text"] for b in payload["messages"][0]["content"])
+    assert code == 0 and message.startswith("<environment_details>")
     code, out = run(capsys, *args, "--format", "json")
     data = json.loads(out)
-    assert data["dynamic"] == "message" and data["message"]["sections"]
-    assert data["sections"][-1]["id"] == "environment_note"
+    assert data["dynamic"] == "message" and data["message"]["text"] == message
+    assert data["system"]["sections"][-1]["id"] == "environment_note"
+    assert data["system"]["text"].endswith(NOTE) and data["text"] + "\n" == whole
+    code, out = run(capsys, *args, "--format", "json", "--dynamic", "system")
+    data = json.loads(out)
+    assert data["dynamic"] == "system" and data["system"]["text"] == data["text"]
+    assert data["text"] + "\n" == system_text
 
 
 # --- the tools a session brings, with dynamic placement ------------------------------------------
@@ -180,14 +188,15 @@ def test_users_with_other_mcp_servers_and_skills_share_tools_and_system_prompt(
     same for two users whose MCP servers and skills differ: the session's tools are offered in
     their generic form, and the servers and skills are listed in the first message."""
     ours, theirs = full_context, other_team(full_context)
-    a = builtins.compile(provider, ours, dynamic="message")
-    b = builtins.compile(provider, theirs, dynamic="message")
+    a = builtins.compile(provider, ours)
+    b = builtins.compile(provider, theirs)
     assert payloads(a) == payloads(b)
     assert a.tools.names == b.tools.names and "use_mcp_tool" in a.tools.names
     assert not any(n.startswith("mcp__") for n in a.tools.names)
     assert "sentry" in b.message and "storybook" in b.message and "sentry" not in a.message
-    # the default placement offers each server's tools as functions: the tools differ
-    default_a, default_b = builtins.compile(provider, ours), builtins.compile(provider, theirs)
+    # the one-string placement offers each server's tools as functions: the tools differ
+    default_a = builtins.compile(provider, ours, dynamic="system")
+    default_b = builtins.compile(provider, theirs, dynamic="system")
     assert default_a.tools.names != default_b.tools.names
     assert "mcp__sentry__list_issues" in default_b.tools.names
 
@@ -202,7 +211,7 @@ def test_shared_tools_read_right(builtins: Compiler, full_context: PromptContext
     assert "<input_schema>" in mcp and "function=" not in mcp
     use = next(t for t in prompt.to_anthropic()["tools"] if t["name"] == "use_mcp_tool")
     assert "under MCP servers" in use["description"]
-    assert "`function` attribute" not in prompt.text and "mcp__" not in prompt.message
+    assert "`function` attribute" not in prompt.system and "mcp__" not in prompt.message
     skill = next(t for t in prompt.to_anthropic()["tools"] if t["name"] == "load_skill")
     assert "enum" not in json.dumps(skill) and 'name="release"' in prompt.message
     plan = builtins.compile(SONNET, attrs.evolve(full_context, mode="plan"), dynamic="message")
@@ -256,4 +265,4 @@ def test_the_tool_catalogue_opens_the_message_and_may_be_marked(
                             dynamic="message")
     assert bare.message_cut == 0 and len(bare.to_anthropic(breakpoints=3)["messages"][0][
         "content"]) == 1
-    assert builtins.compile(SONNET, full_context).message_cut == 0
+    assert builtins.compile(SONNET, full_context, dynamic="system").message_cut == 0

@@ -101,6 +101,14 @@ def compiled(compiler: Compiler, provider: str, model: str, day: datetime.date
     return compiler.compile(ProviderInfo(provider=provider, model=model), context)
 
 
+def details(builtins: Compiler, provider: str, model: str) -> tuple[str, str]:
+    """(the first details message, the update the next day sends), as the model reads them."""
+    one, two = (compiled(builtins, provider, model, day) for day in (DAY_ONE, DAY_TWO))
+    update = two.message_update(one)
+    assert update and DAY_TWO.isoformat() in update
+    return one.message, update
+
+
 def tool_output(example: ModuleType) -> str:
     return example.describe_call(ToolCall("list_files", dict(LIST_ARGS)))
 
@@ -146,19 +154,22 @@ def test_anthropic_system_blocks_and_tools_are_the_adapters(anthropic_run: Any,
         assert prompt.tools.mode == "native"
         assert body["model"] == "claude-sonnet-4-6"
         assert body["system"] == expected["system"]
-        assert "".join(block["text"] for block in body["system"]) == prompt.text
+        assert "".join(block["text"] for block in body["system"]) == prompt.system
         markers = [block for block in body["system"] if "cache_control" in block]
         assert 1 <= len(markers) <= 4
         assert body["tools"] == expected["tools"]
         assert [tool["name"] for tool in body["tools"]] == list(prompt.tools.names)
 
 
-def test_anthropic_tool_result_goes_back(anthropic_run: Any, example: ModuleType) -> None:
+def test_anthropic_tool_result_goes_back(anthropic_run: Any, example: ModuleType,
+                                        builtins: Compiler) -> None:
     script, _, calls = anthropic_run
     assert calls == [("list_files", LIST_ARGS)]
     first, second, third = script.bodies
-    assert first["messages"] == [{"role": "user", "content": "List the files."}]
-    assert second["messages"] == [
+    opening, update = details(builtins, "anthropic", "claude-sonnet-4-6")
+    assert "".join(b["text"] for b in first["messages"][0]["content"]) == opening
+    assert first["messages"][1:] == [{"role": "user", "content": "List the files."}]
+    assert second["messages"][1:] == [
         {"role": "user", "content": "List the files."},
         {"role": "assistant", "content": [
             {"type": "text", "text": "Let me look."},
@@ -166,10 +177,12 @@ def test_anthropic_tool_result_goes_back(anthropic_run: Any, example: ModuleType
         {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_1", "content": tool_output(example)}]},
     ]
-    assert third["messages"][:3] == second["messages"]
-    assert third["messages"][3:] == [
+    assert second["messages"][0] == first["messages"][0]
+    assert third["messages"][:4] == second["messages"]
+    assert third["messages"][4:] == [  # the next day: an update of its own after the turn
         {"role": "assistant", "content": [{"type": "text", "text": "There are three files."}]},
         {"role": "user", "content": "Thanks!"},
+        {"role": "user", "content": [{"type": "text", "text": update}]},
     ]
 
 
@@ -181,9 +194,8 @@ def test_anthropic_second_turn_reuses_the_static_prefix(anthropic_run: Any) -> N
     assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
     tools = {json.dumps(body["tools"], sort_keys=True).encode() for body in script.bodies}
     assert len(tools) == 1  # tools precede system in the cached prefix
-    # Same session, so the session block is the same too; only the dated tail moved.
-    assert first["system"][:-1] == second["system"][:-1] == third["system"][:-1]
-    assert first["system"][-1] == second["system"][-1] != third["system"][-1]
+    # the whole system prompt is the same; the date moved to an update in the conversation
+    assert first["system"] == second["system"] == third["system"]
 
 
 # --- OpenAI Chat Completions ---------------------------------------------------------------------
@@ -223,26 +235,30 @@ def test_chat_system_message_tools_and_cache_key(chat_run: Any, builtins: Compil
         assert prompt.tools.mode == "native"
         assert body["model"] == "gpt-5"
         assert body["messages"][0] == expected["messages"][0]
-        assert body["messages"][0] == {"role": "system", "content": prompt.text}
+        assert body["messages"][0] == {"role": "system", "content": prompt.system}
         assert body["tools"] == expected["tools"]
         assert body["prompt_cache_key"] == expected["prompt_cache_key"]
 
 
-def test_chat_tool_result_goes_back(chat_run: Any, example: ModuleType) -> None:
+def test_chat_tool_result_goes_back(chat_run: Any, example: ModuleType,
+                                   builtins: Compiler) -> None:
     script, _ = chat_run
     first, second, third = script.bodies
-    assert first["messages"][1:] == [{"role": "user", "content": "List the files."}]
-    assert second["messages"][1:] == [
+    opening, update = details(builtins, "openai", "gpt-5")
+    assert first["messages"][1:] == [{"role": "user", "content": opening},
+                                     {"role": "user", "content": "List the files."}]
+    assert second["messages"][2:] == [
         {"role": "user", "content": "List the files."},
         {"role": "assistant", "content": None, "tool_calls": [
             {"id": "call_1", "type": "function",
              "function": {"name": "list_files", "arguments": CHAT_ARGUMENTS}}]},
         {"role": "tool", "tool_call_id": "call_1", "content": tool_output(example)},
     ]
-    assert third["messages"][1:4] == second["messages"][1:]
-    assert third["messages"][4:] == [
+    assert third["messages"][:5] == second["messages"]
+    assert third["messages"][5:] == [
         {"role": "assistant", "content": "There are three files."},
         {"role": "user", "content": "Thanks!"},
+        {"role": "user", "content": update},
     ]
 
 
@@ -256,7 +272,7 @@ def test_chat_second_turn_reuses_the_static_prefix(chat_run: Any, builtins: Comp
     assert len({body["prompt_cache_key"] for body in script.bodies}) == 1
     assert len({json.dumps(body["tools"], sort_keys=True) for body in script.bodies}) == 1
     first, _, third = script.bodies
-    assert first["messages"][0] != third["messages"][0]  # the date at the end moved
+    assert first["messages"][0] == third["messages"][0]  # the date went to an update
 
 
 # --- OpenAI Responses API ------------------------------------------------------------------------
@@ -297,7 +313,7 @@ def test_responses_instructions_tools_and_cache_key(responses_run: Any,
     for body, day in zip(script.bodies, (DAY_ONE, DAY_ONE, DAY_TWO)):
         prompt = compiled(builtins, "openai", "gpt-5", day)
         expected = prompt.to_openai("responses")
-        assert body["instructions"] == expected["instructions"] == prompt.text
+        assert body["instructions"] == expected["instructions"] == prompt.system
         assert body["prompt_cache_key"] == expected["prompt_cache_key"]
         assert body["tools"] == expected["tools"]
         # every built-in tool's schema is strict-ready (optional parameters nullable)
@@ -306,16 +322,20 @@ def test_responses_instructions_tools_and_cache_key(responses_run: Any,
         assert [tool["name"] for tool in body["tools"]] == list(prompt.tools.names)
 
 
-def test_responses_tool_result_goes_back(responses_run: Any, example: ModuleType) -> None:
+def test_responses_tool_result_goes_back(responses_run: Any, example: ModuleType,
+                                        builtins: Compiler) -> None:
     script, _ = responses_run
     first, second, third = script.bodies
+    opening, update = details(builtins, "openai", "gpt-5")
     assert first.get("previous_response_id") is None  # sent as null, or not at all
-    assert first["input"] == [{"role": "user", "content": "List the files."}]
+    assert first["input"] == [{"role": "user", "content": opening},
+                              {"role": "user", "content": "List the files."}]
     assert second["previous_response_id"] == "resp_1"
     assert second["input"] == [{"type": "function_call_output", "call_id": "call_1",
                                 "output": tool_output(example)}]
     assert third["previous_response_id"] == "resp_2"
-    assert third["input"] == [{"role": "user", "content": "Thanks!"}]
+    assert third["input"] == [{"role": "user", "content": "Thanks!"},
+                              {"role": "user", "content": update}]
 
 
 def test_responses_second_turn_reuses_the_static_prefix(responses_run: Any,
@@ -360,9 +380,10 @@ def test_text_mode_calls_are_parsed_run_and_answered(example: ModuleType,
     assert calls == [("list_files", LIST_ARGS)]
     first, second = script.bodies
     assert "tools" not in first and "tools" not in second
-    assert first["messages"][0] == {"role": "system", "content": prompt.text}
-    assert "<list_files>" in prompt.text  # the text catalogue teaches the format
-    assert second["messages"][1:] == [
+    assert first["messages"][0] == {"role": "system", "content": prompt.system}
+    assert "<list_files>" in prompt.system  # the text catalogue teaches the format
+    assert second["messages"][1] == {"role": "user", "content": prompt.message}
+    assert second["messages"][2:] == [
         {"role": "user", "content": "List the files."},
         {"role": "assistant", "content": TEXT_CALL},
         {"role": "user", "content": example.text_results([("list_files", tool_output(example))])},

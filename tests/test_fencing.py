@@ -393,7 +393,7 @@ def test_mcp_descriptions_carry_their_server_in_every_format(builtins: Compiler,
                                       "input_schema": {"type": "object"}},
                                      {"name": "b", "description": " ",
                                       "input_schema": {"type": "object"}}]}])
-    tools = builtins.compile(provider, ctx).tools
+    tools = builtins.compile(provider, ctx, dynamic="system").tools
     shapes = {"anthropic": [(t["name"], t["description"]) for t in tools.anthropic()],
               "chat": [(t["function"]["name"], t["function"]["description"])
                        for t in tools.openai()],

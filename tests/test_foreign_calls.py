@@ -151,7 +151,7 @@ def test_a_foreign_call_to_an_mcp_tool_is_checked_against_its_schema(
     """Native mode, but the server put the model's raw markup in the text (a host without a
     tool-call parser): the call is still read, checked against the MCP schema, and warned."""
     native = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"),
-                              make_context("full"))
+                              make_context("full"), dynamic="system")
     good = native.tools.parse('<tool_call>\n{"name": "mcp__github__create_issue", "arguments": '
                               '{"repo": "a/b", "title": "Crash"}}\n</tool_call>')
     assert good.call is not None and (good.call.server, good.call.tool) == ("github",

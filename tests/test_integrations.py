@@ -129,6 +129,12 @@ def test_litellm_snippet_keeps_anthropic_cache_markers(builtins: Compiler,
     [body] = server.bodies("anthropic")
     expected = prompt.to_anthropic()
     assert body["system"] == expected["system"]  # the blocks and their markers, byte for byte
+    # the details open the conversation as blocks of their own (LiteLLM joins the user
+    # messages that follow each other into one Anthropic message), the client's text after
+    blocks = body["messages"][0]["content"]
+    assert "".join(b["text"] for b in blocks[:-1]) == prompt.message
+    assert blocks[-1]["text"] == "Hi" and marks(blocks) == marks(
+        expected["messages"][0]["content"])
     assert [t["name"] for t in body["tools"]] == list(prompt.tools.names)
     assert marks(body["tools"]) == [prompt.tools.stable - 1] == marks(expected["tools"])
     ours = {t["name"]: t["input_schema"] for t in prompt.tools.anthropic()}
@@ -147,7 +153,9 @@ def test_litellm_on_an_openai_route_sends_strict_tools_and_a_cache_key(
     reply = litellm.completion(**kwargs)
     [body] = server.bodies("chat")
     assert body["tools"] == prompt.tools.openai()
-    assert body["messages"][0] == {"role": "system", "content": prompt.text}
+    assert body["messages"][:3] == [{"role": "system", "content": prompt.system},
+                                    {"role": "user", "content": prompt.message},
+                                    {"role": "user", "content": "Hi"}]
     assert body["prompt_cache_key"] == prompt.to_openai()["prompt_cache_key"]
     runner = Runner()
     [answer] = answer_calls(prompt, reply.choices[0].message, runner)
@@ -161,9 +169,12 @@ def test_openai_agents_snippet(builtins: Compiler, server: FakeServer) -> None:
     assert out.strip() == "Three files."
     assert [(c.name, c.arguments) for c in runner.calls] == [("list_files", {"path": "."})]
     first, second = server.bodies("responses")
-    assert first["instructions"] == prompt.text
+    assert first["instructions"] == prompt.system
+    assert first["input"][0] == {"role": "user", "content": prompt.message}  # the details
+    assert second["input"][:len(first["input"])] == first["input"]  # sent again, unchanged
     assert first["tools"] == prompt.tools.openai("responses")  # strict as promptc made them
-    assert all(t["strict"] for t in first["tools"])
+    # every tool strict but use_mcp_tool, whose arguments are whatever the server's schema takes
+    assert {t["name"] for t in first["tools"] if not t["strict"]} == {"use_mcp_tool"}
     assert first["prompt_cache_key"] == prompt.to_openai("responses")["prompt_cache_key"]
     assert second["input"][-1] == {"call_id": "call_1_0", "output": "a.py b.py c.py",
                                    "type": "function_call_output"}
@@ -180,14 +191,19 @@ def test_openai_agents_keeps_a_non_strict_schema_non_strict(builtins: Compiler,
                                              "env": {"type": "object",
                                                      "additionalProperties": {"type": "string"}}},
             "required": ["cmd"]}}]}]}
-    server.script("responses", Reply("", (("mcp__sh__exec", {"cmd": "ls"}),)), Reply("Done."))
+    server.script("responses", Reply("", (("use_mcp_tool", {
+        "server_name": "sh", "tool_name": "exec", "arguments": {"cmd": "ls"}}),)),
+        Reply("Done."))
     runner = Runner()
     agent = make_agent(builtins, GPT, context, runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Done."
-    [sent] = [t for t in server.bodies("responses")[0]["tools"] if t["name"] == "mcp__sh__exec"]
-    assert sent["strict"] is False and sent["parameters"]["required"] == ["cmd"]
     [call] = runner.calls
-    assert (call.server, call.tool, call.arguments) == ("sh", "exec", {"cmd": "ls"})
+    assert (call.server, call.tool, call.mcp_arguments) == ("sh", "exec", {"cmd": "ls"})
+    # as functions of their own (the one-string placement) the schema keeps strict off
+    from promptc.integrations.openai_agents import tools
+    fixed = builtins.compile(GPT, context, dynamic="system")
+    [sent] = [t for t in tools(fixed, runner) if t.name == "mcp__sh__exec"]
+    assert sent.strict_json_schema is False and sent.params_json_schema["required"] == ["cmd"]
 
 
 def test_pydantic_ai_snippet_places_cache_markers_once(builtins: Compiler,
@@ -196,13 +212,14 @@ def test_pydantic_ai_snippet_places_cache_markers_once(builtins: Compiler,
     prompt, runner, out, _scope = run_snippet("pydantic_ai", builtins, CLAUDE)
     assert out.strip() == "Three files."
     assert [(c.name, c.arguments) for c in runner.calls] == [("list_files", {"path": "."})]
-    first = server.bodies("anthropic")[0]
-    # Pydantic AI sends each part as a block and strips its ends (blank lines at the boundaries)
-    assert [b["text"] for b in first["system"]] == [b.text.strip() for b in prompt.blocks]
-    assert [b.cache for b in prompt.blocks] == ["static", "session", "request"]
-    assert marks(first["system"]) == [0]  # the static block: shared by every session
-    assert first["system"][0]["text"] == prompt.blocks[0].text.strip()
-    assert "2026" not in first["system"][0]["text"] and "2026" in first["system"][2]["text"]
+    first, second = server.bodies("anthropic")
+    # the system prompt is one block (the default placement), stripped of its ends as
+    # Pydantic AI does, and marked: every session shares it
+    assert [b["text"] for b in first["system"]] == [prompt.system.strip()]
+    assert marks(first["system"]) == [0] and "2026" not in first["system"][0]["text"]
+    # the details open the conversation; the history keeps them
+    assert first["messages"][0]["content"][0]["text"] == prompt.message
+    assert second["messages"][0] == first["messages"][0]
     # session tools (skill loaders, MCP) follow the built-in block, and Pydantic AI can mark
     # only the last tool: no tool marker (the static block's marker covers that prefix)
     assert prompt.tools.stable < len(first["tools"]) and marks(first["tools"]) == []
@@ -225,8 +242,8 @@ def test_pydantic_ai_marks_the_end_of_the_built_in_tool_block(builtins: Compiler
     assert [t["name"] for t in body["tools"]] == list(prompt.tools.names)
     assert marks(body["tools"]) == [prompt.tools.stable - 1]
     assert marks(body["system"]) == [0]
-    assert body["system"][0]["text"] == prompt.blocks[0].text.strip()
-    assert prompt.blocks[0].cache == "static"
+    assert body["system"][0]["text"] == prompt.system.strip()
+    assert prompt.system_blocks[0].cache == "static"
 
 
 def test_langchain_snippet(builtins: Compiler, server: FakeServer) -> None:
@@ -234,7 +251,9 @@ def test_langchain_snippet(builtins: Compiler, server: FakeServer) -> None:
     server.script("chat", LIST_CALL)
     prompt, _runner, _out, scope = run_snippet("langchain", builtins, GPT)
     [body] = server.bodies("chat")
-    assert body["messages"][0] == {"role": "system", "content": prompt.text}
+    assert body["messages"] == [{"role": "system", "content": prompt.system},
+                                {"role": "user", "content": prompt.message},
+                                {"role": "user", "content": "List the files."}]
     assert body["tools"] == prompt.tools.openai()
     runner = Runner()
     [answer] = answer_calls(prompt, scope["reply"], runner)
@@ -257,7 +276,9 @@ def test_llm_snippet(builtins: Compiler, server: FakeServer) -> None:
     assert out.strip() == "Three files."
     assert [(c.name, c.arguments) for c in runner.calls] == [("list_files", {"path": "."})]
     first = server.bodies("chat")[0]
-    assert first["messages"][0] == {"role": "system", "content": prompt.text}
+    assert first["messages"][:3] == [{"role": "system", "content": prompt.system},
+                                     {"role": "user", "content": prompt.message},
+                                     {"role": "user", "content": "List the files."}]
     assert [t["function"]["name"] for t in first["tools"]] == list(prompt.tools.names)
 
 
@@ -344,7 +365,9 @@ def test_agents_check_calls_against_the_runs_mode(builtins: Compiler,
     assert AgentsRunner.run_sync(agent, "Go.", context=plan).final_output == "Understood."
     assert runner.calls == []
     first, second = server.bodies("responses")
-    assert first["instructions"] == builtins.compile(GPT, plan).text  # the run's prompt
+    ran = builtins.compile(GPT, plan)  # the run's prompt
+    assert first["instructions"] == ran.system == builtins.compile(GPT, act).system
+    assert first["input"][0] == {"role": "user", "content": ran.message}
     assert second["input"][-1]["output"].startswith(
         "error: write_to_file is not allowed in plan mode")
 
@@ -354,14 +377,15 @@ def test_an_mcp_call_that_misses_its_schema_never_reaches_run_tool(builtins: Com
     from agents import Runner as AgentsRunner
 
     from promptc.integrations.openai_agents import make_agent
-    server.script("responses", Reply("", (("mcp__github__create_issue", {"repo": 5}),)),
-                  Reply("Sorry."))
+    server.script("responses", Reply("", (("use_mcp_tool", {
+        "server_name": "github", "tool_name": "create_issue", "arguments": {"repo": 5}}),)),
+        Reply("Sorry."))
     runner = Runner()
     agent = make_agent(builtins, GPT, make_context("full"), runner, model="gpt-4.1")
     assert AgentsRunner.run_sync(agent, "Go.").final_output == "Sorry."
     assert runner.calls == []
     output = server.bodies("responses")[1]["input"][-1]["output"]
-    assert "parameter 'repo' of mcp__github__create_issue must be a string, got 5" in output
+    assert "parameter 'repo' of github/create_issue must be a string, got 5" in output
     assert "missing its required parameter 'title'" in output
 
 
@@ -533,3 +557,4 @@ def test_one_name_per_job_and_the_old_names_still_work() -> None:
     assert langchain.tool_messages is langchain.answer_calls
     assert openai_agents.function_tools is openai_agents.tools
     assert pydantic_ai.toolset is pydantic_ai.tools
+

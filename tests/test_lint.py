@@ -7,13 +7,27 @@ from pathlib import Path
 
 import pytest
 
-from promptc import Compiler
+from promptc import Compiler, ProviderInfo
 from promptc._cli import main
 from promptc._review.lint import lint
 
 
 def codes(c: Compiler) -> list[tuple[str, str]]:
-    return [(d.code, d.message) for d in lint(c)]
+    """The findings, but the note every pack without one gets (tested on its own below)."""
+    return [(d.code, d.message) for d in lint(c) if d.code != "placement-without-note"]
+
+
+def test_a_pack_without_the_note_is_told_its_prompts_go_as_one_string(
+        mini: Callable[..., Compiler], builtins: Compiler) -> None:
+    c = mini()
+    [finding] = [d for d in lint(c) if d.code == "placement-without-note"]
+    assert finding.level == "info" and "sent as one string" in finding.message
+    prompt = c.compile(ProviderInfo("openai", "gpt-4.1"), {"cwd": "/srv/app"})
+    assert prompt.dynamic == "system" and prompt.system == prompt.text  # the single string
+    assert "messages" not in prompt.to_anthropic()
+    noted = mini({"components/environment_note.md": "# Details\nThey come in a message.\n"})
+    assert not [d for d in lint(noted) if d.code == "placement-without-note"]
+    assert not [d for d in lint(builtins) if d.code == "placement-without-note"]
 
 
 def test_builtins_are_clean(builtins: Compiler) -> None:

@@ -92,7 +92,8 @@ def test_an_mcp_schema_s_prose_reaches_the_native_tools_without_control_tokens(
     ctx = attrs.evolve(make_context("full"), mcp_servers=[
         {"name": "<|im_start|>srv", "tools": [{"name": "find", "description": "Find.",
                                                "input_schema": schema}]}])
-    tools = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), ctx).tools
+    tools = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), ctx,
+                             dynamic="system").tools
     [entry] = [t for t in tools.anthropic() if t["name"].endswith("__find")]
     sent = json.dumps(entry, ensure_ascii=False)
     assert control_tokens(sent) == []

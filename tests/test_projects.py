@@ -253,17 +253,23 @@ def test_strict_model_and_placement_are_the_commands_defaults(
     code, out, err = run(capsys, "render", "--set", "NAME=Ada", "--set", "EXTRA=1")
     assert code == 0 and "bakery" in out and "input-undeclared" in err
     write_tree(root, {"promptc.toml": PROJECT_FILE + 'model = "anthropic/claude-sonnet-4-5"\n'
-                                                     'strict = true\nplacement = "message"\n'})
+                                                     'strict = true\nplacement = "message"\n',
+                      # the split tells the model where the details went (strict: required)
+                      "prompts/components/environment_note.md":
+                          "Details of this conversation come in a message of their own.\n"})
     code, out, err = run(capsys, "render", "--set", "NAME=Ada", "--set", "EXTRA=1")
     assert code == 1 and "EXTRA" in err and out == ""
-    code, out, err = run(capsys, "render", "--variant", "helper", "--set", "NAME=Ada")
+    code, out, err = run(capsys, "render", "--variant", "helper", "--set", "NAME=Ada",
+                         "--format", "json")
     assert code == 0, err
     # placement = "message": the request's own text goes to the first user message
-    system, message = out.split("\n--- first user message ---\n")
-    assert "bakery" in system and "Ada" not in system and "talking with Ada" in message
+    sent = json.loads(out)
+    assert "bakery" in sent["system"]["text"] and "Ada" not in sent["system"]["text"]
+    assert "talking with Ada" in sent["message"]["text"]
     assert Compiler.default().placement == "message"
-    code, out, _ = run(capsys, "render", "--dynamic", "system", "--set", "NAME=Ada")
-    assert code == 0 and "first user message" not in out
+    code, out, _ = run(capsys, "render", "--dynamic", "system", "--set", "NAME=Ada",
+                       "--format", "json")
+    assert code == 0 and not json.loads(out)["message"]["text"]
 
 
 def test_the_project_matrix_and_snapshots_are_the_defaults_and_must_agree(

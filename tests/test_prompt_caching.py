@@ -54,7 +54,7 @@ def marks(payload: dict[str, Any]) -> list[str]:
 
 
 def test_anthropic_payload_breakpoints(builtins: Compiler) -> None:
-    out = builtins.compile(SONNET, make_context("full"))
+    out = builtins.compile(SONNET, make_context("full"), dynamic="system")
     payload = out.to_anthropic()
     assert "".join(b["text"] for b in payload["system"]) == out.text
     tools = out.tools.anthropic()
@@ -74,7 +74,7 @@ def test_anthropic_payload_breakpoints(builtins: Compiler) -> None:
     with pytest.raises(ValueError):
         out.to_anthropic(breakpoints=5)
     # no per-session tools: the static marker covers the tools, so it is the first place
-    bare = builtins.compile(SONNET, make_context("minimal"))
+    bare = builtins.compile(SONNET, make_context("minimal"), dynamic="system")
     assert bare.tools.stable == len(bare.tools.names)
     places = [f"system:{i}" for i in range(len(bare.blocks))]
     assert marks(bare.to_anthropic(breakpoints=4)) == places
@@ -84,7 +84,7 @@ def test_a_fifth_cache_marker_is_refused_never_sent(builtins: Compiler) -> None:
     """The client's markers on the conversation count against Anthropic's 4: given as a
     number or as the messages themselves (counted), a request over the limit is an error."""
     from promptc import CacheMarkerError
-    out = builtins.compile(SONNET, make_context("full"))
+    out = builtins.compile(SONNET, make_context("full"), dynamic="system")
     marked = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
     conversation = [{"role": "user", "content": [marked]},
                     {"role": "assistant", "content": "plain"},
@@ -111,7 +111,7 @@ def test_sessions_share_the_request_bytes_up_to_the_static_breakpoint(
     two = attrs.evolve(one, cwd="/elsewhere/repo", rules=[{"name": "mine", "text": "Tabs."}],
                        skills=[{"name": "deploy", "description": "Ship it",
                                 "references": ["ops/deploy.md"]}])
-    a, b = (builtins.compile(SONNET, ctx).to_anthropic() for ctx in (one, two))
+    a, b = (builtins.compile(SONNET, ctx, dynamic="system").to_anthropic() for ctx in (one, two))
     assert a != b
 
     def cache_prefix(payload: dict[str, Any]) -> bytes:
@@ -122,11 +122,11 @@ def test_sessions_share_the_request_bytes_up_to_the_static_breakpoint(
     assert cache_prefix(a) == cache_prefix(b)
     assert a["system"][0] == b["system"][0] and "cache_control" in a["system"][0]
     text = ProviderInfo("anthropic", "claude-sonnet-4-5", native_tools=False)  # next-gen
-    c, d = (builtins.compile(text, ctx).to_anthropic() for ctx in (one, two))
+    c, d = (builtins.compile(text, ctx, dynamic="system").to_anthropic() for ctx in (one, two))
     assert "tools" not in c and marks(c)[0] == "system:0"
     assert cache_prefix(c) == cache_prefix(d)  # the static block, marked
     gpt = ProviderInfo("openai", "gpt-5")
-    x, y = (builtins.compile(gpt, ctx) for ctx in (one, two))
+    x, y = (builtins.compile(gpt, ctx, dynamic="system") for ctx in (one, two))
     ox, oy = x.to_openai(), y.to_openai()
     assert ox["tools"][:x.tools.stable] == oy["tools"][:y.tools.stable]
     assert ox["tools"] != oy["tools"]  # the skill enum differs, after the built-in block
@@ -151,7 +151,7 @@ def test_no_breakpoint_below_the_models_minimum(builtins: Compiler) -> None:
 
 
 def test_openai_and_gemini_payloads(builtins: Compiler) -> None:
-    gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), make_context("full"))
+    gpt = builtins.compile(ProviderInfo("openai", "gpt-5"), make_context("full"), dynamic="system")
     chat = gpt.to_openai()
     assert chat["messages"] == [{"role": "system", "content": gpt.text}]
     assert chat["tools"] == gpt.tools.openai()
@@ -159,14 +159,14 @@ def test_openai_and_gemini_payloads(builtins: Compiler) -> None:
     resp = gpt.to_openai(api="responses")
     assert resp["instructions"] == gpt.text and resp["tools"][0]["type"] == "function"
     assert "function" not in resp["tools"][0]
-    gem = builtins.compile(ProviderInfo("google", "gemini-3-pro-preview"), make_context("full"))
+    gem = builtins.compile(ProviderInfo("google", "gemini-3-pro-preview"), make_context("full"), dynamic="system")
     g = gem.to_gemini()
     assert g["system_instruction"]["parts"][0]["text"] == gem.text
     assert g["tools"][0]["function_declarations"]
     text = builtins.compile(ProviderInfo("openai", "gpt-4.1", native_tools=False),
-                            make_context("full")).to_openai()
+                            make_context("full"), dynamic="system").to_openai()
     assert "tools" not in text  # text variants carry their tools in the prompt
-    native = builtins.compile(ProviderInfo("openai", "gpt-4.1"), make_context("full"))
+    native = builtins.compile(ProviderInfo("openai", "gpt-4.1"), make_context("full"), dynamic="system")
     assert native.variant.id == "generic" and native.to_openai()["tools"]
 
 
@@ -224,12 +224,12 @@ def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_the_request_block_can_travel_with_the_user_message(builtins: Compiler) -> None:
-    out = builtins.compile(SONNET, make_context("full"))
+    out = builtins.compile(SONNET, make_context("full"), dynamic="system")
     tail = out.request_text
     assert "2026-01-15" in tail and out.text.endswith(tail)
     a = out.to_anthropic(include_request=False)
     assert "".join(b["text"] for b in a["system"]) + tail == out.text
-    later = builtins.compile(SONNET, attrs.evolve(make_context("full"), date="2026-01-16"))
+    later = builtins.compile(SONNET, attrs.evolve(make_context("full"), date="2026-01-16"), dynamic="system")
     assert later.to_anthropic(include_request=False) == a  # the date no longer breaks the cache
     o = out.to_openai(include_request=False)
     assert o["messages"][0]["content"] == out.text[: -len(tail)].rstrip("\n")

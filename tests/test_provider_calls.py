@@ -25,7 +25,7 @@ ARGS = {"path": ".", "recursive": True}
 
 @pytest.fixture(scope="module")
 def tools(builtins: Compiler) -> Any:
-    return builtins.compile(NATIVE, make_context("full")).tools
+    return builtins.compile(NATIVE, make_context("full"), dynamic="system").tools
 
 
 def sdk_calls() -> dict[str, Any]:

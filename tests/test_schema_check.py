@@ -113,7 +113,7 @@ def _doors(builtins: Compiler, schema: dict[str, Any]) -> list[ToolCall | CallEr
     (`decode`), a provider's call object (`check`), and `use_mcp_tool` in a text reply."""
     context = PromptContext(mcp_servers=[{"name": "s", "tools": [
         {"name": "t", "description": "A tool.", "input_schema": schema}]}])
-    native = builtins.compile(NATIVE, context).tools
+    native = builtins.compile(NATIVE, context, dynamic="system").tools
     text = builtins.compile(TEXT, context).tools
     arguments = {"token": "guess", "n": 1}
     parsed = text.parse("<use_mcp_tool>\n<server_name>s</server_name>\n<tool_name>t</tool_name>"

@@ -61,7 +61,7 @@ def prompts(builtins: Compiler, ctx: PromptContext, provider: ProviderInfo
             ) -> Iterator[CompiledPrompt]:
     """Every built-in variant that can send native tools, with this context."""
     for vid in builtins.registry.variants:
-        prompt = builtins.compile(provider, ctx, variant=vid)
+        prompt = builtins.compile(provider, ctx, variant=vid, dynamic="system")
         if prompt.tools.mode == "native":
             yield prompt
 
@@ -131,7 +131,7 @@ def test_openai_strict_mode_accepts_every_builtin_tool(builtins: Compiler) -> No
 
 
 def test_optional_parameters_become_nullable_not_required(builtins: Compiler) -> None:
-    prompt = builtins.compile(NATIVE["openai"], make_context("full"))
+    prompt = builtins.compile(NATIVE["openai"], make_context("full"), dynamic="system")
     [tool] = [t for t in prompt.tools.openai() if t["function"]["name"] == "list_files"]
     params = tool["function"]["parameters"]
     assert params["required"] == ["path", "recursive"]
@@ -145,7 +145,7 @@ def test_optional_parameters_become_nullable_not_required(builtins: Compiler) ->
 def test_mcp_corpus_is_strict_where_strict_mode_can_say_it(builtins: Compiler,
                                                            corpus_context: PromptContext) -> None:
     from agents.strict_schema import ensure_strict_json_schema
-    prompt = builtins.compile(NATIVE["openai"], corpus_context)
+    prompt = builtins.compile(NATIVE["openai"], corpus_context, dynamic="system")
     flags = prompt.tools.strict_flags()
     for name, expected in STRICT.items():
         assert flags[name] is expected, name
@@ -389,19 +389,19 @@ def test_sloppy_schemas_are_reported_per_format_naming_tool_and_keyword(
                 "gemini": dropped | {("schema-required-unknown", "sloppy/ghost"),
                                      ("schema-too-large", "sloppy/bomb")}}
     for wire, provider in NATIVE.items():
-        prompt = builtins.compile(provider, sloppy_context)
+        prompt = builtins.compile(provider, sloppy_context, dynamic="system")
         assert findings(prompt) == expected[wire], wire
         messages = [d.message for d in prompt.diagnostics if d.source == "sloppy/count"]
         for keyword in ("'minimum'", "'pattern'", "'maxLength'"):
             assert any(keyword in m and "'count'" in m and "'sloppy'" in m
                        for m in messages), (wire, keyword, messages)
     with pytest.raises(promptc.PromptcError, match="minimum"):
-        builtins.compile(NATIVE["gemini"], sloppy_context, strict=True)
+        builtins.compile(NATIVE["gemini"], sloppy_context, strict=True, dynamic="system")
 
 
 def test_required_without_a_property_is_sent_without_strict_mode(
         builtins: Compiler, sloppy_context: PromptContext) -> None:
-    prompt = builtins.compile(NATIVE["openai"], sloppy_context)
+    prompt = builtins.compile(NATIVE["openai"], sloppy_context, dynamic="system")
     flags = prompt.tools.strict_flags()
     assert flags["mcp__sloppy__ghost"] is False and flags["mcp__sloppy__fine"] is True
     [ghost] = [t for t in prompt.tools.openai("responses") if t["name"] == "mcp__sloppy__ghost"]
@@ -490,7 +490,7 @@ def test_sloppy_tools_reach_every_sdk_and_the_rest_are_unharmed(
     from google.genai import types
     bad = ('"minimum": "zero"', '"pattern": 5', '"maxLength": -1')
 
-    prompt = builtins.compile(NATIVE["anthropic"], sloppy_context)
+    prompt = builtins.compile(NATIVE["anthropic"], sloppy_context, dynamic="system")
     before = len(server.requests)
     anthropic.Anthropic(api_key="k", base_url=server.url, max_retries=0).messages.create(
         model="claude-sonnet-4-5", max_tokens=8, tools=prompt.tools.anthropic(),
@@ -499,7 +499,7 @@ def test_sloppy_tools_reach_every_sdk_and_the_rest_are_unharmed(
     assert [t["name"] for t in sent if t["name"].startswith("mcp__sloppy")] == SLOPPY_NAMES
     assert not any(b in json.dumps(sent) for b in bad)
 
-    prompt = builtins.compile(NATIVE["openai"], sloppy_context)
+    prompt = builtins.compile(NATIVE["openai"], sloppy_context, dynamic="system")
     before = len(server.requests)
     openai.OpenAI(api_key="k", base_url=server.url + "/v1", max_retries=0).responses.create(
         model="gpt-4.1", input="hi", tools=prompt.tools.openai("responses"))
@@ -510,7 +510,7 @@ def test_sloppy_tools_reach_every_sdk_and_the_rest_are_unharmed(
         if tool["strict"]:
             assert strict_problems(tool["parameters"]) == [], tool["name"]
 
-    prompt = builtins.compile(NATIVE["gemini"], sloppy_context)
+    prompt = builtins.compile(NATIVE["gemini"], sloppy_context, dynamic="system")
     payload = prompt.tools.gemini()
     before = len(server.requests)
     client = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=server.url))
@@ -523,7 +523,7 @@ def test_sloppy_tools_reach_every_sdk_and_the_rest_are_unharmed(
     assert len(json.dumps(wire)) < 2_000_000 and "minimum" not in json.dumps(
         next(d for d in wire["functionDeclarations"] if d["name"] == "mcp__sloppy__count"))
     alone = builtins.compile(NATIVE["gemini"], attrs.evolve(sloppy_context, mcp_servers=[
-        {**SLOPPY, "tools": [SLOPPY["tools"][-1]]}])).tools.gemini()
+        {**SLOPPY, "tools": [SLOPPY["tools"][-1]]}]), dynamic="system").tools.gemini()
     [fine] = [d for d in payload[0]["function_declarations"] if d["name"] == "mcp__sloppy__fine"]
     assert fine == alone[0]["function_declarations"][-1]
 
@@ -531,7 +531,7 @@ def test_sloppy_tools_reach_every_sdk_and_the_rest_are_unharmed(
 def test_strict_definitions_say_to_send_null_for_the_default(builtins: Compiler,
                                                              server: FakeServer) -> None:
     openai = pytest.importorskip("openai")
-    prompt = builtins.compile(NATIVE["openai"], make_context("full"))
+    prompt = builtins.compile(NATIVE["openai"], make_context("full"), dynamic="system")
     client = openai.OpenAI(api_key="k", base_url=server.url + "/v1", max_retries=0)
     for strict in (True, False):
         before = len(server.requests)

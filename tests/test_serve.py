@@ -272,6 +272,51 @@ def _toml(script: dict[str, Any]) -> str:
             "[[request]]\n[[request]]\nrepeat = 2\n[[request]]\nmode = \"plan\"\n")
 
 
+def test_a_session_id_gets_the_first_message_then_the_updates(server: Server,
+                                                                builtins: Any) -> None:
+    """`compile` with `session`: the server keeps the session's last prompt. The first request
+    gets the first details message; a mode switch gets the same system prompt and tools and
+    the update alone; nothing changed, no update; another session starts afresh."""
+    from promptc import ProviderInfo
+    act, plan = {**FULL, "mode": "act"}, {**FULL, "mode": "plan"}
+    first = server.result("compile", {**SONNET, "context": act, "format": "anthropic",
+                                      "session": "s-1"})
+    switched = server.result("compile", {**SONNET, "context": plan, "format": "anthropic",
+                                         "session": "s-1"})
+    same = server.result("compile", {**SONNET, "context": plan, "format": "anthropic",
+                                     "session": "s-1"})
+    info = ProviderInfo("anthropic", "claude-sonnet-4-5")
+    ours = [builtins.compile(info, ctx) for ctx in (act, plan)]
+    assert first["messages"] == ours[0].to_anthropic()["messages"]
+    assert (switched["system"], switched["tools"]) == (first["system"], first["tools"])
+    [update] = switched["messages"]
+    assert update == {"role": "user", "content": [{"type": "text",
+                                                   "text": ours[1].message_update(ours[0])}]}
+    assert "messages" not in same
+    data = server.result("compile", {**SONNET, "context": act, "session": "s-1"})
+    assert data["continued"] is True and data["update"] == ours[0].message_update(ours[1])
+    fresh = server.result("compile", {**SONNET, "context": act, "session": "s-2"})
+    assert fresh["continued"] is False and fresh["update"] == ""
+    assert "`session` must be a string of 1 to 200" in server.error(
+        "compile", {**SONNET, "session": ""})["message"]
+
+
+def test_numbers_a_session_script_cannot_take_are_errors_naming_the_field(server: Server
+                                                                          ) -> None:
+    """Issue 33, H10/H11: a 400-digit token count or a pause of NaN is a ConfigError (-32008)
+    naming the field, never an internal error."""
+    script = {"provider": "anthropic", "model": "claude-sonnet-4-5", "context": FULL,
+              "turn_tokens": 10 ** 400, "request": [{}]}
+    err = server.error("session", {"script": script})
+    assert err["code"] == -32008 and "turn_tokens" in err["message"], err
+    server.write('{"jsonrpc": "2.0", "id": 900, "method": "session", "params": {"script": '
+                 '{"provider": "anthropic", "model": "claude-sonnet-4-5", "request": '
+                 '[{"pause": NaN}]}}}')
+    answer = server.next_answer()  # NaN never gets as far as a script: it is not JSON
+    assert answer["error"] == {"code": -32700,
+                               "message": "parse error: the line is not JSON (NaN is not JSON)"}
+
+
 def test_compile_dynamic_message(server: Server, capsys: pytest.CaptureFixture[str]) -> None:
     result = server.result("compile", {**SONNET, "context": FULL, "dynamic": "message"})
     assert result == cli_json(capsys, "render", *CLI_SONNET, "--context", FULL_FILE,
@@ -362,10 +407,12 @@ def test_200_pipelined_requests_a_bad_line_and_the_end_of_input() -> None:
     assert bad["error"]["code"] == -32700
     by_id = {a["id"]: a for a in answers if a["id"] is not None}
     assert sorted(by_id) == list(range(200))
-    for i, answer in by_id.items():
-        system = "".join(block["text"] for block in answer["result"]["system"])
-        assert system.count('cwd="/work/project-') == 1, i
-        assert f'cwd="/work/project-{i}"' in system, i
+    for i, answer in by_id.items():  # each its own details, the system prompt the same
+        [first] = answer["result"]["messages"]
+        details = "".join(block["text"] for block in first["content"])
+        assert details.count('cwd="/work/project-') == 1, i
+        assert f'cwd="/work/project-{i}"' in details, i
+        assert answer["result"]["system"] == by_id[0]["result"]["system"]
 
 
 def test_reload_picks_up_a_changed_project_folder(tmp_path: Path) -> None:

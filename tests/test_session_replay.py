@@ -79,7 +79,7 @@ STORY_BREAKS = [None, None, ("mode", "request", "change"), ("rules", "session", 
 
 def test_anthropic_by_hand(builtins: Any) -> None:
     report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers())
+                    compiler=builtins, source=RoundNumbers(), dynamic="system")
     # markers: tools (2,000), role (5,000), rules (5,500) and the client's on the latest turn
     assert bills(report) == [
         (0, 5670, 0),        # everything written up to turn 1
@@ -108,7 +108,7 @@ def test_anthropic_by_hand(builtins: Any) -> None:
 
 def test_openai_by_hand(builtins: Any) -> None:
     report = replay(story("openai", "gpt-5", "gpt-5.1"), compiler=builtins,
-                    source=RoundNumbers())
+                    source=RoundNumbers(), dynamic="system")
     # hits in steps of 128 from 1,024: 5,670 shared → 5,632; 5,500 → 5,376; 5,000 → 4,992;
     # 5,550 (up to the mode) → 5,504
     assert bills(report) == [(0, 0, 5670), (5632, 0, 138), (5376, 0, 494), (4992, 0, 978),
@@ -121,7 +121,7 @@ def test_openai_by_hand(builtins: Any) -> None:
 
 def test_gemini_by_hand(builtins: Any) -> None:
     report = replay(story("gemini", "gemini-2.5-flash", "gemini-2.5-pro"), compiler=builtins,
-                    source=RoundNumbers())
+                    source=RoundNumbers(), dynamic="system")
     assert bills(report) == [(0, 0, 5670), (5670, 0, 100), (5500, 0, 370), (5000, 0, 970),
                              (5550, 0, 520), (5000, 0, 670), (0, 0, 5770)]
     assert breaks(report) == STORY_BREAKS
@@ -144,21 +144,22 @@ def test_dynamic_placement_by_hand(builtins: Any) -> None:
     t = report.totals
     assert (t.input, t.cache_read, t.cache_write) == (41960, 28880, 13080)
     system = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers())
+                    compiler=builtins, source=RoundNumbers(), dynamic="system")
     assert t.cached_share > system.totals.cached_share
 
 
 def test_a_fifth_marker_is_a_rejected_request_and_fails_the_gates(builtins: Any) -> None:
     report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers(), breakpoints=4)
+                    compiler=builtins, source=RoundNumbers(), breakpoints=4, dynamic="system")
     assert all(r.rejected and "5 cache_control markers" in r.rejected for r in report.requests)
     assert report.totals.rejected == 7 and report.totals.input == 0
     gates = {g.name: g.ok for g in report.gates()}
-    assert gates == {"static-class breaks": True, "rejected requests": False}
+    assert gates == {"static-class breaks": True, "rejected requests": False,
+                     "conversation rewrites": True}
     # a what-if without Anthropic's limit (the benchmark's bound): billed, and said so
     what_if = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
                      compiler=builtins, source=RoundNumbers(), breakpoints=4,
-                     marker_limit=None)
+                     marker_limit=None, dynamic="system")
     assert what_if.totals.rejected == 0 and what_if.requests[0].cache_write == 5670
     assert "no limit" in what_if.rules[0]
 
@@ -168,7 +169,7 @@ def test_a_pause_longer_than_the_lifetime_expires_the_cache(builtins: Any) -> No
         "provider": "anthropic", "model": "claude-sonnet-4-5", "turn_tokens": 100,
         "context": {"mode": "act", "date": "2026-01-01"},
         "request": [{}, {"pause": 4}, {"pause": 6}]})
-    report = replay(script, compiler=builtins, source=RoundNumbers())
+    report = replay(script, compiler=builtins, source=RoundNumbers(), dynamic="system")
     assert [r.cache_read for r in report.requests] == [0, 5670, 0]
     assert breaks(report)[2] == ("tools", "static", "expired")
     assert report.totals.static_breaks == 0  # an expiry is no defect of the prompt
@@ -176,13 +177,20 @@ def test_a_pause_longer_than_the_lifetime_expires_the_cache(builtins: Any) -> No
 
 def test_gates(builtins: Any) -> None:
     report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers())
+                    compiler=builtins, source=RoundNumbers(), dynamic="system")
     share = 26670 / 40790
-    checks = {g.name: g.ok for g in report.gates(max_breaks=5, min_cached_share=share)}
-    assert all(checks.values()) and len(checks) == 4
+    # the whole prompt in the system prompt: the mode switch, the rules edit and the new day
+    # each write the conversation again (requests 3-5), which the rewrite gate names
+    checks = {g.name: g.ok for g in report.gates(max_breaks=5, min_cached_share=share,
+                                                 max_rewrites=3)}
+    assert all(checks.values()) and len(checks) == 5
     checks = {g.name: g.ok for g in report.gates(max_breaks=4, min_cached_share=share + 0.01)}
     assert checks == {"static-class breaks": True, "rejected requests": True,
-                      "max-breaks": False, "min-cached-share": False}
+                      "conversation rewrites": False, "max-breaks": False,
+                      "min-cached-share": False}
+    [rewrites] = [g for g in report.gates() if g.name == "conversation rewrites"]
+    assert rewrites.value.startswith("3: #3: 200 conversation tokens not read from the cache "
+                                     "(mode: mode act → plan); #4: ")
     data = report.to_dict(max_breaks=4)
     assert data["ok"] is False and data["totals"]["cost"] == pytest.approx(0.075376)
     assert set(data["requests"][0]) >= {"cache_read", "cache_write", "uncached",
@@ -191,6 +199,60 @@ def test_gates(builtins: Any) -> None:
                                             "cause": "mode act → plan", "kind": "change",
                                             "static": False}
     assert "LiteLLM" in data["totals"]["price_source"]
+
+
+def test_time_passes_between_requests_and_lifetimes_decide_what_survives_a_pause(
+        builtins: Any) -> None:
+    """`turn_seconds` (30 by default) between requests, `pause` minutes where a request says so.
+    With `ttl = "1h"` promptc's markers outlive a 20-minute pause (the prompt is read, the
+    conversation behind the client's 5-minute marker is written again: an expiry, which no
+    gate counts against the prompt); with the 5-minute default nothing survives it."""
+    def run(ttl: str, pause: float) -> Any:
+        script = SessionScript.from_dict({
+            "provider": "anthropic", "model": "claude-sonnet-4-5", "turn_tokens": 100,
+            "ttl": ttl, "context": {"mode": "act", "date": "2026-01-01"},
+            "request": [{}, {"repeat": 9}, {"pause": pause}]})
+        return replay(script, compiler=builtins, source=RoundNumbers(), dynamic="system")
+    hour, five = run("1h", 20), run("5m", 20)
+    # ten requests 30 seconds apart: 4.5 minutes, nothing expired before the pause
+    assert all(r.brk is None for r in hour.requests[:10])
+    assert hour.requests[10].cache_read == 5500  # tools, role and rules (1-hour markers)
+    assert hour.requests[10].brk is not None and hour.requests[10].brk.kind == "expired"
+    assert hour.requests[10].rewritten == 1000 and not hour.requests[10].costly_rewrite
+    assert five.requests[10].cache_read == 0 and five.totals.rewrites == 0
+    assert hour.requests[0].write_long == 5500 and hour.totals.cache_write_long == 5500
+    assert all(g.ok for g in hour.gates())
+
+
+def test_replay_is_linear_in_requests(builtins: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request costs the same however long its conversation: the digests a replay computes
+    and the pieces it looks at grow linearly with the requests, not with their square."""
+    from promptc._session import wire
+    counted = {"ops": 0}
+    real_digest, real_item = wire.digest, wire.Sent.__getitem__
+
+    def digest_counted(*parts: str) -> str:
+        counted["ops"] += 1
+        return real_digest(*parts)
+
+    def item_counted(self: Any, i: Any) -> Any:
+        counted["ops"] += 1
+        return real_item(self, i)
+    monkeypatch.setattr(wire, "digest", digest_counted)
+    monkeypatch.setattr(wire.Sent, "__getitem__", item_counted)
+
+    def ops(requests: int, provider: str, model: str) -> int:
+        counted["ops"] = 0
+        script = SessionScript.from_dict({
+            "provider": provider, "model": model, "turn_tokens": 100,
+            "context": {"mode": "act", "date": "2026-01-01"},
+            "request": [{}, {"repeat": requests - 1}]})
+        replay(script, compiler=builtins, source=RoundNumbers())
+        return counted["ops"]
+    for provider, model in (("anthropic", "claude-sonnet-4-5"), ("openai", "gpt-5"),
+                            ("openai", "gpt-5.6"), ("gemini", "gemini-2.5-flash")):
+        small, large = ops(200, provider, model), ops(800, provider, model)
+        assert large < 4.4 * small, (provider, small, large)  # linear: about 4×, not 16×
 
 
 # --- scripts -----------------------------------------------------------------------------------
@@ -208,11 +270,23 @@ HEAD = 'provider = "anthropic"\nmodel = "claude-sonnet-4-5"\n'
     ('turn_token = 5\n[[request]]\n', "turn_token", "did you mean 'turn_tokens'"),
     ('[[request]]\nrepaet = 2\n', "request[1].repaet", "did you mean 'repeat'"),
     ('[[request]]\n[[request]]\nmode = 3\n', "request[2].mode", ""),
-    ('[[request]]\nrepeat = 0\n', "request[1].repeat", "integer 1.."),
+    ('[[request]]\nrepeat = 0\n', "request[1].repeat", "integer from 1 to 10,000"),
     ('[[request]]\nnew_session = "yes"\n', "request[1].new_session", "true or false"),
     ('dynamic = "user"\n[[request]]\n', "dynamic", "system"),
     ('context = "missing.json"\n[[request]]\n', None, "file not found"),
     ('', "request", "at least one"),
+    # numbers are bounded and finite, each error naming its field (issue 33: H10, H11)
+    ('[[request]]\npause = nan\n', "request[1].pause", "finite number of minutes"),
+    ('[[request]]\npause = inf\n', "request[1].pause", "finite number of minutes"),
+    ('[[request]]\npause = -1\n', "request[1].pause", "finite number of minutes"),
+    ('turn_tokens = ' + '9' * 400 + '\n[[request]]\n', "turn_tokens",
+     "got an integer of 400 digits"),
+    ('[[request]]\noutput_tokens = ' + '9' * 400 + '\n', "request[1].output_tokens",
+     "integer from 0 to 10,000,000"),
+    ('turn_seconds = nan\n[[request]]\n', "turn_seconds", "finite number of seconds"),
+    ('[[request]]\nturn_seconds = 1e9\n', "request[1].turn_seconds", "seconds from 0"),
+    ('ttl = "1d"\n[[request]]\n', "ttl", '"5m" or "1h"'),
+    ('retention = "forever"\n[[request]]\n', "retention", '"in_memory" or "24h"'),
 ])
 def test_a_bad_script_names_the_field(tmp_path: Path, body: str, field: str | None,
                                       words: str) -> None:
@@ -245,7 +319,7 @@ def test_a_new_conversation_with_the_same_prompt_is_no_break(builtins: Any) -> N
         "provider": "anthropic", "model": "claude-sonnet-4-5", "turn_tokens": 100,
         "context": {"mode": "act", "date": "2026-01-01"},
         "request": [{"new_session": True}, {"new_session": True}]})
-    report = replay(script, compiler=builtins, source=RoundNumbers())
+    report = replay(script, compiler=builtins, source=RoundNumbers(), dynamic="system")
     # the second conversation reads the prompt up to the last marker before the date (5,500)
     # and writes the date and its own first turn (170)
     assert bills(report) == [(0, 5670, 0), (5500, 170, 0)]
@@ -257,7 +331,7 @@ def test_the_bill_splits_into_prompt_and_conversation(builtins: Any) -> None:
     """The cache read covers the input's first tokens and the write the ones after it, so each
     request's bill splits between the prompt's pieces (5,570 tokens here) and the turns."""
     report = replay(story("anthropic", "claude-sonnet-4-5", "claude-opus-4-5"),
-                    compiler=builtins, source=RoundNumbers())
+                    compiler=builtins, source=RoundNumbers(), dynamic="system")
     first, _repeat, mode = report.requests[:3]
     assert (first.prompt.tokens, first.prompt.cache_write, first.conversation.cache_write) == \
         (5570, 5570, 100)

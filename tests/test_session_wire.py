@@ -13,7 +13,7 @@ from promptc._session.wire import prompt_wire
 @pytest.mark.parametrize("breakpoints", [1, 2, 3])
 def test_anthropic_pieces_follow_the_payload(builtins: Compiler, full_context: PromptContext,
                                              breakpoints: int) -> None:
-    prompt = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), full_context)
+    prompt = builtins.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), full_context, dynamic="system")
     payload = prompt.to_anthropic(breakpoints=breakpoints)
     wire = prompt_wire(prompt, "anthropic", breakpoints)
     system = [p for p in wire.head if p.kind == "system"]

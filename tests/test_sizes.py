@@ -34,11 +34,11 @@ def test_schema_nested_500_deep_renders_in_text_and_native(builtins: Compiler) -
         {"name": "t", "description": "deep", "input_schema": nested_schema(500)}]}]})
     again = PromptContext.from_dict({"mcp_servers": [{"name": "deep", "tools": [
         {"name": "t", "description": "deep", "input_schema": nested_schema(500)}]}]})
-    text = builtins.compile(GPT, ctx, strict=True)
+    text = builtins.compile(GPT, ctx, strict=True, dynamic="system")
     assert text.text.count('"properties":{') == 500  # minified JSON, one line
     assert len(text.text) < 200_000  # written on one line: linear in depth, not quadratic
-    assert builtins.compile(GPT, again, strict=True).text == text.text  # equal, deep compare
-    native = builtins.compile(SONNET, ctx, strict=True)
+    assert builtins.compile(GPT, again, strict=True, dynamic="system").text == text.text  # equal, deep compare
+    native = builtins.compile(SONNET, ctx, strict=True, dynamic="system")
     [fn] = [f for f in native.tools.anthropic() if f["name"] == "mcp__deep__t"]
     depth, node = 0, fn["input_schema"]
     while "properties" in node:
@@ -84,11 +84,11 @@ def test_large_inputs_are_complete(builtins: Compiler, scale: int) -> None:
                             for i in range(n)]}],
                         skills=[{"name": f"skill-{i}", "description": "A skill."}
                                 for i in range(n)])
-    out = builtins.compile(GPT, ctx, strict=True)
+    out = builtins.compile(GPT, ctx, strict=True, dynamic="system")
     for text in (big_rules.rstrip("\n"), eq_line, blanks):
         assert text in out.text
     assert out.text.count("tool_") >= n and f"skill-{n - 1}" in out.text
-    native = builtins.compile(SONNET, ctx, strict=True)
+    native = builtins.compile(SONNET, ctx, strict=True, dynamic="system")
     assert len(native.tools.names) >= n
     assert len(set(native.tools.names)) == len(native.tools.names)
 

@@ -151,7 +151,7 @@ def test_native_mcp_tools_never_take_a_builtin_name(builtins: Compiler) -> None:
     ctx = PromptContext(mcp_servers=[{"name": "files", "tools": [
         {"name": "read_file", "description": "Shadow the built-in.",
          "input_schema": {"type": "object"}}]}])
-    out = builtins.compile(NATIVE, ctx, variant="native-next-gen")
+    out = builtins.compile(NATIVE, ctx, variant="native-next-gen", dynamic="system")
     assert out.tools.mode == "native"
     assert out.tools.names.count("read_file") == 1 and "mcp__files__read_file" in out.tools.names
     assert out.tools.mcp_target("mcp__files__read_file") == ("files", "read_file")
@@ -167,13 +167,13 @@ def test_native_mcp_tools_never_take_a_builtin_name(builtins: Compiler) -> None:
 def test_builtin_tools_come_first_then_session_tools(builtins: Compiler) -> None:
     """The built-in block depends only on the variant, features, mode and model; tools that
     depend on the session (skills, MCP servers) follow it, then the MCP functions."""
-    out = builtins.compile(NATIVE, make_context("full"), variant="native-next-gen")
+    out = builtins.compile(NATIVE, make_context("full"), variant="native-next-gen", dynamic="system")
     names = out.tools.names
     stable = out.tools.stable
     assert names[stable:stable + 3] == ("access_mcp_resource", "load_skill",
                                         "load_skill_reference")
     assert all(n.startswith("mcp__") for n in names[stable + 3:])
-    bare = builtins.compile(NATIVE, make_context("no_rules_skills"), variant="native-next-gen")
+    bare = builtins.compile(NATIVE, make_context("no_rules_skills"), variant="native-next-gen", dynamic="system")
     assert bare.tools.names[:bare.tools.stable] == names[:stable]
 
 

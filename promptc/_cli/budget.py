@@ -85,11 +85,14 @@ def budget_failure(exc: BudgetExceededError) -> tuple[str, list[dict[str, Any]]]
     need = sum(r["tokens"] for r in required)
     total = report.get("total", 0)
     tools = report.get("tools", 0)
+    split = report.get("placement", 0)
     rest = ""
     if tools:
         rest += f", {tools:,} of native tool definitions"
-    if total > need + tools:
-        rest += f", {total - need - tools:,} outside any section"
+    if split:
+        rest += f", {split:,} for the split's note and the details' tags"
+    if total > need + tools + split:
+        rest += f", {total - need - tools - split:,} outside any section"
     sentence = (f"the prompt cannot fit the budget of {report.get('budget', 0):,} tokens: with "
                 f"every shorter form used and every optional section dropped it still needs "
                 f"{total:,}: {need:,} in the required sections "

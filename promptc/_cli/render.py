@@ -29,12 +29,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     fmt = "json" if args.json else args.format
     prompt = compiler.compile(info, ctx, strict=strict_from(args, compiler), budget=args.budget,
                               count_tokens=fmt == "json" or args.budget is not None,
-                              variant=args.variant,
-                              dynamic=args.dynamic or compiler.placement or "system")
-    if fmt == "text":
+                              variant=args.variant, dynamic=args.dynamic)
+    if fmt == "text":  # the whole prompt as one string; json and the payloads show the split
         sys.stdout.write(prompt.text + "\n")
-        if prompt.message:
-            sys.stdout.write(f"\n--- first user message ---\n{prompt.message}\n")
     elif fmt == "json":
         print_json(render_data(prompt))
     else:
@@ -109,11 +106,13 @@ def add_render_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                    help="cache breakpoints for --format anthropic (default 2): the end of the "
                         "built-in tools, of the static, session and request blocks, first "
                         "places first, each only once its prefix reaches the model's minimum")
-    p.add_argument("--dynamic", choices=("system", "message"), default=None,
-                   help="system: the whole prompt in the system prompt (default, unless the "
-                        "project file's `placement` says otherwise); message: "
-                        "only the static part there, the session and request text as a first "
-                        "user message (in the payloads' `messages`; text: after a marker line)")
+    p.add_argument("--dynamic", choices=("system", "message"),
+                   help="message (the default, unless the project file's `placement` says "
+                        "otherwise or the pack has no environment note): the static part as "
+                        "the system prompt, the session and request text as a first user "
+                        "message of its own (in the payloads' `messages`, and json's `system` "
+                        "and `message`); system: the whole prompt as the system prompt. The "
+                        "text format prints the whole prompt either way")
     add_payload_options(p)
     commands["render"] = cmd_render
 

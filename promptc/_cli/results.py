@@ -50,10 +50,11 @@ def render_data(prompt: CompiledPrompt) -> dict[str, Any]:
     return data
 
 
-_PAYLOADS: dict[str, Callable[[CompiledPrompt, PayloadOptions], dict[str, Any]]] = {
-    "anthropic": lambda p, o: p.to_anthropic(breakpoints=o.breakpoints),
-    "openai": lambda p, o: p.to_openai(api=o.openai_api, strict=o.strict_tools),
-    "gemini": lambda p, o: p.to_gemini(schema=o.gemini_schema),
+_PAYLOADS: dict[str, Callable[[CompiledPrompt, PayloadOptions, CompiledPrompt | None],
+                               dict[str, Any]]] = {
+    "anthropic": lambda p, o, b: p.to_anthropic(breakpoints=o.breakpoints, previous=b),
+    "openai": lambda p, o, b: p.to_openai(api=o.openai_api, strict=o.strict_tools, previous=b),
+    "gemini": lambda p, o, b: p.to_gemini(schema=o.gemini_schema, previous=b),
 }
 
 _TOOLS: dict[str, Callable[[ToolSet, PayloadOptions], list[dict[str, Any]]]] = {
@@ -65,9 +66,11 @@ _TOOLS: dict[str, Callable[[ToolSet, PayloadOptions], list[dict[str, Any]]]] = {
 PAYLOAD_FORMATS = tuple(_PAYLOADS)
 
 
-def payload(prompt: CompiledPrompt, fmt: str, options: PayloadOptions) -> dict[str, Any]:
-    """`render --format anthropic|openai|gemini`: a request payload for that provider."""
-    return _PAYLOADS[fmt](prompt, options)
+def payload(prompt: CompiledPrompt, fmt: str, options: PayloadOptions,
+            previous: CompiledPrompt | None = None) -> dict[str, Any]:
+    """`render --format anthropic|openai|gemini`: a request payload for that provider (given
+    the session's previous prompt, with the update in place of the first message)."""
+    return _PAYLOADS[fmt](prompt, options, previous)
 
 
 def native_tools(tools: ToolSet, fmt: str, options: PayloadOptions) -> list[dict[str, Any]]:

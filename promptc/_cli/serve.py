@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +35,29 @@ CODES = "0 the input ended and every request was answered · 2 bad usage, or the
         "do not load"
 
 
+SESSIONS_KEPT = 256  # sessions whose last prompt the server remembers (the oldest go first)
+
+
+class Sessions:
+    """The last prompt of each session a client named (`compile` with `session`), so that the
+    next request of that session gets the update since it. Bounded: a session not seen for
+    `SESSIONS_KEPT` other sessions is forgotten (its next request starts it again)."""
+
+    def __init__(self, kept: int = SESSIONS_KEPT) -> None:
+        self._kept = kept
+        self._last: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def swap(self, session: str, prompt: Any) -> Any:
+        """Remember `prompt` as the session's last; return the one before (None: new)."""
+        with self._lock:
+            before = self._last.pop(session, None)
+            self._last[session] = prompt
+            while len(self._last) > self._kept:
+                self._last.popitem(last=False)
+            return before
+
+
 class Server:
     """The Compiler in effect, and how to build it again from the same sources. `reload` runs
     on the reading thread (an inline method), so requests read after it see the new one."""
@@ -40,6 +65,7 @@ class Server:
     def __init__(self, build: Callable[[], Compiler]) -> None:
         self._build = build
         self.compiler = build()
+        self.sessions = Sessions()
 
     def reload(self) -> Compiler:
         """Read the sources again; on an error the current Compiler stays."""

@@ -44,13 +44,22 @@ class Param:
             return "must be one of " + ", ".join(repr(c) for c in self.choices)
         if isinstance(value, (int, float)) and not self.least <= value <= self.most:
             return f"must be {self.what}"
+        if isinstance(value, str) and not self.least <= len(value) <= self.most:
+            return f"must be {self.what}"
         return None
+
+
+class Sessions(Protocol):
+    def swap(self, session: str, prompt: Any) -> Any: ...
 
 
 class Server(Protocol):
     """What a method may ask of the server beyond its Compiler."""
 
     def reload(self) -> Compiler: ...
+
+    @property
+    def sessions(self) -> Sessions: ...
 
 
 @attrs.frozen
@@ -114,10 +123,12 @@ SHAPES = {
 }
 DYNAMIC = Param(str, "a string", choices=("system", "message"))
 MODE = Param(str, "a string", choices=("plan", "act"))
+SESSION_ID = Param(str, "a string of 1 to 200 characters", least=1, most=200)
 COMPILE = {
     **TARGET, "strict": FLAG, "budget": COUNT, "dynamic": DYNAMIC,
     "format": Param(str, "a string", choices=("json", *PAYLOAD_FORMATS)),
     "breakpoints": Param(int, "an integer from 0 to 4", least=0, most=4), **SHAPES,
+    "session": SESSION_ID,
 }
 TOOLS = {**TARGET, "strict": FLAG,
          "format": Param(str, "a string", choices=("text", *PAYLOAD_FORMATS)), **SHAPES}
@@ -129,7 +140,8 @@ SESSION = {"script": Param(dict, "an object (a session script's data)", required
            "dynamic": DYNAMIC, "breakpoints": Param(int, "an integer from 0 to 4", least=0,
                                                     most=4),
            "max_breaks": COUNT, "min_cached_share": Param((int, float), "a number from 0 to 1",
-                                                          least=0, most=1)}
+                                                          least=0, most=1),
+           "max_rewrites": COUNT}
 
 
 def target(call: Call) -> tuple[ProviderInfo, PromptContext]:
@@ -162,7 +174,11 @@ def shapes(params: Mapping[str, Any]) -> PayloadOptions:
 # --- methods -------------------------------------------------------------------------------------
 
 def compile_prompt(call: Call) -> Any:
-    """`render --format json` (default) or a provider payload (`format`)."""
+    """`render --format json` (default) or a provider payload (`format`). With `session`, the
+    server remembers the session's last prompt: the JSON gains `update` (the details that
+    changed since, as a message of their own; "" when nothing did or the session is new) and
+    `continued`; a payload carries the first details message for a new session and the
+    update, when there is one, for a continued one."""
     p = call.params
     info, ctx = target(call)
     fmt = p.get("format", "json")
@@ -170,8 +186,16 @@ def compile_prompt(call: Call) -> Any:
     prompt = call.compiler.compile(info, ctx, strict=p.get("strict", project.strict),
                                    budget=p.get("budget"), variant=p.get("variant"),
                                    count_tokens=fmt == "json" or "budget" in p,
-                                   dynamic=p.get("dynamic", project.placement or "system"))
-    return render_data(prompt) if fmt == "json" else payload(prompt, fmt, shapes(p))
+                                   dynamic=p.get("dynamic"))
+    session = p.get("session")
+    previous = call.server.sessions.swap(session, prompt) if session is not None else None
+    if fmt != "json":
+        return payload(prompt, fmt, shapes(p), previous)
+    data = render_data(prompt)
+    if session is not None:
+        data["continued"] = previous is not None
+        data["update"] = prompt.message_update(previous) if previous is not None else ""
+    return data
 
 
 def tools(call: Call) -> Any:
@@ -211,8 +235,9 @@ def session(call: Call) -> Any:
     p = call.params
     script = SessionScript.from_dict(p["script"], source="<params.script>")
     report = replay(script, compiler=call.compiler, dynamic=p.get("dynamic"),
-                    breakpoints=p.get("breakpoints"))
-    return report.to_dict(p.get("max_breaks"), p.get("min_cached_share"))
+                    breakpoints=p.get("breakpoints"), floor=True)
+    return report.to_dict(p.get("max_breaks"), p.get("min_cached_share"),
+                          p.get("max_rewrites", 0))
 
 
 def explain(call: Call) -> Any:

@@ -22,13 +22,15 @@ DESCRIPTION = (
     "and the provider's prompt-caching rules (Anthropic's explicit markers, OpenAI's automatic "
     "prefix caching, Gemini's implicit caching). For each request: the input tokens read from "
     "the cache, written to it and sent uncached, the cost at the model's prices (from LiteLLM's "
-    "map), and where the cached prefix broke and why. A break inside the static class (other "
-    "than at a model switch), or a request Anthropic would reject (more than 4 markers), "
-    "always fails; --max-breaks and "
-    "--min-cached-share add gates. `promptc help session` describes the script format and "
-    "the rules.")
+    "map), and where the cached prefix broke and why; then the conversation's own floor (its "
+    "cost with a prompt that never changes) and the prompt's share above it. A break inside "
+    "the static class (other than at a model switch), a request Anthropic would reject (more "
+    "than 4 markers, or a 1-hour marker after a 5-minute one), and the conversation written "
+    "again other than at a model switch or an expired cache (each named with its request and "
+    "cause) always fail; --max-breaks and --min-cached-share add gates. `promptc help "
+    "session` describes the script format and the rules.")
 EXAMPLES = ["promptc session benchmarks/sessions/day-anthropic.toml",
-            "promptc session day.toml --dynamic message --format markdown",
+            "promptc session day.toml --dynamic system --format markdown",
             "promptc session day.toml --max-breaks 5 --min-cached-share 0.8 --format json"]
 CODES = "0 ok · 1 a gate failed · 2 bad usage or a bad script"
 
@@ -54,7 +56,8 @@ def add_session_command(sub: Any, commands: dict[str, Callable[[argparse.Namespa
                         "markdown: for a PR comment")
     p.add_argument("--dynamic", choices=("system", "message"),
                    help="where session and request text goes (default: the script's, else "
-                        "system); message: a first user message (see render --dynamic)")
+                        "the split, message: the static part as the system prompt, the rest "
+                        "as a first user message); system: all in the system prompt")
     p.add_argument("--breakpoints", type=int, choices=(0, 1, 2, 3, 4),
                    help="promptc's cache markers for Anthropic (default: the script's, else 4 "
                         "minus the client's markers)")
@@ -63,6 +66,9 @@ def add_session_command(sub: Any, commands: dict[str, Callable[[argparse.Namespa
     p.add_argument("--min-cached-share", type=_share, metavar="X",
                    help="fail (exit 1) when less than X of the input tokens (0.8 or 80%%) are "
                         "read from the cache")
+    p.add_argument("--max-rewrites", type=int, metavar="N", default=0,
+                   help="allow N requests that write the conversation again other than at a "
+                        "model switch or an expired cache (default 0: any fails, exit 1)")
     add_sources(p)
     commands["session"] = cmd_session
 
@@ -70,11 +76,13 @@ def add_session_command(sub: Any, commands: dict[str, Callable[[argparse.Namespa
 def cmd_session(args: argparse.Namespace) -> int:
     if args.max_breaks is not None and args.max_breaks < 0:
         raise UsageError("--max-breaks must be ≥ 0")
+    if args.max_rewrites < 0:
+        raise UsageError("--max-rewrites must be ≥ 0")
     report = replay(args.script, compiler=compiler_from(args), dynamic=args.dynamic,
-                    breakpoints=args.breakpoints)
-    gates = report.gates(args.max_breaks, args.min_cached_share)
+                    breakpoints=args.breakpoints, floor=True)
+    gates = report.gates(args.max_breaks, args.min_cached_share, args.max_rewrites)
     if args.format == "json":
-        print_json(report.to_dict(args.max_breaks, args.min_cached_share))
+        print_json(report.to_dict(args.max_breaks, args.min_cached_share, args.max_rewrites))
     elif args.format == "markdown":
         sys.stdout.write(markdown(report, gates))
     else:

@@ -120,10 +120,12 @@ class TargetCheck:
 
 
 def check_target(compiler: Compiler, t: Target) -> TargetCheck:
-    """One case counted in its own full context, strictly: a prompt missing a section (an
-    input left out, a component that failed) would be counted short."""
+    """One case counted in its own full context, strictly (a prompt missing a section, an
+    input left out or a component that failed, would be counted short), on the prompt as one
+    string (the placement the targets were set for: the session's MCP tools as functions of
+    their own, the whole text counted)."""
     prompt = compiler.compile(t.provider, t.context, variant=t.variant, count_tokens=True,
-                              strict=True)
+                              strict=True, dynamic="system")
     rep = _counted(prompt)
     static = sum(s.tokens or 0 for s in prompt.sections if s.cache == "static")
     share = static / rep.total if rep.total else 0.0

@@ -44,12 +44,13 @@ class _Search:
     """One budget search over a bound request: the forms and drops chosen so far."""
 
     def __init__(self, plan: Plan, request: Request, counter: TokenCounter, budget: int,
-                 tools_tokens: int) -> None:
+                 tools_tokens: int, reserved: int = 0) -> None:
         self.plan = plan
         self.request = request
         self.counter = counter
         self.budget = budget
         self.tools_tokens = tools_tokens
+        self.reserved = reserved
         self.encoding = encoding_for(plan.provider)[0]
         self.forms: dict[str, Form] = {}
         self.dropped: set[str] = set()
@@ -63,7 +64,7 @@ class _Search:
         laid = plan.assemble(sections, self.request)
         cuts = [span[0] for _section, span in laid.placed]
         return _Attempt(laid, self.counter.total(laid.text, cuts, self.encoding) +
-                        self.tools_tokens)
+                        self.tools_tokens + self.reserved)
 
     def candidates(self, current: _Attempt) -> list[Section]:
         """The placed sections, least important first (later in the order first)."""
@@ -107,14 +108,17 @@ class _Search:
         parts = [f"{required} in required sections"]
         if self.tools_tokens:
             parts.append(f"{self.tools_tokens} of native tool definitions")
-        rest = current.total - required - self.tools_tokens
+        if self.reserved:
+            parts.append(f"{self.reserved} for the split's note and the details' tags")
+        rest = current.total - required - self.tools_tokens - self.reserved
         if rest > 0:
             parts.append(f"{rest} in the template's own text")
         return BudgetExceededError(
             f"the prompt needs at least {current.total} tokens ({', '.join(parts)}); the "
             f"budget is {self.budget}",
             report={"sections": rows, "total": current.total, "budget": self.budget,
-                    "tools": self.tools_tokens, "dropped": [d.to_dict() for d in self.log]},
+                    "tools": self.tools_tokens, "placement": self.reserved,
+                    "dropped": [d.to_dict() for d in self.log]},
             field="budget")
 
 
@@ -131,12 +135,13 @@ def _report_cuts(log: list[Dropped], report: Reporter) -> None:
 
 
 def fit_budget(plan: Plan, request: Request, counter: TokenCounter, budget: int,
-               report: Reporter, tools_tokens: int = 0) -> Assembled:
-    """Sections that fit `budget` tokens together with `tools_tokens` of native tool JSON (and
-    the text they make), or BudgetExceededError."""
+               report: Reporter, tools_tokens: int = 0, reserved: int = 0) -> Assembled:
+    """Sections that fit `budget` tokens together with `tools_tokens` of native tool JSON and
+    `reserved` more that are sent with them (the split's note and tags), or
+    BudgetExceededError."""
     if budget < 0:
         raise BudgetExceededError(f"budget must be ≥ 0, got {budget}", field="budget")
-    search = _Search(plan, request, counter, budget, tools_tokens)
+    search = _Search(plan, request, counter, budget, tools_tokens, reserved)
     current = search.attempt(report)
     # 1. shorter forms, least important first; 2. optional sections dropped, likewise
     current = search.cut(search.cut(current, "shortened"), "dropped")

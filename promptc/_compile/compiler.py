@@ -20,7 +20,7 @@ import datetime
 import threading
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -41,13 +41,15 @@ from .._model.variant import Variant
 from .._text.tokens import TokenCounter, TokenReport
 from .base import Assembled
 from .contexts import ContextMemo
+from .dynamic import (DEFAULT_PLACEMENT, MESSAGE_TAG, NOTE, PLACEMENTS, Placement,
+                      note_text, place_in_message)
 from .plan import Plan
 from .result import CompiledPrompt, Section
 
-if TYPE_CHECKING:  # dynamic placement is loaded when a request asks for it
-    from .dynamic import Placement
 
 __all__ = ["Compiler", "Route"]
+
+GENERIC_MCP_TOOL = "use_mcp_tool"  # what the generic form calls MCP tools through
 
 
 @attrs.frozen(eq=False)
@@ -136,6 +138,7 @@ class Compiler:
         # complete request key -> CompiledPrompt, kept from its second time
         self._results: Memo[Hashable, CompiledPrompt] = Memo(memo_size, second_sight=True)
         self.tokens = TokenCounter()
+        self._notes: dict[str, tuple[str, str]] = {}  # variant id -> its note (dynamic.py)
         self._context_hooks = plugins.context_hooks if plugins else ()
         self._inspect_hooks = plugins.inspect_hooks if plugins else ()
 
@@ -246,8 +249,10 @@ class Compiler:
 
     def _placed_plan(self, plan: Plan, provider: ProviderInfo, dynamic: str) -> Plan:
         """dynamic="message" with native tools: the plan that offers the session's tools in
-        their generic form, so that tools are shared like the system prompt (see Request)."""
-        if dynamic != "message" or plan.tool_mode != "native":
+        their generic form, so that tools are shared like the system prompt (see Request); a
+        variant without `use_mcp_tool` keeps MCP tools as functions of their own."""
+        if dynamic != "message" or plan.tool_mode != "native" or \
+                GENERIC_MCP_TOOL not in plan.variant.tools:
             return plan
         return self._plan(plan.variant, plan.provider, provider.native_tools, True)
 
@@ -286,28 +291,39 @@ class Compiler:
                 context: PromptContext | Mapping[str, Any] | None = None, *,
                 strict: bool = False, budget: int | None = None,
                 count_tokens: bool = False, variant: str | None = None,
-                dynamic: Placement = "system") -> CompiledPrompt:
+                dynamic: Placement | None = None) -> CompiledPrompt:
         """Build the prompt for one request.
 
         `context` is a PromptContext or its plain data. Lenient (default): failing matchers,
         components, plugins and tool conditions are skipped and reported in `diagnostics`.
-        Strict: the first warning or error raises a typed error. `dynamic="message"`: the
-        system prompt keeps only the static block (plus a note saying where the rest is), and
-        the session- and request-class text comes back in `prompt.message`.
+        Strict: the first warning or error raises a typed error. `dynamic`: where the text
+        that can change during a session is sent (`prompt.text` is the whole prompt either
+        way). "message", the default: the system prompt (`prompt.system`) is the static block
+        and a note saying where the rest is, and the session- and request-class text is the
+        first user message (`prompt.message`); "system": `prompt.text` as the system prompt.
+        By default a pack without the note keeps the single string (see dynamic.py).
         """
         ctx, seen = self._context(context)                                      # 0. context
         provider = _provider_of(provider, ctx)
         route = self._routed(provider, variant, strict)                         # 1. route
         date = ctx.date if ctx.date is not None else datetime.date.today().isoformat()
         counted = bool(count_tokens)
-        key = self._result_key(route, budget, seen, (route, ctx, date, counted, dynamic))
+        placement, note = self._placement(route, dynamic)
+        key = self._result_key(route, budget, seen, (route, ctx, date, counted, placement))
         done = self._stored(key, strict)
         if done is not None:
             return done
-        plan = self._placed_plan(route.plan, provider, dynamic)
+        plan = self._placed_plan(route.plan, provider, placement)
         report = Reporter(strict, route.diagnostics)
-        prompt = self._build(route, plan, ctx, date, budget, counted, report)   # 2.–5.
-        prompt = self._place(self._inspected(prompt, report), plan.variant, dynamic)
+        if placement == "message" and not note[0]:
+            report("warning", "placement-without-note",
+                   f"variant {plan.variant.id!r} has no {NOTE!r} component: with "
+                   "dynamic=\"message\" the model is not told where its environment details "
+                   "went", f"variant:{plan.variant.id}")
+        extra = self._split_tokens(plan, note[0]) \
+            if placement == "message" and budget is not None else 0
+        prompt = self._build(route, plan, ctx, date, budget, counted, report, extra)  # 2.–5.
+        prompt = self._place(self._inspected(prompt, report), placement, note)
         if key is not None:
             self._results.put(key, prompt)
         return prompt
@@ -339,7 +355,8 @@ class Compiler:
         return done
 
     def _build(self, route: Route, plan: Plan, ctx: PromptContext, date: str,
-               budget: int | None, counted: bool, report: Reporter) -> CompiledPrompt:
+               budget: int | None, counted: bool, report: Reporter, extra: int = 0
+               ) -> CompiledPrompt:
         """Stages 2–5: bind the request, its tools, sections and their assembly (within the
         budget), and the result."""
         ctx = self._checked(ctx, plan, report)
@@ -350,7 +367,7 @@ class Compiler:
         else:
             from .budget import fit_budget
             laid = fit_budget(plan, request, self.tokens, budget, report,
-                              self._tool_tokens(tools, plan.provider))
+                              self._tool_tokens(tools, plan.provider), extra)
         return self._wrap(route, plan, laid, tools, report, counted, budget)    # 5. wrap
 
     def _checked(self, ctx: PromptContext, plan: Plan, report: Reporter) -> PromptContext:
@@ -375,15 +392,34 @@ class Compiler:
                               placeholders=laid.layers, dropped=laid.dropped, tokens=tokens,
                               budget=budget, _counter=self.tokens)
 
-    def _place(self, prompt: CompiledPrompt, variant: Variant, dynamic: str) -> CompiledPrompt:
-        """Dynamic placement (see dynamic.py): "system" leaves the prompt as it is."""
-        if dynamic == "system":
-            return prompt
-        from .dynamic import PLACEMENTS, note_text, place_in_message
-        if dynamic != "message":
+    def _placement(self, route: Route, dynamic: str | None) -> tuple[Placement, tuple[str, str]]:
+        """The placement a request gets, and the variant's note (see dynamic.py): the one
+        asked for, else the project file's `placement`, else the library's default, which a
+        variant without a note cannot take."""
+        if dynamic is None:
+            dynamic = self.project.placement
+        if dynamic is not None and dynamic not in PLACEMENTS:
             raise ValueError(f"dynamic must be one of {', '.join(PLACEMENTS)}, got {dynamic!r}")
-        note, origin = note_text(variant, self.registry.components)
-        return place_in_message(prompt, note, origin, self.tokens, self.registry.components)
+        variant = route.plan.variant
+        note = self._notes.get(variant.id)
+        if note is None:
+            note = self._notes[variant.id] = note_text(variant, self.registry.components)
+        if dynamic is None:
+            return (DEFAULT_PLACEMENT if note[0] else "system"), note
+        return ("message" if dynamic == "message" else "system"), note
+
+    def _split_tokens(self, plan: Plan, note: str) -> int:
+        """What the split sends besides the prompt's text: the note and the element's tags
+        (a budget counts them, so that what is sent fits it)."""
+        tags = f"<{MESSAGE_TAG}>\n\n</{MESSAGE_TAG}>"
+        return self.tokens.count(note + "\n\n" + tags, encoding_for(plan.provider)[0])
+
+    def _place(self, prompt: CompiledPrompt, placement: str, note: tuple[str, str]
+               ) -> CompiledPrompt:
+        """The split (see dynamic.py): "system" leaves the prompt as it is."""
+        if placement == "system":
+            return prompt
+        return place_in_message(prompt, note[0], note[1], self.tokens, self.registry.components)
 
     def _count(self, sections: list[Section], text: str, spans: list[tuple[int, int]],
                provider: ProviderInfo, tools: ToolSet | None = None

@@ -1,12 +1,17 @@
-"""Dynamic placement: the session- and request-class text moved out of the system prompt.
+"""Placement: where the session- and request-class text goes when the prompt is sent.
 
-`compile(..., dynamic="message")` keeps in the system prompt only the static block, which every
-user of a deployment shares, and hands the rest back as the text of a first user message,
-wrapped in an `<environment_details>` element. The system prompt ends with the
+Placement is an emission choice, not a different prompt: `prompt.text` is the whole prompt as
+one string either way. With the split (`dynamic="message"`, the default) the result also
+carries what is sent: the system part (`prompt.system`), the static block ended by the
 `environment_note` component (prose in components/, overridable per variant), which tells the
-model where its environment details are, joined to the static block with the same glue the
-variant's template puts between sections. A prompt with nothing after its static block is
-returned as it is.
+model where its environment details are and that only a message of their own counts, joined
+with the glue the variant's template puts between sections, byte-identical for every session of
+the variant; and the first user message (`prompt.message`), the rest of the prompt verbatim in
+an `<environment_details>` element. `dynamic="system"` sends `text` as the system prompt.
+
+A pack without a note (a project with the built-ins off) keeps the single string unless the
+split is asked for: the model would not be told where its details went (`promptc lint` says
+so). A prompt with nothing after its static block is split into itself and no message.
 
 The message opens with the sections that describe the session's tools (the MCP servers and
 skills: components that read nothing else), which users of one team tend to share while their
@@ -27,15 +32,18 @@ from .._model.variant import Variant
 from .._text.cleanup import clean
 from .._text.template import Template, render
 from .._text.tokens import TokenCounter
+from .._emit.details import MESSAGE_TAG
 from .result import CompiledPrompt, Section
 
-__all__ = ["Placement", "PLACEMENTS", "NOTE", "MESSAGE_TAG", "note_text", "place_in_message",
-           "message_update", "CATALOGUE_READS"]
+__all__ = ["Placement", "PLACEMENTS", "DEFAULT_PLACEMENT", "NOTE", "MESSAGE_TAG", "note_text",
+           "place_in_message", "CATALOGUE_READS"]
 
 Placement = Literal["system", "message"]
 PLACEMENTS: tuple[Placement, ...] = ("system", "message")
+# The library's default: nothing that changes during a session sits before the conversation.
+# (A project's `placement` key, read by the Compiler, is the other way to choose.)
+DEFAULT_PLACEMENT: Placement = "message"
 NOTE = "environment_note"  # the component that says where the environment details are
-MESSAGE_TAG = "environment_details"
 # What a section describing the session's tools reads (the provider aside): MCP servers, skills
 CATALOGUE_READS = frozenset({"mcp_servers", "skills"})
 
@@ -94,37 +102,23 @@ def _catalogue_cut(sections: Sequence[Section], spans: Sequence[tuple[int, int]]
 def place_in_message(prompt: CompiledPrompt, note: str, origin: str,
                      counter: TokenCounter | None = None,
                      components: Mapping[str, Component] | None = None) -> CompiledPrompt:
-    """The prompt with everything after its static block moved to `message`; `components`
-    (the registry's) tell which sections describe the session's tools (`message_cut`)."""
+    """The prompt with its split: everything after its static block as `message`, the static
+    block and the note as `split_system`; `text` stays whole. `components` (the registry's)
+    tell which sections describe the session's tools (`message_cut`)."""
     cut, moved = _split(prompt)
     if not moved:
-        return attrs.evolve(prompt, dynamic="message")
+        return attrs.evolve(prompt, dynamic="message", split_system=prompt.text,
+                            split_sections=prompt.sections, split_spans=prompt.spans)
     first = prompt.spans[moved[0]][0]
     system, sections, spans = _system(prompt, cut, first, note, origin, counter)
     opening = f"<{MESSAGE_TAG}>\n"
     shift = len(opening) - first
-    report = prompt.tokens
-    if report is not None and counter is not None:
-        report = attrs.evolve(report, total=counter.count(system, prompt.encoding[0]))
     message_sections = tuple(prompt.sections[i] for i in moved)
     message_spans = tuple((a + shift, b + shift) for a, b in (prompt.spans[i] for i in moved))
     return attrs.evolve(
-        prompt, text=system, sections=tuple(sections), spans=tuple(spans), tokens=report,
-        dynamic="message", message=f"{opening}{prompt.text[first:]}\n</{MESSAGE_TAG}>",
+        prompt, dynamic="message", split_system=system, split_sections=tuple(sections),
+        split_spans=tuple(spans),
+        message=f"{opening}{prompt.text[first:]}\n</{MESSAGE_TAG}>",
         message_sections=message_sections, message_spans=message_spans,
         message_cut=_catalogue_cut(message_sections, message_spans, components or {}),
         _memo={})
-
-
-def message_update(prompt: CompiledPrompt, previous: CompiledPrompt) -> str:
-    """What to send with the latest message when the details changed since `previous`: an
-    `<environment_details>` element with the sections whose text changed ("" when none did);
-    every section when one appeared or went, since an absent section says nothing."""
-    before = {s.id: s.text for s in previous.message_sections}
-    now = prompt.message_sections
-    if [s.id for s in now] != list(before):
-        return prompt.message
-    changed = [s.text for s in now if before.get(s.id) != s.text]
-    if not changed:
-        return ""
-    return f"<{MESSAGE_TAG}>\n" + "\n\n".join(changed) + f"\n</{MESSAGE_TAG}>"

@@ -12,6 +12,7 @@ from typing import Any, Literal
 import attrs
 
 from .._emit.blocks import Block, split_blocks
+from .._emit.details import update_text
 from .._emit.toolset import ToolSet
 from .._load.registry import TraceEntry
 from .._model.cache import CacheClass
@@ -78,8 +79,9 @@ class CompiledPrompt:
     dropped: tuple[Dropped, ...] = ()
     tokens: TokenReport | None = None
     budget: int | None = None
-    # dynamic placement (`compile(..., dynamic="message")`, see dynamic.py): the session- and
-    # request-class text moved out of `text` into a first user message
+    # placement (see dynamic.py): "message" (the split, the default) sends the static block
+    # and a note as the system prompt (`system`) and the session- and request-class text as
+    # a first user message (`message`); "system" sends `text` as the system prompt
     dynamic: Literal["system", "message"] = "system"
     message: str = ""
     message_sections: tuple[Section, ...] = ()
@@ -88,6 +90,10 @@ class CompiledPrompt:
     # `message`, when other sections follow them (0: no such cut); Anthropic's adapter sends
     # the message as two blocks there and may mark the first (see dynamic.py)
     message_cut: int = 0
+    # the split's system part: its text, sections (the static ones and the note) and spans
+    split_system: str = ""
+    split_sections: tuple[Section, ...] = ()
+    split_spans: tuple[tuple[int, int], ...] = ()
     _memo: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False, alias="_memo")
     _counter: TokenCounter | None = attrs.field(default=None, eq=False, repr=False,
                                                 alias="_counter")
@@ -107,11 +113,37 @@ class CompiledPrompt:
         return memo
 
     @property
+    def system(self) -> str:
+        """The system prompt as sent: the whole `text`, or with the split the static block and
+        the note, byte-identical for every session of the variant."""
+        return self.split_system if self.dynamic == "message" else self.text
+
+    @property
+    def system_sections(self) -> tuple[Section, ...]:
+        return self.split_sections if self.dynamic == "message" else self.sections
+
+    @property
+    def system_spans(self) -> tuple[tuple[int, int], ...]:
+        return self.split_spans if self.dynamic == "message" else self.spans
+
+    @property
+    def system_blocks(self) -> tuple[Block, ...]:
+        """The system prompt as sent, split where its cache class rises (with the split, one
+        static block)."""
+        if self.dynamic != "message":
+            return self.blocks
+        memo = self._memo.get("system_blocks")
+        if memo is None:
+            memo = self._memo["system_blocks"] = split_blocks(
+                self.split_system, self.split_sections, self.split_spans)
+        return memo
+
+    @property
     def request_text(self) -> str:
-        """The request-class tail (date, notices…), for clients that send it with the latest
-        user message instead (see the adapters' `include_request=False`), so that changing it
-        does not invalidate the cached conversation behind the system prompt."""
-        blocks = self.blocks
+        """The request-class tail of the system prompt as sent (date, notices…), for clients
+        that send it with the latest user message instead (see the adapters'
+        `include_request=False`); "" with the split, whose system prompt has none."""
+        blocks = self.system_blocks
         return blocks[-1].text if blocks and blocks[-1].cache == "request" else ""
 
     @property
@@ -142,38 +174,45 @@ class CompiledPrompt:
         return counter.count(text, self.encoding[0])
 
     def message_update(self, previous: CompiledPrompt) -> str:
-        """Dynamic placement: what to send with the latest message when the session's details
-        changed since `previous` (the sections that changed, in an `<environment_details>`
-        element; "" when nothing did). See promptc/_compile/dynamic.py."""
-        from .dynamic import message_update
-        return message_update(self, previous)
+        """What to send, as a message of its own, when the session's details changed since
+        `previous` (the sections that changed, in an `<environment_details>` element; "" when
+        nothing did). See promptc/_emit/details.py."""
+        return update_text(self.message_sections, self.message, previous.message_sections)
 
     # client adapters live in promptc/_emit/payloads.py; thin methods keep them discoverable
     def to_anthropic(self, breakpoints: int = 2, *, cache_min_tokens: int | None = None,
                      include_request: bool = True,
-                     conversation_markers: int | Sequence[Mapping[str, Any]] = 0
-                     ) -> dict[str, Any]:
-        """`system` blocks with cache markers (+ `tools`, + `messages` with dynamic="message");
-        see `promptc._emit.payloads.to_anthropic`."""
+                     conversation_markers: int | Sequence[Mapping[str, Any]] = 0,
+                     previous: CompiledPrompt | None = None,
+                     messages: Sequence[Mapping[str, Any]] | None = None,
+                     ttl: Literal["5m", "1h"] | None = None) -> dict[str, Any]:
+        """`system` blocks with cache markers, `tools`, and with the split the details in
+        `messages`; see `promptc._emit.payloads.to_anthropic`."""
         from .._emit.payloads import to_anthropic
         return to_anthropic(self, breakpoints=breakpoints, cache_min_tokens=cache_min_tokens,
                             include_request=include_request,
-                            conversation_markers=conversation_markers)
+                            conversation_markers=conversation_markers, previous=previous,
+                            messages=messages, ttl=ttl)
 
     def to_openai(self, api: Literal["chat", "responses"] | None = None, *,
                   role: Literal["system", "developer"] = "system", include_request: bool = True,
-                  strict: bool = True) -> dict[str, Any]:
+                  strict: bool = True, previous: CompiledPrompt | None = None,
+                  messages: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
         """Chat Completions or Responses fields with tools and a `prompt_cache_key`; without
         `api`, the one the model speaks (Responses for a Responses-only model)."""
         from .._emit.payloads import to_openai
         return to_openai(self, api=api, role=role, include_request=include_request,
-                         strict=strict)
+                         strict=strict, previous=previous, messages=messages)
 
     def to_gemini(self, *, include_request: bool = True,
-                  schema: Literal["openapi", "json"] = "openapi") -> dict[str, Any]:
-        """`system_instruction` and function declarations for the Gemini API."""
+                  schema: Literal["openapi", "json"] = "openapi",
+                  previous: CompiledPrompt | None = None,
+                  messages: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """`system_instruction`, function declarations and with the split the details in
+        `contents`, for the Gemini API."""
         from .._emit.payloads import to_gemini
-        return to_gemini(self, include_request=include_request, schema=schema)
+        return to_gemini(self, include_request=include_request, schema=schema,
+                         previous=previous, messages=messages)
 
     def to_dict(self) -> dict[str, Any]:
         return prompt_to_dict(self)
@@ -200,6 +239,8 @@ def prompt_to_dict(prompt: CompiledPrompt) -> dict[str, Any]:
         "diagnostics": [d.to_dict() for d in prompt.diagnostics],
         "trace": [t.to_dict() for t in prompt.trace],
         "dynamic": prompt.dynamic,
+        "system": {"text": prompt.system,
+                   "sections": [s.to_dict() for s in prompt.system_sections]},
         "message": {"text": prompt.message,
                     "sections": [s.to_dict() for s in prompt.message_sections]},
     }

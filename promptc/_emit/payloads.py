@@ -4,14 +4,17 @@ Anthropic caches the exact prefix tools → system → messages up to a block ma
 `cache_control`; at most 4 markers per request, and a prefix shorter than the model's minimum is
 not cached at all (silently). So markers go at the end of the built-in tool block, the static
 block, the session block, and only where the prefix up to them (tools included) reaches the
-minimum. OpenAI caches automatically from 1,024 tokens; a `prompt_cache_key` derived from what is
-sent first (the built-in tools and the static text) routes requests that share that prefix to
-the same cache.
+minimum. OpenAI caches automatically; a `prompt_cache_key` derived from what is sent first (the
+built-in tools and the static text) routes requests that share that prefix to the same cache.
 
-With dynamic placement (`compile(..., dynamic="message")`) the prompt's session- and
-request-class text is `prompt.message`: each adapter adds it as the first user message
-(`messages` for Anthropic and Chat Completions, `input` for Responses, `contents` for Gemini),
-for the client to append its own first message's content to. Anthropic's gets it as two
+With the split placement (the default, `compile(..., dynamic="message")`) the system prompt is
+`prompt.system` and the session- and request-class text is `prompt.message`: each adapter adds
+it as a user message of its own that opens the conversation (`messages` for Anthropic and Chat
+Completions, `input` for Responses, `contents` for Gemini), before the client's own `messages`
+when it passes them. Given the prompt of the request before (`previous=`), `messages` is the
+conversation as the client kept it (the messages promptc added included) and the adapter adds
+the update, when the details changed, as a message of its own after it; without `messages`,
+the payload carries only what promptc adds (see details.py). Anthropic's first message is two
 blocks when it opens with the session's tool catalogue (`prompt.message_cut`), and the place
 after the system prompt's markers is the end of that catalogue: a user with the same MCP
 servers and skills reads it from the cache.
@@ -27,6 +30,7 @@ from typing import Any, Literal, Protocol
 from .._base.errors import CacheMarkerError
 from .._model.provider import ProviderInfo
 from .blocks import Block
+from .details import compose, details_message
 from .toolset import ToolSet, default_openai_api
 
 
@@ -34,7 +38,7 @@ class CompiledPrompt(Protocol):
     """What the adapters read of a compiled prompt (promptc's CompiledPrompt has it)."""
 
     @property
-    def text(self) -> str: ...
+    def system(self) -> str: ...  # the system prompt as sent
 
     @property
     def provider(self) -> ProviderInfo: ...
@@ -43,7 +47,7 @@ class CompiledPrompt(Protocol):
     def tools(self) -> ToolSet: ...
 
     @property
-    def blocks(self) -> tuple[Block, ...]: ...
+    def system_blocks(self) -> tuple[Block, ...]: ...
 
     @property
     def request_text(self) -> str: ...
@@ -52,24 +56,41 @@ class CompiledPrompt(Protocol):
     def fingerprints(self) -> dict[str, str]: ...
 
     @property
-    def message(self) -> str: ...  # dynamic placement: the first user message's text, or ""
+    def message(self) -> str: ...  # the split's first user message, or ""
 
     @property
     def message_cut(self) -> int: ...  # where its tool catalogue ends (0: no cut)
 
     def count_tokens(self, text: str) -> int: ...
 
+    def message_update(self, previous: Any) -> str: ...
+
+
 __all__ = ["to_anthropic", "to_openai", "to_gemini", "cache_key", "count_cache_markers",
            "default_openai_api", "MAX_ANTHROPIC_BREAKPOINTS"]
 
 MAX_ANTHROPIC_BREAKPOINTS = 4
+Messages = Sequence[Mapping[str, Any]]
 
 
 def _system_text(prompt: CompiledPrompt, include_request: bool) -> str:
+    text = prompt.system
     if include_request:
-        return prompt.text
+        return text
     tail = prompt.request_text
-    return prompt.text[: len(prompt.text) - len(tail)].rstrip("\n") if tail else prompt.text
+    return text[: len(text) - len(tail)].rstrip("\n") if tail else text
+
+
+def _conversation(prompt: CompiledPrompt, fmt: str, previous: Any, messages: Messages | None,
+                  first: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """What follows the system prompt: the first details message (a new conversation) or the
+    update since `previous` (a continued one), with the client's `messages`."""
+    if previous is not None:
+        update = prompt.message_update(previous)
+        return compose(None, details_message(fmt, update) if update else None, messages, True)
+    if first is None and prompt.message:
+        first = details_message(fmt, prompt.message)
+    return compose(first, None, messages, False)
 
 
 def count_cache_markers(messages: Sequence[Mapping[str, Any]]) -> int:
@@ -91,59 +112,60 @@ def count_cache_markers(messages: Sequence[Mapping[str, Any]]) -> int:
 def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
                  cache_min_tokens: int | None = None,
                  include_request: bool = True,
-                 conversation_markers: int | Sequence[Mapping[str, Any]] = 0
-                 ) -> dict[str, Any]:
-    """`system` content blocks (+ `tools` when native) with cache breakpoints.
+                 conversation_markers: int | Messages = 0,
+                 previous: Any = None, messages: Messages | None = None,
+                 ttl: Literal["5m", "1h"] | None = None) -> dict[str, Any]:
+    """`system` content blocks (+ `tools` when native) with cache breakpoints, and the
+    details in `messages` (see the module's docstring for `previous` and `messages`).
 
     Anthropic caches tools → system → messages. The places a marker can go, in that order:
     the end of the built-in tool block (only when per-session tools follow it; else the
     static marker covers the same prefix), the end of the static block, of the session block,
-    and of the request block (when it is included). `breakpoints` (0-4, default 2) takes the
-    first that many places whose prefix (tools included) reaches `cache_min_tokens` (default:
-    the model's minimum): below it Anthropic caches nothing. The client's own markers (on the
-    conversation) count against the same limit of 4 per request: say how many with
-    `conversation_markers` (a number, or the messages themselves, whose markers are counted),
-    and a request that would carry more than 4 in all raises `CacheMarkerError` instead of
-    being built (Anthropic answers it with a 400). With `include_request=False` the request
-    block is left out (send `prompt.request_text` with the latest user message instead).
+    of the request block (when it is included), then the end of the first message's tool
+    catalogue. `breakpoints` (0-4, default 2) takes the first that many places whose prefix
+    (tools included) reaches `cache_min_tokens` (default: the model's minimum): below it
+    Anthropic caches nothing. `ttl="1h"` gives promptc's markers the hour-long lifetime
+    (written at twice the input price; they come before the conversation's, as Anthropic
+    requires of longer lifetimes). The client's own markers count against the same limit of 4
+    per request: say how many with `conversation_markers` (a number, or the messages, whose
+    markers are counted; by default those of `messages`), and a request that would carry more
+    than 4 in all raises `CacheMarkerError` instead of being built (Anthropic answers it with
+    a 400). With `include_request=False` the request block is left out (send
+    `prompt.request_text` with the latest user message instead).
     """
     if not 0 <= breakpoints <= MAX_ANTHROPIC_BREAKPOINTS:
         raise ValueError(f"breakpoints must be 0..{MAX_ANTHROPIC_BREAKPOINTS}, got {breakpoints}")
+    if ttl not in (None, "5m", "1h"):
+        raise ValueError(f"ttl must be '5m' or '1h', got {ttl!r}")
     minimum = cache_min_tokens if cache_min_tokens is not None else (
         prompt.provider.cache_min_tokens or 1024)
     tools = prompt.tools.anthropic() if prompt.tools.mode == "native" else []
     blocks = _sent_blocks(prompt, include_request)
     system: list[dict[str, Any]] = [{"type": "text", "text": b.text} for b in blocks]
-    message = _message_blocks(prompt)
+    first = details_message("anthropic", prompt.message, prompt.message_cut) \
+        if prompt.message else {"content": []}
+    marker: dict[str, Any] = {"type": "ephemeral", **({"ttl": ttl} if ttl else {})}
     placed = 0
     for kind, i in itertools.islice(_cacheable_places(prompt, bool(tools), blocks, minimum),
                                     breakpoints):
-        target = tools if kind == "tools" else system if kind == "system" else message
-        target[i]["cache_control"] = {"type": "ephemeral"}
+        target = tools if kind == "tools" else system if kind == "system" else first["content"]
+        target[i]["cache_control"] = dict(marker)
         placed += 1
-    _within_marker_limit(placed, conversation_markers)
-    return _anthropic_payload(system, tools, message)
-
-
-def _message_blocks(prompt: CompiledPrompt) -> list[dict[str, Any]]:
-    """The first message's content: one text block, or two split after the tool catalogue."""
-    text, cut = prompt.message, prompt.message_cut
-    parts = [text[:cut], text[cut:]] if 0 < cut < len(text) else [text] if text else []
-    return [{"type": "text", "text": part} for part in parts]
-
-
-def _sent_blocks(prompt: CompiledPrompt, include_request: bool) -> list[Block]:
-    return [b for b in prompt.blocks if b.text and (include_request or b.cache != "request")]
-
-
-def _anthropic_payload(system: list[dict[str, Any]], tools: list[dict[str, Any]],
-                       message: list[dict[str, Any]]) -> dict[str, Any]:
+    theirs = conversation_markers if conversation_markers or messages is None else messages
+    _within_marker_limit(placed, theirs)
     out: dict[str, Any] = {"system": system}
     if tools:
         out["tools"] = tools
-    if message:
-        out["messages"] = [{"role": "user", "content": message}]
+    sent = _conversation(prompt, "anthropic", previous, messages,
+                         first if prompt.message else None)
+    if sent:
+        out["messages"] = sent
     return out
+
+
+def _sent_blocks(prompt: CompiledPrompt, include_request: bool) -> list[Block]:
+    return [b for b in prompt.system_blocks
+            if b.text and (include_request or b.cache != "request")]
 
 
 def _cacheable_places(prompt: CompiledPrompt, native: bool, blocks: Sequence[Block],
@@ -211,20 +233,23 @@ def cache_key(prompt: CompiledPrompt, fmt: str = "openai") -> str:
 
 def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] | None = None,
               role: Literal["system", "developer"] = "system",
-              include_request: bool = True, strict: bool = True) -> dict[str, Any]:
-    """Chat Completions (`messages[0]` + `tools`) or Responses (`instructions` + `tools`), and
-    a `prompt_cache_key`. `api=None`: the one the model speaks (`default_openai_api`).
-    `strict`: see `ToolSet.openai`."""
+              include_request: bool = True, strict: bool = True,
+              previous: Any = None, messages: Messages | None = None) -> dict[str, Any]:
+    """Chat Completions (`messages`, the system prompt first, + `tools`) or Responses
+    (`instructions` + `input` + `tools`), and a `prompt_cache_key`. `api=None`: the one the
+    model speaks (`default_openai_api`). `strict`: see `ToolSet.openai`. `previous` and
+    `messages`: see the module's docstring."""
     if api is None:
         api = default_openai_api(prompt.provider)
     native = prompt.tools.mode == "native"
     text = _system_text(prompt, include_request)
-    first = [{"role": "user", "content": prompt.message}] if prompt.message else []
     if api == "chat":
-        out: dict[str, Any] = {"messages": [{"role": role, "content": text}, *first]}
+        sent = _conversation(prompt, "chat", previous, messages)
+        out: dict[str, Any] = {"messages": [{"role": role, "content": text}, *sent]}
         fmt = "openai"
     elif api == "responses":
-        out = {"instructions": text, **({"input": first} if first else {})}
+        sent = _conversation(prompt, "responses", previous, messages)
+        out = {"instructions": text, **({"input": sent} if sent else {})}
         fmt = "openai-responses"
     else:
         raise ValueError(f"api must be 'chat' or 'responses', got {api!r}")
@@ -237,13 +262,16 @@ def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] | None =
 
 
 def to_gemini(prompt: CompiledPrompt, include_request: bool = True,
-              schema: Literal["openapi", "json"] = "openapi") -> dict[str, Any]:
-    """`system_instruction` + `tools` (function declarations) for the Gemini API; `schema`:
-    see `ToolSet.gemini`."""
+              schema: Literal["openapi", "json"] = "openapi",
+              previous: Any = None, messages: Messages | None = None) -> dict[str, Any]:
+    """`system_instruction` + `tools` (function declarations) + `contents` for the Gemini
+    API; `schema`: see `ToolSet.gemini`; `previous` and `messages`: see the module's
+    docstring."""
     out: dict[str, Any] = {"system_instruction": {"parts": [
         {"text": _system_text(prompt, include_request)}]}}
     if prompt.tools.mode == "native":
         out["tools"] = prompt.tools.gemini(schema)
-    if prompt.message:
-        out["contents"] = [{"role": "user", "parts": [{"text": prompt.message}]}]
+    sent = _conversation(prompt, "gemini", previous, messages)
+    if sent:
+        out["contents"] = sent
     return out

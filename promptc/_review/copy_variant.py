@@ -20,6 +20,7 @@ from .._base.files import write_text_file
 from .._base.frozen import thaw
 from .._base.suggest import did_you_mean
 from .._compile.compiler import Compiler
+from .._compile.dynamic import NOTE
 from .._load.sources import find_project_folder
 from .._model.inputs import InputSpec
 from .._model.variant import ID_PATTERN, Variant
@@ -106,7 +107,9 @@ def _shared_files(v: Variant, pack: Compiler, compiler: Compiler) -> dict[str, s
     """The components and tools the variant uses that the destination lacks: relative path
     (under the destination folder) -> text."""
     out: dict[str, str] = {}
-    for cid in v.components:
+    # the environment note is read by id, not listed: it comes along so that the copy is sent
+    # split as the original is (see promptc/_compile/dynamic.py)
+    for cid in (*v.components, NOTE):
         comp = pack.registry.components.get(cid)
         if cid in compiler.registry.components or comp is None or comp.template is None:
             continue

@@ -3,8 +3,9 @@
 Finds placeholders no layer can supply (with file:line and did-you-mean), components used in a
 template but not in the order (and the reverse), unregistered components, shadowed or duplicate
 matchers, sections placed out of cache order, tools offered only in some modes, prose that
-disagrees with the tools it is sent with (see consistency.py), and whatever loading noticed
-(ignored files, plugin conflicts, plugin failures).
+disagrees with the tools it is sent with (see consistency.py), variants without the note the
+split placement needs (their prompts go as one string), and whatever loading noticed (ignored
+files, plugin conflicts, plugin failures).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import attrs
 
 from .._base.errors import PLUGIN_FAILURES, InputError
 from .._compile.compiler import Compiler
+from .._compile.dynamic import NOTE, note_text
 from .._compile.plan import Plan
 from .._model.cache import RANK, most_volatile
 from .._model.component import Component
@@ -41,6 +43,7 @@ def lint(compiler: Compiler) -> list[Diagnostic]:
     for variant in judged:
         out.extend(_variant_findings(compiler, variant))
         out.extend(_consistency_findings(compiler, variant, full))
+        out.extend(_note_findings(compiler, variant))
     out.extend(_matcher_findings(compiler))
     out.extend(_family_findings(compiler, judged))
     out.extend(_tool_findings(compiler, judged))
@@ -109,6 +112,21 @@ def _consistency_findings(compiler: Compiler, variant: Variant,
     except PLUGIN_FAILURES as exc:  # reported, not raised
         return [Diagnostic("error", "render-failed", f"variant {variant.id!r}: {exc}",
                            variant.id)]
+
+
+def _note_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
+    """A variant without an `environment_note` cannot take the split placement by default:
+    its prompts go as one string, so a mode switch or a new day rewrites the cached
+    conversation (info: the prompt is right, it just costs more)."""
+    if note_text(variant, compiler.registry.components)[0]:
+        return []
+    return [Diagnostic(
+        "info", "placement-without-note",
+        f"variant {variant.id!r} has no {NOTE!r} component (components/{NOTE}.md, or one in "
+        f"the variant's folder): its prompts are sent as one string, so anything that changes "
+        f"during a session (the mode, the date, a rules file) rewrites the cached conversation; "
+        f"write the note (where the model finds its environment details and updates) to send "
+        f"the session's details as messages of their own", variant.id)]
 
 
 def _family_findings(compiler: Compiler, judged: Sequence[Variant] | None = None

@@ -1,7 +1,10 @@
 """Snapshot matrices: which (provider/model × context) cases to render, and the files they make.
 
-One `.md` file per case (a short header, then the prompt) and one `.json` file per (variant,
-native format) for tool definitions. The `promptc snapshot` command and the pytest snapshot tests
+One `.md` file per case (a short header, then the prompt as one string), one `.md` file per
+case asking for it (`split = true`; the built-in matrix does for every variant) with the
+default payload's split in the full context (the system prompt as sent, then the first user
+message: a review sees what is sent), and one `.json` file per (variant, native format) for
+tool definitions. The `promptc snapshot` command and the pytest snapshot tests
 render through the same functions, so they agree on every byte.
 
 Matrix format (TOML; paths are relative to the matrix file):
@@ -18,6 +21,8 @@ Matrix format (TOML; paths are relative to the matrix file):
     native_tools = false               # optional capability overrides (any ProviderInfo field)
     name = "sonnet"                    # optional: the case's name (default: the variant id)
     tools = ["openai", "anthropic"]    # optional: also snapshot native tool JSON (full context)
+    split = true                       # optional: also snapshot the default payload's split
+                                       #   (system prompt, first message; full context)
     max_tokens = 6500                  # optional targets, in the full context: prompt + native
     min_static_share = 0.8             #   tool JSON, and the static block's share of the prompt
 
@@ -45,13 +50,13 @@ from .manifest import (BUILTIN, HEADER, MANIFEST, matrix_name, ownership, read_m
                        removable, same_matrix, shown_matrix, write_manifest)
 
 __all__ = ["Matrix", "Case", "Target", "load_matrix", "default_matrix_path", "render_case",
-           "render_tools", "expected_files", "check_dir", "update_dir", "SnapshotDiff",
+           "render_tools", "render_split", "expected_files", "check_dir", "update_dir", "SnapshotDiff",
            "ownership", "MANIFEST", "HEADER", "check_matrix"]
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 TOOL_FORMATS = ("openai", "anthropic", "gemini")
 _CASE_KEYS = {"provider", "model", "variant", "contexts", "name", "tools", "max_tokens",
-              "min_static_share"}
+              "min_static_share", "split"}
 _CAP_KEYS = {"context_window", "max_output", "native_tools", "parallel_tools", "images",
              "prompt_caching", "cache_min_tokens"}
 
@@ -98,6 +103,7 @@ class Matrix:
     cases: tuple[Case, ...]
     tool_cases: tuple[ToolCase, ...]
     targets: tuple[Target, ...] = ()
+    split_cases: tuple[Case, ...] = ()  # one per [[case]], in the full context
 
 
 def default_matrix_path() -> Path:
@@ -192,6 +198,7 @@ class _MatrixReader:
         self.contexts = contexts
         self.compiler = compiler
         self.cases: list[Case] = []
+        self.split_cases: list[Case] = []
         self.tool_cases: list[ToolCase] = []
         self.targets: list[Target] = []
         self.seen: set[str] = set()
@@ -212,6 +219,13 @@ class _MatrixReader:
         full = self.contexts["full" if "full" in own else own[0]]
         limit, share = _targets_of(raw, field, self.where)
         self.targets.append(Target(name, info, variant, full, limit, share))
+        split = raw.get("split", False)
+        if not isinstance(split, bool):
+            raise ConfigError("must be true or false", source=self.where, field=f"{field}.split")
+        if split:
+            full_name = "full" if "full" in own else own[0]
+            self.split_cases.append(Case(safe_id(f"{name}__{model}__split"), info, variant,
+                                         full_name, full, name))
         for fmt in raw.get("tools") or []:
             if fmt not in TOOL_FORMATS:
                 raise ConfigError(f"tool format must be one of {list(TOOL_FORMATS)}",
@@ -240,7 +254,8 @@ class _MatrixReader:
         if not self.cases:
             raise ConfigError("a matrix needs at least one [[case]]", source=self.where,
                               field="case")
-        return Matrix(self.where, tuple(self.cases), tuple(self.tool_cases), tuple(self.targets))
+        return Matrix(self.where, tuple(self.cases), tuple(self.tool_cases), tuple(self.targets),
+                      tuple(self.split_cases))
 
 
 @attrs.frozen
@@ -293,6 +308,49 @@ def spans_line(spans: list[tuple[str, int, int]], caches: tuple[str, ...]) -> st
                                 for (sid, first, last), cache in zip(spans, caches))
 
 
+SYSTEM_MARK = "<!-- the system prompt -->"
+MESSAGE_MARK = "<!-- the first user message -->"
+
+
+def render_split(compiler: Compiler, case: Case, strict: bool = True) -> str:
+    """The default payload's split for one case: the system prompt as sent, then the first user
+    message (none when the prompt goes as one string)."""
+    return render_split_lines(compiler, case, strict).text
+
+
+def render_split_lines(compiler: Compiler, case: Case, strict: bool = True) -> Rendered:
+    prompt = compiler.compile(case.provider, case.context, strict=strict, variant=case.variant,
+                              count_tokens=True)
+    message = prompt.message or "(none: the whole prompt is the system prompt)"
+    body = f"{SYSTEM_MARK}\n\n{prompt.system}\n\n{MESSAGE_MARK}\n\n{message}"
+    at = len(SYSTEM_MARK) + 2
+    after = at + len(prompt.system) + len(MESSAGE_MARK) + 4
+    placed = [(s, a + at, b + at) for s, (a, b) in zip(prompt.system_sections,
+                                                       prompt.system_spans)]
+    placed += [(s, a + after, b + after) for s, (a, b) in zip(prompt.message_sections,
+                                                              prompt.message_spans)]
+    lines = [(s.id, body.count("\n", 0, a) + 1, body.count("\n", 0, b) + 1)
+             for s, a, b in placed]
+    caches = tuple(s.cache for s, _a, _b in placed)
+    total = sum(prompt.count_tokens(s.text) if s.tokens is None else s.tokens
+                for s, _a, _b in placed)
+    tokens = " ".join(f"{s.id}={s.tokens if s.tokens is not None else prompt.count_tokens(s.text)}"
+                      for s, _a, _b in placed)
+    header = ("<!-- promptc snapshot: the default payload\n"
+              f"variant: {prompt.variant.id}\n"
+              f"model: {case.provider.provider}/{case.provider.model}\n"
+              f"context: {case.context_name}\n"
+              f"placement: {prompt.dynamic}\n"
+              f"tokens: {total} (the sections' own)\n"
+              f"sections: {tokens}\n"
+              f"{spans_line(lines, caches)}\n"
+              "-->\n\n")
+    offset = header.count("\n")
+    spans = tuple((sid, offset + first, offset + last) for sid, first, last in lines)
+    static = at + len(prompt.system) if prompt.dynamic == "message" else 0
+    return Rendered(header + body + "\n", spans, caches, static)
+
+
 def render_tools(compiler: Compiler, case: ToolCase) -> str:
     prompt = compiler.compile(case.provider, case.context, strict=True, variant=case.variant)
     tools = prompt.tools
@@ -310,6 +368,10 @@ def expected_files(compiler: Compiler, matrix: Matrix, strict: bool = True,
         if progress is not None:
             progress(len(out), c.id)
         out[f"{c.id}.md"] = render_case_lines(compiler, c, strict)
+    for c in matrix.split_cases:
+        if progress is not None:
+            progress(len(out), c.id)
+        out[f"{c.id}.md"] = render_split_lines(compiler, c, strict)
     for t in matrix.tool_cases:
         if progress is not None:
             progress(len(out), t.id)

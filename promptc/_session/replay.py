@@ -1,13 +1,17 @@
 """Replaying a session script: each request compiled, sent through the provider's caching rules,
 billed, and compared with the request before it to say where the cached prefix broke and why.
 
-The client is modelled as an agent loop: a request sends the prompt (tools, system, and with
-dynamic placement the first user message holding the session's details) and the conversation so
-far, which grows by `turn_tokens` per request. With dynamic placement the first message is
-written once per session; when details change, the client sends the sections that changed with
-the latest message (`CompiledPrompt.message_update`; the prompt's note says the newest holds;
-all of them when a section appears or goes), so history is never rewritten.
-The client marks its latest message with a cache_control marker (`client_markers`, Anthropic).
+The client is modelled as an agent loop: a request sends the prompt (tools, system, and with the
+split placement the first user message holding the session's details) and the conversation so
+far, which grows by `turn_tokens` per request. With the split the first message is written once
+per session; when details change, the client sends the sections that changed as a message of
+its own after the latest one (`CompiledPrompt.message_update`; the prompt's note says the newest
+holds; all of them when a section appears or goes), so history is never rewritten. The client
+marks its latest message with a cache_control marker (`client_markers`, Anthropic, 5 minutes).
+Time passes `turn_seconds` between requests, or `pause` minutes where a request says so.
+
+Every request costs the same however long its conversation: the conversation is a `History`
+read in place, and the rules look only near their markers or search the conversation's reach.
 """
 
 from __future__ import annotations
@@ -21,39 +25,47 @@ import attrs
 
 from .._base.errors import ConfigError
 from .._compile.compiler import Compiler
-from .._compile.dynamic import Placement
 from .._model.placeholders import STANDARD
 from .._model.prices import Prices, model_prices
 from .._model.provider import ProviderInfo, encoding_for
 from .result import Break, Part, RequestResult, SessionReport, totals_of
-from .rules import (MAX_MARKERS, AnthropicRules, CacheRules, CacheState, GeminiRules,
-                    OpenAIRules, TTL_MINUTES, Usage, rules_for)
+from .rules import MAX_MARKERS, AnthropicRules, CacheState, Usage, rules_for, rules_of
 from .script import SessionScript, Step, load_script
-from .wire import Piece, PromptWire, digest, prompt_wire
+from .wire import (DEFAULT_TTL, LIFETIMES, History, Piece, PromptWire, Sent, digest,
+                   prompt_wire)
 
-__all__ = ["replay", "PromptSource", "PromptcSource"]
+__all__ = ["replay", "PromptSource", "PromptcSource", "UnchangingSource"]
 
 
 class PromptSource(Protocol):
     """What builds a request's prompt: promptc's compiler, or (in benchmarks/) the reference."""
 
     def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
-             dynamic: str, breakpoints: int) -> PromptWire: ...
+             dynamic: str | None, breakpoints: int) -> PromptWire: ...
 
     def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None: ...
 
 
 class PromptcSource:
-    """promptc's prompts: compiled, then shaped by the adapters a client calls."""
+    """promptc's prompts: compiled, then shaped by the adapters a client calls (`ttl`: the
+    lifetime promptc's Anthropic markers ask for)."""
 
-    def __init__(self, compiler: Compiler) -> None:
-        self.compiler = compiler
+    def __init__(self, compiler: Compiler, ttl: str | None = None) -> None:
+        self.compiler, self.ttl = compiler, ttl
+        self._wires: dict[int, tuple[Any, tuple[str, int], PromptWire]] = {}
 
     def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
-             dynamic: str, breakpoints: int) -> PromptWire:
-        placement: Placement = "message" if dynamic == "message" else "system"
-        return prompt_wire(self.compiler.compile(provider, context, dynamic=placement), api,
-                           breakpoints)
+             dynamic: str | None, breakpoints: int) -> PromptWire:
+        placement = dynamic if dynamic in ("system", "message") else None
+        prompt = self.compiler.compile(provider, context, dynamic=placement)  # type: ignore[arg-type]
+        kept = self._wires.get(id(prompt))  # the compiler hands back the same result
+        if kept is not None and kept[0] is prompt and kept[1] == (api, breakpoints):
+            return kept[2]
+        made = prompt_wire(prompt, api, breakpoints, self.ttl)
+        if len(self._wires) >= 64:
+            self._wires.clear()
+        self._wires[id(prompt)] = (prompt, (api, breakpoints), made)
+        return made
 
     def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None:
         """The context fields a section is computed from (None: not declared)."""
@@ -66,6 +78,25 @@ class PromptcSource:
         return None
 
 
+class UnchangingSource:
+    """promptc's prompt for one context (the script's first), whatever each request changes:
+    replayed, it is the floor of what the session costs with a prompt this size, and its
+    conversation's cost (each turn written once per model and conversation, then read) is
+    what the conversation costs at best, whoever builds the prompt."""
+
+    def __init__(self, compiler: Compiler, context: Mapping[str, Any],
+                 ttl: str | None = None) -> None:
+        self.inner = PromptcSource(compiler, ttl)
+        self.context = dict(context)
+
+    def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
+             dynamic: str | None, breakpoints: int) -> PromptWire:
+        return self.inner.wire(provider, self.context, api, dynamic, breakpoints)
+
+    def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None:
+        return None
+
+
 # --- the replay's state ----------------------------------------------------------------------
 
 @attrs.define
@@ -73,10 +104,14 @@ class _Conversation:
     """One session's conversation, as the client keeps it."""
 
     number: int
-    history: list[Piece] = attrs.field(factory=list)
-    first: tuple[Piece, ...] = ()   # the dynamic first message, fixed when the session starts
+    history: History
+    first: tuple[Piece, ...] = ()   # the split's first message, fixed when the session starts
     sent: dict[str, str] = attrs.field(factory=dict)  # section -> the digest the model last saw
     turns: int = 0
+
+    @classmethod
+    def new(cls, number: int) -> _Conversation:
+        return cls(number, History(digest("conversation", str(number))))
 
 
 @attrs.define
@@ -84,7 +119,7 @@ class _Last:
     """What the request before this one sent and left cached."""
 
     namespace: tuple[str, ...]
-    pieces: list[Piece]
+    sent: Sent
     cached: int
     context: dict[str, Any]
     model: str
@@ -99,15 +134,6 @@ def _api_of(provider: str, model: str, source: str) -> str:
                           f"gemini and vertex_ai; not {provider!r}", source=source,
                           field="provider")
     return api
-
-
-def _rules(api: str, info: ProviderInfo, count: Any, marker_limit: int | None) -> CacheRules:
-    resolved = info.resolved()
-    if api == "anthropic":
-        return AnthropicRules(resolved.cache_min_tokens or 1024, max_markers=marker_limit)
-    if api == "openai":
-        return OpenAIRules(count)
-    return GeminiRules(count, resolved.cache_min_tokens or 1024)
 
 
 def _show(value: Any) -> str:
@@ -133,7 +159,7 @@ def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, s
 class _Replay:
     """One replay: walks the script's steps, request by request."""
 
-    def __init__(self, script: SessionScript, source: PromptSource, dynamic: str,
+    def __init__(self, script: SessionScript, source: PromptSource, dynamic: str | None,
                  breakpoints: int, compiler: Compiler, marker_limit: int | None) -> None:
         self.script, self.source = script, source
         self.dynamic, self.breakpoints = dynamic, breakpoints
@@ -148,19 +174,23 @@ class _Replay:
         if "date" not in self.context:
             self.context["date"] = datetime.date.today().isoformat()
         self.turn_tokens, self.output_tokens = script.turn_tokens, script.output_tokens
-        self.conversation = _Conversation(1)
+        self.gap = script.turn_seconds / 60
+        self.conversation = _Conversation.new(1)
         self.last: _Last | None = None
         self.now = 0.0
+        self.placement = ""
 
     def run(self) -> SessionReport:
         for step in self.script.steps:
             self._apply(step)
             for i in range(step.repeat):
-                self.now += step.pause if i == 0 else 0.0
+                if self.last is not None:
+                    self.now += step.pause if i == 0 and step.pause is not None else self.gap
                 self._request(step, i == 0)
         return SessionReport(
-            script=self.script, dynamic=self.dynamic, breakpoints=self.breakpoints,
-            requests=tuple(self.results), totals=totals_of(self.results),
+            script=self.script, dynamic=self.placement or self.dynamic or "",
+            breakpoints=self.breakpoints, requests=tuple(self.results),
+            totals=totals_of(self.results),
             prices=tuple(p for p in self.prices.values() if p is not None),
             rules=tuple(sorted(self.rules.values())))
 
@@ -176,8 +206,10 @@ class _Replay:
             self.turn_tokens = step.turn_tokens
         if step.output_tokens is not None:
             self.output_tokens = step.output_tokens
+        if step.turn_seconds is not None:
+            self.gap = step.turn_seconds / 60
         if step.new_session and self.conversation.turns:
-            self.conversation = _Conversation(self.conversation.number + 1)
+            self.conversation = _Conversation.new(self.conversation.number + 1)
 
     # --- one request ---------------------------------------------------------------------------
 
@@ -185,14 +217,17 @@ class _Replay:
         info = ProviderInfo(self.provider, self.model)
         api = _api_of(self.provider, self.model, self.script.source)
         wire = self.source.wire(info, self.context, api, self.dynamic, self.breakpoints)
-        pieces = self._pieces(wire)
+        self.placement = self.placement or wire.placement
+        before = len(self.conversation.history.pieces)  # what earlier requests sent of it
+        sent = self._sent(wire)
         namespace = (api, self.provider, self.model) + ((wire.cache_key or "",)
                                                          if api == "openai" else ())
-        usage, markers = self._bill(info, api, namespace, pieces)
-        brk = self._break(info, namespace, pieces, wire, step, first_of_step)
-        lost = _rewritten_static(pieces, brk, usage.cache_read)
+        usage, markers = self._bill(info, api, namespace, sent)
+        brk = self._break(info, namespace, sent, usage, wire, step, first_of_step)
+        lost = _rewritten_static(sent, brk, usage.cache_read)
+        rewritten = _rewritten(sent, usage, before)
         prices = self._prices(info)
-        prompt, conversation = _parts(pieces, usage, prices)
+        prompt, conversation = _parts(sent, usage, prices)
         out_tokens = self.output_tokens
         self.results.append(RequestResult(
             index=len(self.results) + 1, session=self.conversation.number,
@@ -201,36 +236,41 @@ class _Replay:
             input=usage.cache_read + usage.cache_write + usage.uncached,
             cache_read=usage.cache_read, cache_write=usage.cache_write,
             uncached=usage.uncached, turn_tokens=self.turn_tokens, output_tokens=out_tokens,
-            cost=_cost(usage.cache_read, usage.cache_write, usage.uncached, out_tokens, prices),
-            brk=brk, markers=markers, notes=usage.notes + ((lost,) if lost else ()),
-            rejected=usage.rejected, prompt=prompt, conversation=conversation))
-        self.last = _Last(namespace, pieces, usage.cached_pieces if not usage.rejected else
+            cost=_cost(usage, out_tokens, prices), brk=brk, markers=markers,
+            notes=usage.notes + ((lost,) if lost else ()), rejected=usage.rejected,
+            prompt=prompt, conversation=conversation, write_long=usage.write_long,
+            rewritten=rewritten, rewrite_cause=_why(brk, usage) if rewritten else ""))
+        self.last = _Last(namespace, sent, usage.cached_pieces if not usage.rejected else
                           (self.last.cached if self.last else 0), dict(self.context),
                           self.model, wire.variant, self.now)
 
-    def _bill(self, info: ProviderInfo, api: str, namespace: tuple[str, ...],
-              pieces: Sequence[Piece]) -> tuple[Usage, int]:
+    def _bill(self, info: ProviderInfo, api: str, namespace: tuple[str, ...], sent: Sent
+              ) -> tuple[Usage, int]:
         """The request billed under its provider's rules, and the cache markers it carries
         (Anthropic: promptc's and the client's)."""
-        client = self._client_markers(pieces) if api == "anthropic" else []
-        marks = sorted({i for i, p in enumerate(pieces) if p.marker} | set(client))
+        client = sent.last_turns(self.script.client_markers) if api == "anthropic" else []
+        head = [i for i, p in enumerate(sent.head) if p.marker]
+        marks = sorted(set(head) | set(client))
         state = self.states.setdefault(namespace, CacheState())
         encoding = encoding_for(info)[0]
-        rules = _rules(api, info, lambda text: self.compiler.tokens.count(text, encoding),
-                       self.marker_limit)
+        rules = rules_of(api, info, lambda text: self.compiler.tokens.count(text, encoding),
+                         self.marker_limit, self.script.retention)
         self.rules[api] = rules.describe()
-        usage = rules.bill(pieces, marks, state, self.now)
-        return usage, len(marks) if api == "anthropic" else 0
+        if isinstance(rules, AnthropicRules):  # the script's `ttl` is the prompt's markers'
+            prompt_ttl = LIFETIMES.get(self.script.ttl, DEFAULT_TTL)
+            ttls = {**{m: prompt_ttl for m in head}, **{m: DEFAULT_TTL for m in client}}
+            return rules.bill(sent, marks, state, self.now, ttls), len(marks)
+        return rules.bill(sent, marks, state, self.now), 0
 
-    def _pieces(self, wire: PromptWire) -> list[Piece]:
-        """The whole input: prompt, dynamic first message, the conversation so far."""
+    def _sent(self, wire: PromptWire) -> Sent:
+        """The whole input: prompt, the first message, the conversation so far."""
         c = self.conversation
         c.turns += 1
         if wire.message:
             now = {p.where: p.digest for p in wire.message}
             if not c.first:
                 c.first = wire.message
-            elif now != c.sent:  # what changed goes with the latest message, as one block
+            elif now != c.sent:  # what changed goes in a message of its own, one block
                 whole = set(now) != set(c.sent)
                 sent = [p for p in wire.message if whole or c.sent[p.where] != p.digest]
                 c.history.extend(attrs.evolve(p, kind="update", where=f"update: {p.where}",
@@ -239,11 +279,7 @@ class _Replay:
             c.sent = now
         c.history.append(Piece("turn", f"turn {c.turns}", "", self.turn_tokens,
                                digest("turn", str(c.number), str(c.turns))))
-        return [*wire.head, *c.first, *c.history]
-
-    def _client_markers(self, pieces: Sequence[Piece]) -> list[int]:
-        turns = [i for i, p in enumerate(pieces) if p.kind == "turn"]
-        return turns[-self.script.client_markers:] if self.script.client_markers else []
+        return Sent([*wire.head, *c.first], c.history)
 
     def _prices(self, info: ProviderInfo) -> Prices | None:
         key = (info.provider, info.model)
@@ -253,25 +289,32 @@ class _Replay:
 
     # --- where the prefix broke, and why ------------------------------------------------------
 
-    def _break(self, info: ProviderInfo, namespace: tuple[str, ...], pieces: Sequence[Piece],
+    def _break(self, info: ProviderInfo, namespace: tuple[str, ...], sent: Sent, usage: Usage,
                wire: PromptWire, step: Step, first_of_step: bool) -> Break | None:
         last = self.last
         if last is None:
             return None
         if namespace[:3] != last.namespace[:3]:
             return self._model_break(last, wire)
-        if self.now - last.time > TTL_MINUTES and last.cached:
-            return Break(pieces[0].where, pieces[0].cache,
-                         f"{self.now - last.time:g} minutes since the last request: the cache "
-                         f"expired ({TTL_MINUTES:g}-minute lifetime)", "expired")
-        d = _first_difference(pieces, last.pieces)
-        if d >= last.cached or d >= len(pieces) or pieces[d].kind == "turn":
-            return None  # what was cached is all still there (or only the conversation is new)
-        new_session = step.new_session and first_of_step
-        piece, gone = _broken_piece(pieces, last.pieces, d)
-        return Break(piece.where, piece.cache,
-                     self._cause(info, piece, last, new_session, gone),
-                     "new_session" if new_session else "change")
+        d = _first_difference(sent, last.sent)
+        if d < last.cached and d < len(sent) and sent[d].kind != "turn":
+            new_session = step.new_session and first_of_step
+            piece, gone = _broken_piece(sent, last.sent, d)
+            return Break(piece.where, piece.cache,
+                         self._cause(info, piece, last, new_session, gone),
+                         "new_session" if new_session else "change")
+        if usage.missed and not usage.rejected:  # nothing changed, and less was read
+            return self._lost(sent, usage, last)
+        return None  # what was cached is all still there (or only the conversation is new)
+
+    def _lost(self, sent: Sent, usage: Usage, last: _Last) -> Break:
+        """A prefix still sent as before that was not read: Anthropic's lookback, or expiry."""
+        piece = sent[min(usage.read_pieces, len(sent) - 1)]
+        where = piece.where if piece.kind != "turn" else "conversation"
+        if usage.miss_kind == "lookback":
+            return Break(where, piece.cache, usage.missed, "lookback")
+        return Break(where, piece.cache, f"{self.now - last.time:g} minutes since the last "
+                     f"request: {usage.missed}", "expired")
 
     def _model_break(self, last: _Last, wire: PromptWire) -> Break:
         variant = f" (variant {last.variant} → {wire.variant})" \
@@ -293,36 +336,58 @@ class _Replay:
         return f"new session: {text}" if new_session else text
 
 
-def _first_difference(pieces: Sequence[Piece], before: Sequence[Piece]) -> int:
-    """The index of the first piece that differs from the request before's."""
-    d, limit = 0, min(len(pieces), len(before))
-    while d < limit and pieces[d].digest == before[d].digest:
+def _first_difference(sent: Sent, before: Sent) -> int:
+    """The index of the first piece that differs from the request before's (the conversation
+    is compared by identity: one History only grows)."""
+    d, limit = 0, min(len(sent.head), len(before.head))
+    while d < limit and sent.head[d].digest == before.head[d].digest:
         d += 1
+    if d < len(sent.head) or d < len(before.head):
+        return d
+    if sent.history is before.history:
+        return d + min(sent.length, before.length)
     return d
 
 
-def _broken_piece(pieces: Sequence[Piece], before: Sequence[Piece], d: int
-                  ) -> tuple[Piece, bool]:
+def _broken_piece(sent: Sent, before: Sent, d: int) -> tuple[Piece, bool]:
     """Which piece the prefix broke at, and whether it is one that went: at the first
     difference, a piece of the request before that this request no longer sends (the session
     tools of a user without MCP servers, a section that went) is the break, not the unchanged
     piece that now follows in its place."""
-    if d < len(before):
-        old = before[d]
-        sent = {(p.kind, p.where) for p in pieces}
-        if (old.kind, old.where) not in sent:
+    if d < len(before.head):
+        old = before.head[d]
+        if (old.kind, old.where) not in {(p.kind, p.where) for p in sent.head}:
             return old, True
-    return pieces[d], False
+    return sent[d], False
 
 
-def _rewritten_static(pieces: Sequence[Piece], brk: Break | None, read: int) -> str | None:
+def _rewritten(sent: Sent, usage: Usage, before: int) -> int:
+    """Conversation tokens earlier requests sent (its first `before` history pieces) that
+    this one did not read from the cache."""
+    if not before or usage.rejected:
+        return 0
+    h = len(sent.head)
+    read = usage.read_pieces
+    if read >= h + before:
+        return 0
+    start = max(read, h)
+    return sent.cum(h + before - 1) - sent.cum(start - 1)
+
+
+def _why(brk: Break | None, usage: Usage) -> str:
+    if brk is not None:
+        return f"{brk.where}: {brk.cause}"
+    return usage.missed or (usage.notes[0] if usage.notes else "nothing was read")
+
+
+def _rewritten_static(sent: Sent, brk: Break | None, read: int) -> str | None:
     """A note when static-class text after a break is not read: the tools come first on the
     wire (tools → system → messages), so a change in a session's tools costs the static
     system prompt after them."""
-    if brk is None or brk.static or brk.kind in ("model", "expired"):
+    if brk is None or brk.static or brk.kind in ("model", "expired", "lookback"):
         return None
     seen, lost = 0, 0
-    for piece in pieces:
+    for piece in sent.head:
         if seen >= read and piece.kind not in ("tools", "turn") and piece.cache == "static":
             lost += piece.tokens
         seen += piece.tokens
@@ -332,28 +397,44 @@ def _rewritten_static(pieces: Sequence[Piece], brk: Break | None, read: int) -> 
             "cache: the tools come first on the wire (tools → system → messages)")
 
 
-def _parts(pieces: Sequence[Piece], usage: Usage, prices: Prices | None) -> tuple[Part, Part]:
+def _parts(sent: Sent, usage: Usage, prices: Prices | None) -> tuple[Part, Part]:
     """The bill split between the prompt's pieces and the conversation's turns: the cache
     read covers the input's first tokens, the write the ones after it, the rest is uncached
     (a rejected request is billed nothing)."""
-    read_end, write_end = usage.cache_read, usage.cache_read + usage.cache_write
-    prompt, turns = [0, 0, 0, 0], [0, 0, 0, 0]  # tokens, read, written, uncached
-    at = 0
-    for piece in pieces:
-        end = at + piece.tokens
-        read = max(0, min(end, read_end) - at)
-        write = max(0, min(end, write_end) - max(at, read_end))
-        sums = turns if piece.kind == "turn" else prompt
-        billed = (0, 0, 0) if usage.rejected else (read, write, piece.tokens - read - write)
-        for i, value in enumerate((piece.tokens, *billed)):
-            sums[i] += value
-        at = end
-    return _part(prompt, prices), _part(turns, prices)
+    total = sent.total
+    turns = [sent.turn_tokens(len(sent) - 1), 0, 0, 0]
+    prompt = [total - turns[0], 0, 0, 0]
+    if not usage.rejected:
+        read_end, write_end = usage.cache_read, usage.cache_read + usage.cache_write
+        for i, (a, b) in enumerate(((0, read_end), (read_end, write_end), (write_end, total))):
+            in_turns = _turns_between(sent, a, b)
+            turns[i + 1], prompt[i + 1] = in_turns, (b - a) - in_turns
+    # the hour-long writes come first (the prompt's markers ask for them)
+    long_turns = _turns_between(sent, usage.cache_read, usage.cache_read + usage.write_long)
+    return _part(prompt, prices, usage.write_long - long_turns), \
+        _part(turns, prices, long_turns)
 
 
-def _part(sums: Sequence[int], prices: Prices | None) -> Part:
+def _turns_between(sent: Sent, start: int, end: int) -> int:
+    """Tokens of conversation turns between token offsets `start` and `end`."""
+    return _turns_before(sent, end) - _turns_before(sent, start)
+
+
+def _turns_before(sent: Sent, offset: int) -> int:
+    """Tokens of conversation turns before token offset `offset`."""
+    if offset <= 0:
+        return 0
+    i = sent.piece_at(offset)
+    if i >= len(sent):
+        return sent.turn_tokens(len(sent) - 1)
+    inside = offset - sent.cum(i - 1)  # tokens of piece i before the offset
+    return sent.turn_tokens(i - 1) + (inside if sent[i].kind == "turn" else 0)
+
+
+def _part(sums: Sequence[int], prices: Prices | None, long: int = 0) -> Part:
     tokens, read, write, uncached = sums
-    return Part(tokens, read, write, uncached, _cost(read, write, uncached, 0, prices))
+    return Part(tokens, read, write, uncached,
+                _cost(Usage(read, write, uncached, 0, write_long=long), 0, prices))
 
 
 def _list_changes(changes: Mapping[str, str]) -> str:
@@ -365,36 +446,50 @@ def _list_changes(changes: Mapping[str, str]) -> str:
     return ", ".join(f"{k} {v}" for k, v in changes.items())
 
 
-def _cost(read: int, write: int, uncached: int, output: int, prices: Prices | None
-          ) -> float | None:
-    """USD for one request: cached reads, cache writes, other input and output at the model's
-    prices (a missing cache price bills at the input price; no input price: no cost)."""
+LONG_WRITE = 2.0  # Anthropic: hour-long writes bill at twice the input price
+
+
+def _cost(usage: Usage, output: int, prices: Prices | None) -> float | None:
+    """USD for one request: cached reads, cache writes (Anthropic's hour-long ones at twice
+    the input price), other input and output at the model's prices (a missing cache price
+    bills at the input price; no input price: no cost)."""
     if prices is None or prices.input is None:
         return None
     base = prices.input
-    total = (read * (prices.cache_read if prices.cache_read is not None else base)
-             + write * (prices.cache_write if prices.cache_write is not None else base)
-             + uncached * base + output * (prices.output or 0.0))
+    short = usage.cache_write - usage.write_long
+    total = (usage.cache_read * (prices.cache_read if prices.cache_read is not None else base)
+             + short * (prices.cache_write if prices.cache_write is not None else base)
+             + usage.write_long * base * LONG_WRITE
+             + usage.uncached * base + output * (prices.output or 0.0))
     return total / 1_000_000
 
 
 def replay(script: SessionScript | str | Path, *, compiler: Compiler | None = None,
            dynamic: str | None = None, breakpoints: int | None = None,
            source: PromptSource | None = None,
-           marker_limit: int | None = MAX_MARKERS) -> SessionReport:
+           marker_limit: int | None = MAX_MARKERS, floor: bool = False) -> SessionReport:
     """Replay a session script (a path or a loaded `SessionScript`) and report what each request
     reads from and writes to the provider's cache, what it sends uncached, what it costs, and
-    where the cached prefix broke and why. `dynamic` and `breakpoints` override the script's;
-    `compiler` defaults to `Compiler.default()`; `source` builds the prompts (default: promptc's
-    own, through that compiler). `marker_limit=None` lifts Anthropic's limit of 4 markers, for
-    a what-if with a source that marks more (benchmarks/session_costs.py's bound)."""
+    where the cached prefix broke and why. `dynamic` and `breakpoints` override the script's
+    (`dynamic` None: the script's, else the compiler's default placement); `compiler` defaults
+    to `Compiler.default()`; `source` builds the prompts (default: promptc's own, through that
+    compiler). `marker_limit=None` lifts Anthropic's limit of 4 markers, for a what-if with a
+    source that marks more (benchmarks/session_costs.py's bound). `floor=True` also replays the
+    script with the prompt never changing (`UnchangingSource`), whose conversation cost is the
+    report's `conversation_floor`."""
     loaded = script if isinstance(script, SessionScript) else load_script(script)
     compiler = compiler or Compiler.default()
     placement = dynamic or loaded.dynamic
-    if placement not in ("system", "message"):
+    if placement not in (None, "system", "message"):
         raise ValueError(f"dynamic must be 'system' or 'message', got {placement!r}")
     marks = loaded.breakpoints if breakpoints is None else breakpoints
     if not 0 <= marks <= 4:
         raise ValueError(f"breakpoints must be 0..4, got {marks}")
-    return _Replay(loaded, source or PromptcSource(compiler), placement, marks, compiler,
-                   marker_limit).run()
+    report = _Replay(loaded, source or PromptcSource(compiler, loaded.ttl), placement, marks,
+                     compiler, marker_limit).run()
+    if not floor:
+        return report
+    context = {"date": datetime.date.today().isoformat(), **loaded.context}
+    unchanging = UnchangingSource(compiler, context, loaded.ttl)
+    base = _Replay(loaded, unchanging, placement, marks, compiler, marker_limit).run()
+    return attrs.evolve(report, floor=base.totals)

@@ -46,6 +46,8 @@ def summary(report: SessionReport, gates: Sequence[Gate]) -> list[str]:
     head = f"{s.title or s.source}: {s.provider} {s.model}, placement {report.dynamic}"
     if s.provider == "anthropic" or any(r.provider == "anthropic" for r in report.requests):
         head += f", {report.breakpoints} promptc + {s.client_markers} client cache markers"
+    if report.script.ttl != "5m" and "cache markers" in head:
+        head += f" ({report.script.ttl} lifetime on promptc's)"
     lines = [f"{head}; {t.requests} requests in {t.sessions} session(s)",
              f"input {t.input:,} tokens: {_share(t.cache_read, t.input)} read from the cache, "
              f"{_share(t.cache_write, t.input)} written to it, "
@@ -54,6 +56,12 @@ def summary(report: SessionReport, gates: Sequence[Gate]) -> list[str]:
              + (f", {t.output:,} output tokens" if t.output else "")
              + f"; prices: {'; '.join(sources) or 'none in the price table'})",
              f"breaks: {t.breaks} ({t.static_breaks} inside the static class)"]
+    floor = report.conversation_floor
+    if floor is not None and t.cost:
+        share = report.prompt_share or 0.0
+        lines.append(f"the conversation's own floor {_usd(floor)} (its cost with a prompt that "
+                     f"never changes); the prompt's share above it {_usd(share)} "
+                     f"({share / t.cost:.1%} of the session)")
     return lines + [_gate_line(g) for g in gates]
 
 

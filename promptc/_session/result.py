@@ -3,6 +3,10 @@
 `SessionReport.to_dict()` is what `promptc session --format json` prints (fixed names:
 `requests[i]` {cache_read, cache_write, uncached, turn_tokens, break}, `totals` {cache_read,
 cache_write, uncached, cost}).
+
+Besides the totals, a report can carry the conversation's own floor: what the conversation
+alone costs when the prompt never changes (`replay(floor=True)`), so that what the prompt
+itself costs is the session's cost above it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from .script import SessionScript
 
 __all__ = ["Break", "RequestResult", "Totals", "Gate", "SessionReport", "totals_of", "Part"]
 
-BreakKind = Literal["change", "new_session", "model", "expired"]
+BreakKind = Literal["change", "new_session", "model", "expired", "lookback"]
 
 
 @attrs.frozen
@@ -82,6 +86,18 @@ class RequestResult:
     rejected: str | None = None
     prompt: Part = Part()
     conversation: Part = Part()
+    write_long: int = 0  # of cache_write, tokens with Anthropic's hour-long lifetime
+    # conversation tokens sent before that this request did not read from the cache (written
+    # again, or sent uncached), and why; 0 at a model switch or an expired cache is expected
+    rewritten: int = 0
+    rewrite_cause: str = ""
+
+    @property
+    def costly_rewrite(self) -> bool:
+        """The conversation written again where nothing forced it: not at a model switch or
+        after the cache expired (a finding, which the gate counts)."""
+        return bool(self.rewritten) and not (self.brk is not None and
+                                             self.brk.kind in ("model", "expired"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "session": self.session, "turn": self.turn,
@@ -92,7 +108,10 @@ class RequestResult:
                 "output_tokens": self.output_tokens, "cost": _usd(self.cost),
                 "break": self.brk.to_dict() if self.brk else None, "markers": self.markers,
                 "notes": list(self.notes), "rejected": self.rejected,
-                "prompt": self.prompt.to_dict(), "conversation": self.conversation.to_dict()}
+                "prompt": self.prompt.to_dict(), "conversation": self.conversation.to_dict(),
+                "cache_write_1h": self.write_long,
+                "conversation_rewritten": {"tokens": self.rewritten, "cause": self.rewrite_cause,
+                                           "costly": self.costly_rewrite}}
 
 
 def _usd(value: float | None) -> float | None:
@@ -116,6 +135,8 @@ class Totals:
     # later) and of the conversation's; with output, they add up to `cost`
     prompt_cost: float | None = None
     conversation_cost: float | None = None
+    cache_write_long: int = 0
+    rewrites: int = 0     # requests with a costly conversation rewrite
 
     @property
     def cached_share(self) -> float:
@@ -129,7 +150,8 @@ class Totals:
                 "cached_share": round(self.cached_share, 4), "breaks": self.breaks,
                 "static_breaks": self.static_breaks, "rejected": self.rejected,
                 "prompt_cost": _usd(self.prompt_cost),
-                "conversation_cost": _usd(self.conversation_cost)}
+                "conversation_cost": _usd(self.conversation_cost),
+                "cache_write_1h": self.cache_write_long, "conversation_rewrites": self.rewrites}
 
 
 def _sum(results: Sequence[RequestResult], field: str) -> int:
@@ -151,7 +173,9 @@ def totals_of(results: Sequence[RequestResult]) -> Totals:
         breaks=len(broken), static_breaks=sum(b.static for b in broken),
         rejected=sum(r.rejected is not None for r in results),
         prompt_cost=_total_cost([r.prompt.cost for r in results]),
-        conversation_cost=_total_cost([r.conversation.cost for r in results]))
+        conversation_cost=_total_cost([r.conversation.cost for r in results]),
+        cache_write_long=_sum(results, "write_long"),
+        rewrites=sum(r.costly_rewrite for r in results))
 
 
 @attrs.frozen
@@ -178,14 +202,38 @@ class SessionReport:
     totals: Totals
     prices: tuple[Prices, ...]
     rules: tuple[str, ...]
+    floor: Totals | None = None  # the same script with the prompt never changing
 
-    def gates(self, max_breaks: int | None = None, min_cached_share: float | None = None
-              ) -> tuple[Gate, ...]:
-        """The checks: static-class breaks and rejected requests always (each is a defect),
-        the number of breaks and the cached share when a limit is given."""
+    @property
+    def conversation_floor(self) -> float | None:
+        """What the conversation alone costs at best: its cost when the prompt never changes."""
+        return self.floor.conversation_cost if self.floor is not None else None
+
+    @property
+    def prompt_share(self) -> float | None:
+        """What the prompt itself costs: the session's cost above the conversation's floor."""
+        floor, cost = self.conversation_floor, self.totals.cost
+        return None if floor is None or cost is None else cost - floor
+
+    def rewrites(self) -> list[str]:
+        """Each costly conversation rewrite: the request and the cause."""
+        return [f"#{r.index}: {r.rewritten:,} conversation tokens not read from the cache "
+                f"({r.rewrite_cause})" for r in self.requests if r.costly_rewrite]
+
+    def gates(self, max_breaks: int | None = None, min_cached_share: float | None = None,
+              max_rewrites: int = 0) -> tuple[Gate, ...]:
+        """The checks: static-class breaks, rejected requests and conversation rewrites (the
+        conversation written again other than at a model switch or an expired cache; up to
+        `max_rewrites` allowed) always, the number of breaks and the cached share when a limit
+        is given."""
         t = self.totals
+        found = self.rewrites()
+        shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
         gates = [Gate("static-class breaks", "0", str(t.static_breaks), t.static_breaks == 0),
-                 Gate("rejected requests", "0", str(t.rejected), t.rejected == 0)]
+                 Gate("rejected requests", "0", str(t.rejected), t.rejected == 0),
+                 Gate("conversation rewrites", str(max_rewrites),
+                      f"{t.rewrites}" + (f": {shown}" if found else ""),
+                      t.rewrites <= max_rewrites)]
         if max_breaks is not None:
             gates.append(Gate("max-breaks", str(max_breaks), str(t.breaks),
                               t.breaks <= max_breaks))
@@ -194,9 +242,9 @@ class SessionReport:
                               f"{t.cached_share:.1%}", t.cached_share >= min_cached_share))
         return tuple(gates)
 
-    def to_dict(self, max_breaks: int | None = None, min_cached_share: float | None = None
-                ) -> dict[str, Any]:
-        gates = self.gates(max_breaks, min_cached_share)
+    def to_dict(self, max_breaks: int | None = None, min_cached_share: float | None = None,
+                max_rewrites: int = 0) -> dict[str, Any]:
+        gates = self.gates(max_breaks, min_cached_share, max_rewrites)
         sources = sorted({(p.source, p.date) for p in self.prices})
         return {
             "script": self.script.source, "title": self.script.title,
@@ -205,7 +253,10 @@ class SessionReport:
             "client_markers": self.script.client_markers,
             "requests": [r.to_dict() for r in self.requests],
             "totals": {**self.totals.to_dict(), "currency": "USD",
-                       "price_source": "; ".join(f"{s} ({d})" for s, d in sources) or None},
+                       "price_source": "; ".join(f"{s} ({d})" for s, d in sources) or None,
+                       "conversation_floor": _usd(self.conversation_floor),
+                       "prompt_share": _usd(self.prompt_share)},
+            "ttl": self.script.ttl, "turn_seconds": self.script.turn_seconds,
             "prices": [p.to_dict() for p in self.prices],
             "rules": list(self.rules),
             "gates": [g.to_dict() for g in gates], "ok": all(g.ok for g in gates)}

@@ -4,6 +4,7 @@
     model = "claude-sonnet-4-5"
     context = "start.json"       # relative to the script (or an inline table)
     turn_tokens = 900            # conversation tokens each request adds after the prompt
+    turn_seconds = 30            # time between requests (default 30; `pause` overrides)
 
     [[request]]                  # as the context says
     [[request]]
@@ -14,9 +15,12 @@
     new_session = true           # a new conversation; `context = "other.json"` replaces it
     [[request]]
     model = "claude-opus-4-5"    # a model switch
+    pause = 10                   # minutes since the request before (caches may expire)
 
 Every error names the script and the field at fault (`request[3].mode`); each request's
 context is checked when the script is loaded, so a bad field fails before anything is replayed.
+Numbers are bounded (a 400-digit token count or a pause of `nan` or `inf` is an error naming
+its field), so nothing a script says can make a replay fail later or lose its clock.
 """
 
 from __future__ import annotations
@@ -35,11 +39,18 @@ from .._model.context import MAX_CONTEXT_FILE_BYTES, PromptContext
 __all__ = ["SessionScript", "Step", "load_script", "SCRIPT_KEYS", "STEP_KEYS"]
 
 SCRIPT_KEYS = ("provider", "model", "context", "turn_tokens", "output_tokens", "dynamic",
-               "breakpoints", "client_markers", "title", "request")
+               "breakpoints", "client_markers", "title", "request", "ttl", "turn_seconds",
+               "retention")
 STEP_KEYS = ("repeat", "new_session", "provider", "model", "context", "turn_tokens",
-             "output_tokens", "pause", "label")
+             "output_tokens", "pause", "label", "turn_seconds")
 _CONTEXT_FIELDS = tuple(f.name for f in attrs.fields(PromptContext) if f.name != "provider")
 MAX_REQUESTS = 10_000
+MAX_TOKENS = 10_000_000       # a turn's tokens: far past any context window
+MAX_MINUTES = 366 * 24 * 60   # a pause: a year
+MAX_SECONDS = 24 * 60 * 60    # the default time between requests: a day
+TURN_SECONDS = 30.0           # between requests, unless the script says otherwise
+TTLS = ("5m", "1h")
+RETENTIONS = ("in_memory", "24h")
 
 
 @attrs.frozen
@@ -55,8 +66,9 @@ class Step:
     model: str | None = None
     turn_tokens: int | None = None
     output_tokens: int | None = None
-    pause: float = 0.0           # minutes since the request before it
+    pause: float | None = None   # minutes since the request before it (None: turn_seconds)
     label: str = ""
+    turn_seconds: float | None = None  # time between its requests, from here on
 
 
 @attrs.frozen
@@ -69,11 +81,14 @@ class SessionScript:
     context: Mapping[str, Any]
     turn_tokens: int = 0
     output_tokens: int = 0
-    dynamic: str = "system"
+    dynamic: str | None = None  # None: the compiler's default placement
     breakpoints: int = 3   # promptc's markers (Anthropic); default: what the client leaves
     client_markers: int = 1
     title: str = ""
     steps: tuple[Step, ...] = ()
+    ttl: str = "5m"        # the lifetime promptc's markers ask for (Anthropic)
+    turn_seconds: float = TURN_SECONDS
+    retention: str | None = None  # OpenAI's prompt_cache_retention (None: the default)
 
     @property
     def requests(self) -> int:
@@ -108,14 +123,52 @@ def _unknown(data: Mapping[str, Any], allowed: tuple[str, ...], source: str, whe
 
 
 def _int(data: Mapping[str, Any], key: str, source: str, where: str, default: int | None,
-         low: int = 0, high: int | None = None) -> int | None:
+         low: int = 0, high: int = MAX_TOKENS) -> int | None:
     value = data.get(key, default)
     if value is None:
         return None
-    if value.__class__ is not int or value < low or (high is not None and value > high):
-        span = f"{low}..{high}" if high is not None else f"≥ {low}"
-        raise _fail(f"must be an integer {span}, got {value!r}", source, where + key)
+    if value.__class__ is not int or not low <= value <= high:
+        raise _fail(f"must be an integer from {low:,} to {high:,}, got {_shown(value)}", source,
+                    where + key)
     return int(value)
+
+
+def _shown(value: Any) -> str:
+    """A value for an error message: short, whatever its size (a huge integer by its size)."""
+    if value.__class__ is int and value.bit_length() > 100:  # str() refuses past 4,300 digits
+        digits = len(str(abs(value))) if value.bit_length() < 14_000 else \
+            int(value.bit_length() * 0.30103)
+        return f"an integer of {digits:,} digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _number(data: Mapping[str, Any], key: str, source: str, where: str, what: str,
+            high: float) -> float | None:
+    """A finite number from 0 to `high`, or None when the key is absent."""
+    value = data.get(key)
+    if value is None:
+        return None
+    # NaN fails both comparisons and infinity the upper bound; an integer compares exactly
+    if value.__class__ not in (int, float) or not 0 <= value <= high:
+        raise _fail(f"must be a finite number of {what} from 0 to {high:,g}, got "
+                    f"{_shown(value)}", source, where + key)
+    return float(value)
+
+
+def _seconds(data: Mapping[str, Any], source: str) -> float:
+    """The script's time between requests (`turn_seconds`), 30 when it does not say."""
+    given = _number(data, "turn_seconds", source, "", "seconds", MAX_SECONDS)
+    return TURN_SECONDS if given is None else given
+
+
+def _choice(data: Mapping[str, Any], key: str, choices: tuple[str, ...], source: str
+            ) -> str | None:
+    value = data.get(key)
+    if value is not None and value not in choices:
+        raise _fail("must be " + " or ".join(f'"{c}"' for c in choices) + f", got {value!r}",
+                    source, key)
+    return value
 
 
 def _text(data: Mapping[str, Any], key: str, source: str, where: str) -> str | None:
@@ -154,9 +207,7 @@ def _step(raw: Any, index: int, source: str, base: Path) -> Step:
     new_session = raw.get("new_session", False)
     if new_session.__class__ is not bool:
         raise _fail(f"must be true or false, got {new_session!r}", source, where + "new_session")
-    pause = raw.get("pause", 0)
-    if pause.__class__ not in (int, float) or pause < 0:
-        raise _fail(f"must be a number of minutes ≥ 0, got {pause!r}", source, where + "pause")
+    pause = _number(raw, "pause", source, where, "minutes", MAX_MINUTES)
     context = _context(raw["context"], source, where + "context", base) \
         if "context" in raw else None
     return Step(index=index,
@@ -167,7 +218,9 @@ def _step(raw: Any, index: int, source: str, base: Path) -> Step:
                 model=_text(raw, "model", source, where),
                 turn_tokens=_int(raw, "turn_tokens", source, where, None),
                 output_tokens=_int(raw, "output_tokens", source, where, None),
-                pause=float(pause), label=_text(raw, "label", source, where) or "")
+                pause=pause, label=_text(raw, "label", source, where) or "",
+                turn_seconds=_number(raw, "turn_seconds", source, where, "seconds",
+                                     MAX_SECONDS))
 
 
 def _check_steps(script: SessionScript) -> None:
@@ -183,11 +236,8 @@ def _check_steps(script: SessionScript) -> None:
         _checked_context(context, script.source, f"request[{step.index}]")
 
 
-def _placement(data: Mapping[str, Any], source: str) -> str:
-    dynamic = data.get("dynamic", "system")
-    if dynamic not in ("system", "message"):
-        raise _fail(f"must be \"system\" or \"message\", got {dynamic!r}", source, "dynamic")
-    return str(dynamic)
+def _placement(data: Mapping[str, Any], source: str) -> str | None:
+    return _choice(data, "dynamic", ("system", "message"), source)
 
 
 def _raw_steps(data: Mapping[str, Any], source: str) -> list[Any]:
@@ -218,6 +268,9 @@ def _script(data: Mapping[str, Any], source: str, base: Path) -> SessionScript:
         output_tokens=_int(data, "output_tokens", source, "", 0) or 0,
         dynamic=dynamic, breakpoints=_int(data, "breakpoints", source, "", 4 - client, 0, 4) or 0,
         client_markers=client, title=_text(data, "title", source, "") or "",
+        ttl=_choice(data, "ttl", TTLS, source) or "5m",
+        turn_seconds=_seconds(data, source),
+        retention=_choice(data, "retention", RETENTIONS, source),
         steps=tuple(_step(raw, i, source, base) for i, raw in enumerate(raw_steps, 1)))
     _check_steps(script)
     return script

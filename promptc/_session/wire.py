@@ -10,14 +10,15 @@ Everything is read from the payloads promptc's adapters build (`to_anthropic`, `
 
 from __future__ import annotations
 
+import bisect
 import hashlib
-from collections.abc import Sequence
-from typing import Any, Literal, Protocol
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Literal, Protocol, overload
 
 import attrs
 
 __all__ = ["Piece", "PromptWire", "digest", "prompt_wire", "text_pieces", "Counted",
-           "PieceKind", "common_prefix"]
+           "PieceKind", "common_prefix", "History", "Sent", "DEFAULT_TTL"]
 
 PieceKind = Literal["tools", "system", "message", "update", "turn"]
 
@@ -42,6 +43,8 @@ class Piece:
     text: str = attrs.field(default="", repr=False)  # for partial matches ("" for turns)
     marker: bool = False     # an Anthropic cache_control marker ends it
     block_end: bool = True   # it ends a content block (Anthropic's lookback counts blocks)
+    ttl: float = 5.0         # minutes the entry its marker writes lives (Anthropic: 5 or 60)
+    run: str = ""            # "tool_use"/"tool_result": a run of such blocks is one position
 
 
 @attrs.frozen
@@ -52,6 +55,136 @@ class PromptWire:
     message: tuple[Piece, ...] = ()
     cache_key: str | None = None   # OpenAI's prompt_cache_key
     variant: str = ""
+    placement: str = ""            # "system" or "message" (the prompt's `dynamic`)
+
+
+DEFAULT_TTL = 5.0
+
+
+class History:
+    """A conversation's own pieces as the client keeps them (turns, details sent later):
+    append-only, with running sums and digests kept as it grows, so that a request's view of
+    it (`Sent`) costs nothing per earlier turn and a replay stays linear in requests."""
+
+    def __init__(self, ident: str = "") -> None:
+        self.ident = ident
+        self.pieces: list[Piece] = []
+        self.tokens: list[int] = []       # cumulative tokens, pieces[0..j]
+        self.turn_tokens: list[int] = []  # cumulative tokens of the turns alone
+        self.digests: list[str] = []      # digest of pieces[0..j]
+        self.turns: list[int] = []        # the indexes of the turns
+
+    def append(self, piece: Piece) -> None:
+        before = self.tokens[-1] if self.tokens else 0
+        turns = self.turn_tokens[-1] if self.turn_tokens else 0
+        if piece.kind == "turn":
+            self.turns.append(len(self.pieces))
+            turns += piece.tokens
+        self.digests.append(digest(self.digests[-1] if self.digests else self.ident,
+                                   piece.digest))
+        self.pieces.append(piece)
+        self.tokens.append(before + piece.tokens)
+        self.turn_tokens.append(turns)
+
+    def extend(self, pieces: Iterable[Piece]) -> None:
+        for piece in pieces:
+            self.append(piece)
+
+
+class Sent(Sequence[Piece]):
+    """One request's input as its provider reads it: the prompt's pieces (`head`: tools, system,
+    first message) and then the first `length` pieces of the conversation, which are read
+    from its `History` in place, never copied. Gives each piece, the tokens up to it, and the
+    digest of the prefix ending with it (the key a cache entry for that prefix has)."""
+
+    def __init__(self, head: Sequence[Piece], history: History | None = None,
+                 length: int | None = None) -> None:
+        self.head = list(head)
+        self.history = history if history is not None else History()
+        self.length = len(self.history.pieces) if length is None else length
+        self._head_tokens: list[int] = []
+        self._head_keys: list[str] = []
+        total, key = 0, ""
+        for piece in self.head:
+            total += piece.tokens
+            key = digest(key, piece.digest)
+            self._head_tokens.append(total)
+            self._head_keys.append(key)
+
+    def __len__(self) -> int:
+        return len(self.head) + self.length
+
+    @overload
+    def __getitem__(self, i: int) -> Piece: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Piece]: ...
+
+    def __getitem__(self, i: int | slice) -> Piece | list[Piece]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        h = len(self.head)
+        return self.head[i] if i < h else self.history.pieces[i - h]
+
+    def __iter__(self) -> Iterator[Piece]:
+        yield from self.head
+        yield from self.history.pieces[:self.length]
+
+    @property
+    def head_tokens(self) -> int:
+        return self._head_tokens[-1] if self._head_tokens else 0
+
+    @property
+    def total(self) -> int:
+        return self.cum(len(self) - 1) if len(self) else 0
+
+    def cum(self, i: int) -> int:
+        """Tokens of the pieces up to and including piece i (0 for i < 0)."""
+        if i < 0:
+            return 0
+        h = len(self.head)
+        if i < h:
+            return self._head_tokens[i]
+        return self.head_tokens + self.history.tokens[i - h]
+
+    def key(self, i: int) -> str:
+        """The digest of the prefix ending with piece i."""
+        h = len(self.head)
+        if i < h:
+            return self._head_keys[i]
+        return digest(self._head_keys[-1] if h else "", "history",
+                      self.history.digests[i - h])
+
+    def piece_at(self, tokens: int) -> int:
+        """The index of the piece the token at offset `tokens` falls in (len: past the end)."""
+        h = len(self.head)
+        if tokens < self.head_tokens:
+            return bisect.bisect_right(self._head_tokens, tokens)
+        j = bisect.bisect_right(self.history.tokens, tokens - self.head_tokens, 0, self.length)
+        return h + j
+
+    def turn_tokens(self, i: int) -> int:
+        """Tokens of the conversation's turns among the pieces up to and including piece i."""
+        h = len(self.head)
+        head = sum(p.tokens for p in self.head[:min(i + 1, h)] if p.kind == "turn")
+        return head + (self.history.turn_tokens[i - h] if i >= h else 0)
+
+    def last_turns(self, n: int) -> list[int]:
+        """The indexes of the last `n` turns."""
+        if n <= 0:
+            return []
+        h = len(self.head)
+        turns = self.history.turns
+        end = bisect.bisect_left(turns, self.length)
+        found = [h + t for t in turns[max(0, end - n):end]]
+        if len(found) < n:
+            head = [i for i, p in enumerate(self.head) if p.kind == "turn"]
+            found = head[len(head) - (n - len(found)):] + found if head else found
+        return found
 
 
 class Counted(Protocol):
@@ -141,27 +274,36 @@ def _block_ends(blocks: Sequence[dict[str, Any]]) -> tuple[frozenset[int], froze
     return frozenset(ends), frozenset(marked)
 
 
-def _anthropic(prompt: Any, breakpoints: int) -> tuple[list[Piece], list[Piece]]:
+LIFETIMES = {"5m": 5.0, "1h": 60.0}
+
+
+def _anthropic(prompt: Any, breakpoints: int, ttl: str | None = None
+               ) -> tuple[list[Piece], list[Piece]]:
     """(tools and system, the first message) with the payload's blocks and markers."""
-    payload = prompt.to_anthropic(breakpoints=breakpoints)
+    payload = prompt.to_anthropic(breakpoints=breakpoints, ttl=ttl)
     tools = payload.get("tools", [])
     stable = prompt.tools.stable
     marked_stable = 0 < stable <= len(tools) and "cache_control" in tools[stable - 1]
     pieces = _tool_pieces(prompt, "anthropic", marked_stable)
-    first = payload.get("messages", [{"content": []}])[0]["content"]
-    return (pieces + _system(prompt, *_block_ends(payload["system"])),
-            _message(prompt, *_block_ends(first)))
+    first = payload.get("messages", [{"content": []}])[0]["content"] if prompt.message else []
+    head = pieces + _system(prompt, *_block_ends(payload["system"]))
+    message = _message(prompt, *_block_ends(first))
+    minutes = LIFETIMES.get(ttl or "5m", DEFAULT_TTL)
+    if minutes != DEFAULT_TTL:
+        head = [attrs.evolve(p, ttl=minutes) if p.marker else p for p in head]
+        message = [attrs.evolve(p, ttl=minutes) if p.marker else p for p in message]
+    return head, message
 
 
 def _system(prompt: Any, ends: frozenset[int] = frozenset(),
             marked: frozenset[int] = frozenset()) -> list[Piece]:
-    sections = prompt.sections
-    if not prompt.text:
+    text, sections = prompt.system, prompt.system_sections
+    if not text:
         return []
     if not sections:
-        return [Piece("system", "system", "", prompt.count_tokens(prompt.text),
-                      digest("system", prompt.text), prompt.text, bool(marked))]
-    return text_pieces(prompt.text, sections, prompt.spans, prompt, "system",
+        return [Piece("system", "system", "", prompt.count_tokens(text),
+                      digest("system", text), text, bool(marked))]
+    return text_pieces(text, sections, prompt.system_spans, prompt, "system",
                        _rank_classes(sections), ends, marked)
 
 
@@ -173,17 +315,19 @@ def _message(prompt: Any, ends: frozenset[int] = frozenset(),
                        "message", _rank_classes(prompt.message_sections), ends, marked)
 
 
-def prompt_wire(prompt: Any, api: str, breakpoints: int = 2) -> PromptWire:
-    """The prompt as `api` (anthropic, openai or gemini) receives it, markers included.
+def prompt_wire(prompt: Any, api: str, breakpoints: int = 2, ttl: str | None = None
+                ) -> PromptWire:
+    """The prompt as `api` (anthropic, openai or gemini) receives it, markers included
+    (`ttl`: the lifetime Anthropic's markers ask for, "5m" or "1h").
 
     Tools come first for every provider: Anthropic documents the order tools → system →
     messages; OpenAI and Gemini do not say where tools sit in the cached prefix, and putting
     them first is the cautious assumption (a tool change then breaks everything after it)."""
     key = None
     if api == "anthropic":
-        head, message = _anthropic(prompt, breakpoints)
+        head, message = _anthropic(prompt, breakpoints, ttl)
     else:
         if api == "openai":
             key = prompt.to_openai()["prompt_cache_key"]
         head, message = _tool_pieces(prompt, api, False) + _system(prompt), _message(prompt)
-    return PromptWire(tuple(head), tuple(message), key, prompt.variant.id)
+    return PromptWire(tuple(head), tuple(message), key, prompt.variant.id, prompt.dynamic)

@@ -1,8 +1,16 @@
-"""LangChain: the system message, the arguments of `bind_tools`, and the answers to calls.
+"""LangChain: the messages a request starts with, the arguments of `bind_tools`, and the
+answers to calls.
 
     model = ChatOpenAI(model="gpt-4.1").bind_tools(**bind_tools_kwargs(prompt))
-    reply = model.invoke([system_message(prompt), ("user", "List the files.")])
-    answers = answer_calls(prompt, reply, run_tool)    # one ToolMessage per call
+    sent = messages(prompt, [("user", "List the files.")])   # system, details, yours
+    reply = model.invoke(sent)
+    history = [*sent[1:], reply, *answer_calls(prompt, reply, run_tool)]
+    reply = model.invoke(messages(later_prompt, history, previous=prompt))  # + an update
+
+With the split placement (the default) the system message is the part every session shares and
+the session's details are a human message of their own that opens the conversation; given the
+previous prompt, the conversation is kept as it is and an update, when the details changed,
+follows it as a message of its own.
 
 For OpenAI the tools are strict where the schema allows (each tool says so itself, so
 `bind_tools` is not asked to force it) and a `prompt_cache_key` rides along; for an Anthropic
@@ -15,6 +23,7 @@ nothing to bind: read the calls from the reply's text with `prompt.tools.parse`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .._compile.result import CompiledPrompt
@@ -23,18 +32,40 @@ from .._emit.toolset import wire_format
 from .._model.provider import normalize_provider
 from ._common import Mode, ToolRunner, answer, require
 
-__all__ = ["system_message", "bind_tools_kwargs", "answer_calls", "tool_messages"]
+__all__ = ["system_message", "messages", "bind_tools_kwargs", "answer_calls", "tool_messages"]
 
 
 def system_message(prompt: CompiledPrompt, *, breakpoints: int = 2,
                    include_request: bool = True) -> Any:
-    """A `SystemMessage`: the prompt's text, or (Anthropic) its cache-marked blocks."""
-    messages = require("langchain_core.messages", "langchain")
+    """A `SystemMessage`: the system prompt as sent, or (Anthropic) its cache-marked blocks."""
+    lc = require("langchain_core.messages", "langchain")
     if wire_format(prompt.provider) == "anthropic":
         blocks = prompt.to_anthropic(breakpoints, include_request=include_request)["system"]
-        return messages.SystemMessage(content=blocks)
+        return lc.SystemMessage(content=blocks)
     text = prompt.to_openai("chat", include_request=include_request)["messages"][0]["content"]
-    return messages.SystemMessage(content=text)
+    return lc.SystemMessage(content=text)
+
+
+def messages(prompt: CompiledPrompt, conversation: Iterable[Any] = (), *,
+             previous: CompiledPrompt | None = None, breakpoints: int = 2,
+             include_request: bool = True) -> list[Any]:
+    """What a request sends: the system message, then with the split the details (a human
+    message of their own) before `conversation`, or given `previous` the conversation as
+    kept and the update, when the details changed, after it."""
+    lc = require("langchain_core.messages", "langchain")
+    out = [system_message(prompt, breakpoints=breakpoints, include_request=include_request)]
+    given = list(conversation)
+    if previous is not None:
+        update = prompt.message_update(previous)
+        return [*out, *given, *([lc.HumanMessage(content=update)] if update else [])]
+    if not prompt.message:
+        return [*out, *given]
+    if wire_format(prompt.provider) == "anthropic":  # its blocks, with the catalogue's marker
+        blocks = prompt.to_anthropic(breakpoints, include_request=include_request)["messages"]
+        first = lc.HumanMessage(content=blocks[0]["content"])
+    else:
+        first = lc.HumanMessage(content=prompt.message)
+    return [*out, first, *given]
 
 
 def bind_tools_kwargs(prompt: CompiledPrompt, *, breakpoints: int = 2) -> dict[str, Any]:
@@ -57,16 +88,15 @@ def answer_calls(prompt: CompiledPrompt, message: Any, run_tool: ToolRunner, *,
     """`ToolMessage`s answering an `AIMessage`: one per call in `tool_calls` (checked against
     its tool and `mode`, by default the prompt's, before `run_tool` sees it) and one, with
     status "error", per call in `invalid_tool_calls`."""
-    messages = require("langchain_core.messages", "langchain")
+    lc = require("langchain_core.messages", "langchain")
     out = []
     for call in getattr(message, "tool_calls", None) or ():
         result = answer(prompt.tools, run_tool, call["name"], call["args"], mode=mode)
-        out.append(messages.ToolMessage(content=result, tool_call_id=call["id"],
-                                        status="error" if result.startswith("error: ")
-                                        else "success"))
+        out.append(lc.ToolMessage(content=result, tool_call_id=call["id"],
+                                  status="error" if result.startswith("error: ") else "success"))
     for bad in getattr(message, "invalid_tool_calls", None) or ():
-        out.append(messages.ToolMessage(content=_unreadable(prompt, bad, mode),
-                                        tool_call_id=bad.get("id") or "", status="error"))
+        out.append(lc.ToolMessage(content=_unreadable(prompt, bad, mode),
+                                  tool_call_id=bad.get("id") or "", status="error"))
     return out
 
 

@@ -1,13 +1,19 @@
 """LiteLLM: keyword arguments for `litellm.completion` (and `acompletion`), for any route.
 
-    reply = litellm.completion(**completion_kwargs(prompt, [{"role": "user", "content": "Hi"}]))
-    messages += [reply.choices[0].message, *answer_calls(prompt, reply.choices[0].message, run_tool)]
+    kwargs = completion_kwargs(prompt, [{"role": "user", "content": "Hi"}])
+    history = kwargs["messages"][1:]      # the conversation as sent, promptc's messages included
+    reply = litellm.completion(**kwargs)
+    history += [reply.choices[0].message, *answer_calls(prompt, reply.choices[0].message, run_tool)]
+    kwargs = completion_kwargs(later_prompt, history, previous=prompt)  # + an update, if any
 
 Tools always go in OpenAI's shape (LiteLLM translates them for every provider); strict schemas
 only on OpenAI routes, with a `prompt_cache_key` there. On an Anthropic route (Anthropic, or
 Claude on Bedrock/Vertex) the system prompt goes as content blocks with the cache markers of
 `prompt.to_anthropic()`, and a marker on the tools stays on the same tool: LiteLLM passes
-`cache_control` through to Anthropic.
+`cache_control` through to Anthropic. With the split placement (the default) the session's
+details open the conversation as a user message of their own (on an Anthropic route its
+blocks keep their marker); given the previous prompt, the conversation is kept as it is and an
+update, when the details changed, follows it as a message of its own.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._compile.result import CompiledPrompt
+from .._emit.details import compose, details_message
 from .._emit.payloads import cache_key
 from .._emit.toolset import wire_format
 from .._model.provider import normalize_provider
@@ -38,16 +45,21 @@ def model_name(prompt: CompiledPrompt) -> str:
 
 def completion_kwargs(prompt: CompiledPrompt, messages: Iterable[Mapping[str, Any]] = (), *,
                       model: str | None = None, breakpoints: int = 2,
-                      include_request: bool = True) -> dict[str, Any]:
-    """`model`, `messages` (the system prompt first, then `messages`), and `tools` when the
-    variant sends them natively (+ `prompt_cache_key` on OpenAI routes)."""
+                      include_request: bool = True, previous: CompiledPrompt | None = None
+                      ) -> dict[str, Any]:
+    """`model`, `messages` (the system prompt first, then with the split the details: the
+    first message before `messages`, or given `previous` the update after them), and `tools`
+    when the variant sends them natively (+ `prompt_cache_key` on OpenAI routes)."""
     fmt = wire_format(prompt.provider)
     native = prompt.tools.mode == "native"
     system: dict[str, Any]
     tools: list[dict[str, Any]] = []
+    first: dict[str, Any] | None = None
     if fmt == "anthropic":
         payload = prompt.to_anthropic(breakpoints, include_request=include_request)
         system = {"role": "system", "content": payload["system"]}
+        if prompt.message:  # its blocks, with the catalogue's marker when there is one
+            first = {"role": "user", "content": payload["messages"][0]["content"]}
         if native:
             tools = prompt.tools.openai("chat", strict=False)
             for mine, marked in zip(tools, payload.get("tools", ())):
@@ -58,8 +70,12 @@ def completion_kwargs(prompt: CompiledPrompt, messages: Iterable[Mapping[str, An
         system = {"role": "system", "content": text["content"]}
         if native:
             tools = prompt.tools.openai("chat", strict=fmt == "openai")
-    out: dict[str, Any] = {"model": model or model_name(prompt),
-                           "messages": [system, *(dict(m) for m in messages)]}
+    if first is None and prompt.message:
+        first = details_message("chat", prompt.message)
+    update = prompt.message_update(previous) if previous is not None else ""
+    sent = compose(first, details_message("chat", update) if update else None, list(messages),
+                   previous is not None)
+    out: dict[str, Any] = {"model": model or model_name(prompt), "messages": [system, *sent]}
     if tools:
         out["tools"] = tools
     if fmt == "openai" and normalize_provider(prompt.provider.provider) == "openai":

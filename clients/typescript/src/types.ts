@@ -96,8 +96,13 @@ export interface CompileParams extends TargetParams, ShapeParams {
   strict?: boolean;
   /** Fit the prompt into this many tokens (`BudgetExceededError` when it cannot). */
   budget?: number;
-  /** "message": the session and request text go in a first user message (`message`). */
+  /** Where the text that changes during a session goes: "message" (the default) a first user
+   * message of its own (`message`), the system prompt the part every session shares
+   * (`system`); "system" the whole prompt as the system prompt. */
   dynamic?: "system" | "message";
+  /** A session id: the server remembers the session's last prompt, and answers with the
+   * update since it (`PromptSession` does this for you). */
+  session?: string;
   /** "json" (default): the prompt with sections, tokens and diagnostics; else a payload. */
   format?: "json" | PayloadFormat;
   /** Anthropic cache breakpoints, 0-4 (default 2). */
@@ -189,8 +194,19 @@ export interface BudgetRow {
 export interface CompileResult {
   variant: { id: string; family: string; source: string };
   provider: { provider: string; model: string; family: string };
-  /** The prompt, byte for byte what `promptc render` prints (without its final newline). */
+  /** The whole prompt as one string, byte for byte what `promptc render` prints (without its
+   * final newline). */
   text: string;
+  /** Where the prompt went: "message" (the split) or "system". */
+  dynamic: "system" | "message";
+  /** The system prompt as sent (the whole `text`, or with the split the shared part). */
+  system: { text: string; sections: Section[] };
+  /** The split's first user message (empty with "system"). */
+  message: { text: string; sections: Section[] };
+  /** With `session`: whether the server knew the session, and the update since its last
+   * prompt ("" when nothing changed). */
+  continued?: boolean;
+  update?: string;
   sections: Section[];
   tokens: {
     total: number;

@@ -60,7 +60,8 @@ describe("one server for the methods and their errors", () => {
     assert.equal(typeof openai.instructions, "string");
     const gemini = await promptc.compile({ provider: "google", model: "gemini-3-pro-preview",
                                            context: CONTEXT, format: "gemini" });
-    assert.ok(gemini.system_instruction.parts[0]?.text.includes("/home/dev/project"));
+    // the split (the default): the session's details open the conversation, not the system
+    assert.ok(JSON.stringify(gemini.contents).includes("/home/dev/project"));
   });
 
   test("tools, as text and as native definitions", async () => {
@@ -117,8 +118,8 @@ describe("one server for the methods and their errors", () => {
       ...SONNET, format: "anthropic", context: { ...CONTEXT, cwd: `/work/p${i}` },
     })));
     results.forEach((payload, i) => {
-      const system = payload.system.map((b) => b.text).join("");
-      assert.ok(system.includes(`cwd="/work/p${i}"`), String(i));
+      const details = JSON.stringify(payload.messages);  // the split: the first message
+      assert.ok(details.includes(`cwd=\\"/work/p${i}\\"`), String(i));
     });
   });
 
