@@ -30,7 +30,7 @@ from .._model.provider import ProviderInfo, normalize_provider
 from .._model.tools import EnumSources, McpBinding, ToolSpec, json_schema, per_session
 from .._model.variant import ActiveToolMode, ToolModeChoice
 from .entries import (FORMATS, FunctionList, SchemaForms, Shape, to_anthropic, to_gemini,
-                      to_openai, to_openai_responses)
+                      to_openai, to_openai_responses, tool_entry)
 from .schemas import Problem, checked_root
 from .wording import mcp_description, strict_reword
 
@@ -213,8 +213,8 @@ class NativeTools:
                                        for b, forms in zip(self._mcp, self._forms()))]
 
     def _fresh_mcp(self, fmt: str) -> list[Any]:
-        """New entries of the MCP tools, each made in one call."""
-        return [forms.maker(fmt)(b.native_name, _mcp_description(b))
+        """New entries of the MCP tools."""
+        return [tool_entry(fmt, b.native_name, _mcp_description(b), forms, forms.copy)
                 for b, forms in zip(self._mcp, self._forms())]
 
     def functions(self) -> FunctionList:

@@ -1,10 +1,10 @@
 """PromptContext: everything about one request that a prompt may depend on.
 
 Records are frozen, typed when constructed, and hashable, so a component's output can be memoized
-by the fields it reads and one context can be shared by many threads. Each record carries one
-prebuilt, typed key (`_key`): equality and hashing compare it in C, and `1`, `1.0` and `true` in a
-feature or schema are different keys, as they render differently. Text fields are normalized
-(CRLF → LF) when a record is made, so output never depends on line endings.
+by the fields it reads and one context can be shared by many threads. Equality and hashing are
+attrs' own (the hash computed once per record); `1`, `1.0` and `true` in a feature or schema are
+different values, as they render differently, because a FrozenDict compares typed. Text fields
+are normalized (CRLF → LF) when a record is made, so output never depends on line endings.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from .._base.errors import ContextError
+from .._base.errors import ContextError, PromptcError
 from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
 from .._base.records import build_record, describe, one_of, typed
 from .cache import CacheClass
 from .features import FeatureSet, builtin_features
-from .keyed import Keyed, keyed
 from .provider import ProviderInfo
 
 __all__ = ["PromptContext", "context_from_data", "records", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
@@ -54,9 +53,9 @@ def records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, .
     _check_list(items, field)
     if not items:
         return ()
-    if items.__class__ is tuple and set(map(type, items)) == {cls}:
+    if isinstance(items, tuple) and all(type(item) is cls for item in items):
         return items  # records already (a memo's, say)
-    known: frozenset[str] = cls.__field_set__  # type: ignore[attr-defined]
+    known = _FIELD_NAMES[cls]
     return tuple([_record(cls, item, known, field, i) for i, item in enumerate(items)])
 
 
@@ -67,12 +66,13 @@ def _check_list(items: Any, field: str) -> None:
 
 
 def _record(cls: type[R], item: Any, known: frozenset[str], field: str, i: int) -> R:
-    if item.__class__ is cls:
-        return item
-    if item.__class__ is dict and item.keys() <= known:
-        made = cls.__plain__(item)  # type: ignore[attr-defined]
-        if made is not None:
-            return made  # type: ignore[no-any-return]
+    if type(item) is cls:
+        return item  # type: ignore[no-any-return]
+    if isinstance(item, dict) and item.keys() <= known:
+        try:
+            return cls(**item)
+        except (PromptcError, TypeError, ValueError):
+            pass  # rebuilt below, for an error naming the path
     built: R = build_record(cls, item, path=f"{field}[{i}]", error=ContextError)
     return built
 
@@ -219,17 +219,8 @@ def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
     return items
 
 
-_Keyed = Keyed
-_keyed = keyed({**dict.fromkeys((_mcp_tools, _mcp_resources, _mcp_resource_templates,
-                                 _mcp_servers, _workspace_roots, _rules, _skills,
-                                 _attachments), "records"),
-                _schema: "schema", _features: "features", _runtime: "frozen",
-                _annotations: "frozen"}, _STR)
-
-
-@_keyed
-@attrs.frozen(eq=False)
-class Rule(_Keyed):
+@attrs.frozen(cache_hash=True)
+class Rule:
     """One source of user instructions (a rules file, a setting), inserted verbatim."""
 
     name: str = attrs.field(validator=_STR)
@@ -237,9 +228,8 @@ class Rule(_Keyed):
     origin: str = attrs.field(default="", validator=_STR)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class McpTool(_Keyed):
+@attrs.frozen(cache_hash=True)
+class McpTool:
     """A tool of an MCP server, as its `tools/list` describes it (`annotations`: the hints
     of the MCP specification, `readOnlyHint` and the others)."""
 
@@ -255,27 +245,24 @@ class McpTool(_Keyed):
         return self.annotations.get("readOnlyHint") is True
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class McpResource(_Keyed):
+@attrs.frozen(cache_hash=True)
+class McpResource:
     uri: str = attrs.field(validator=_STR)
     name: str = attrs.field(default="", validator=_STR)
     description: str = attrs.field(default="", converter=_lf, validator=_STR)
     mime_type: str = attrs.field(default="", validator=_STR)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class McpResourceTemplate(_Keyed):
+@attrs.frozen(cache_hash=True)
+class McpResourceTemplate:
     uri_template: str = attrs.field(validator=_STR)
     name: str = attrs.field(default="", validator=_STR)
     description: str = attrs.field(default="", converter=_lf, validator=_STR)
     mime_type: str = attrs.field(default="", validator=_STR)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class McpServer(_Keyed):
+@attrs.frozen(cache_hash=True)
+class McpServer:
     """A connected MCP server, with what it offers."""
 
     name: str = attrs.field(validator=_STR)
@@ -287,9 +274,8 @@ class McpServer(_Keyed):
         default=(), converter=_mcp_resource_templates)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class Skill(_Keyed):
+@attrs.frozen(cache_hash=True)
+class Skill:
     """A skill: only name and description go in the prompt; content is loaded on demand."""
 
     name: str = attrs.field(validator=_STR)
@@ -298,18 +284,16 @@ class Skill(_Keyed):
     references: tuple[str, ...] = attrs.field(default=(), converter=_strings)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class Attachment(_Keyed):
+@attrs.frozen(cache_hash=True)
+class Attachment:
     """A file the user attached to this request (only its name and MIME type matter here)."""
 
     name: str = attrs.field(validator=_STR)
     type: str = attrs.field(default="", validator=_STR)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class WorkspaceRoot(_Keyed):
+@attrs.frozen(cache_hash=True)
+class WorkspaceRoot:
     """One folder of a multi-root workspace."""
 
     path: str = attrs.field(validator=_STR)
@@ -320,9 +304,10 @@ class WorkspaceRoot(_Keyed):
 def _plain(record: Any) -> dict[str, Any]:
     """A record's fields as plain data: nested records as tables, frozen data thawed."""
     out: dict[str, Any] = {}
-    for name in type(record).__key_fields__:
+    for field in attrs.fields(type(record)):
+        name = field.name
         value = getattr(record, name)
-        if value.__class__ is tuple and value and isinstance(value[0], _Keyed):
+        if value.__class__ is tuple and value and attrs.has(type(value[0])):
             value = [_plain(item) for item in value]  # records nest three deep at most
         elif value.__class__ is FrozenDict:
             value = thaw(value)
@@ -351,9 +336,8 @@ def _provider(value: Any) -> ProviderInfo | None:
     return ProviderInfo.from_dict(value)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class PromptContext(_Keyed):
+@attrs.frozen(cache_hash=True)
+class PromptContext:
     """The runtime context of one request. Every field is optional."""
 
     provider: ProviderInfo | None = attrs.field(default=None, converter=_provider)
@@ -404,22 +388,12 @@ class PromptContext(_Keyed):
         return self.features.get(name, default)
 
     def with_provider(self, provider: ProviderInfo | None) -> PromptContext:
-        """This context with another provider: a shallow copy of the validated fields, not a
-        rebuild (nothing is converted or checked again)."""
+        """This context with another provider."""
         if provider is self.provider:
             return self
         if provider is not None and provider.__class__ is not ProviderInfo:
             raise ContextError("must be a ProviderInfo", field="provider")
-        clone = object.__new__(PromptContext)
-        for name in PromptContext.__key_fields__:
-            object.__setattr__(clone, name, getattr(self, name))
-        object.__setattr__(clone, "provider", provider)
-        object.__setattr__(clone, "_key", (provider, *self._key[1:]))
-        object.__setattr__(clone, "_h", None)
-        return clone
-
-
-assert PromptContext.__key_fields__[0] == "provider"  # with_provider swaps the key's first part
+        return attrs.evolve(self, provider=provider)
 
 
 def context_from_data(data: Mapping[str, Any], source: str | None = None,
@@ -431,12 +405,21 @@ def context_from_data(data: Mapping[str, Any], source: str | None = None,
     if not isinstance(data, Mapping):
         raise ContextError("the context must be a table/object", source=source)
     data = _normalized(data, source)
-    if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:
-        built = PromptContext.__plain__(prepare(data) if prepare is not None else data)
-        if built is not None:
-            return built  # type: ignore[no-any-return]
+    if isinstance(data, dict) and data.keys() <= _CONTEXT_FIELDS:
+        try:
+            return PromptContext(**(prepare(data) if prepare is not None else data))
+        except (PromptcError, TypeError, ValueError):
+            pass  # built again below, for an error naming the file and path
     context: PromptContext = build_record(PromptContext, data, source=source, error=ContextError)
     return context
+
+
+# Each record class's field names: a table holding only these goes straight to the constructor.
+_FIELD_NAMES: dict[type, frozenset[str]] = {
+    cls: frozenset(attrs.fields_dict(cls)) for cls in (
+        Rule, McpTool, McpResource, McpResourceTemplate, McpServer, Skill, Attachment,
+        WorkspaceRoot, PromptContext)}
+_CONTEXT_FIELDS = _FIELD_NAMES[PromptContext]
 
 
 def _normalized(data: Mapping[str, Any], source: str | None) -> Mapping[str, Any]:

@@ -44,15 +44,16 @@ class Value:
         return hash(("Value", self.text))
 
 
-# Compiled nodes: str (literal) | _Var | _Section
-@attrs.frozen
+# Compiled nodes: str (literal) | _Var | _Section (hashed once: a section's nodes key what a
+# layout Row keeps for it)
+@attrs.frozen(cache_hash=True)
 class _Var:
     path: tuple[str, ...]
     name: str
     line: int
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class _Section:
     path: tuple[str, ...]
     name: str
@@ -73,11 +74,6 @@ class Template:
     variables: frozenset[str] = frozenset()  # names used as {{x}} anywhere
     sections: frozenset[str] = frozenset()  # names used as {{#x}} / {{^x}} anywhere
     all_names: tuple[str, ...] = ()  # every name, in order of first use ("." excluded)
-    # compiled collect walks, by number of base scopes (see layout.collector), made on the second
-    # render at that depth (`renders` counts them): a template rendered once never pays for it
-    collectors: dict[tuple[int, bool], Any] = attrs.field(factory=dict, eq=False, repr=False)
-    renders: dict[int, int] = attrs.field(factory=dict, eq=False, repr=False)
-
 
 
 def flat_names(template: Template) -> tuple[str, ...] | None:
@@ -186,8 +182,8 @@ _parsed: Memo[tuple[str, str], Template] = Memo(2048)  # (text, source) -> Templ
 
 def parsed_template(text: str, source: str) -> Template:
     """`compile_template`, once per (text, file) in a process: a template depends on nothing
-    else, and a parsed one is immutable (its compiled walks are pure functions of it). Every
-    Compiler built from the same files shares them; no request data is ever kept here."""
+    else, and a parsed one is immutable. Every Compiler built from the same files shares
+    them; no request data is ever kept here."""
     key = (text, source)
     template: Template | None = _parsed.get(key)
     if template is None:
