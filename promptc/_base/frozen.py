@@ -270,7 +270,7 @@ def _flatten(value: Any) -> tuple[Any, ...]:
             out.append(node)
         elif cls is _Key:
             key = node.key
-            out.append(key if key.__class__ is str else (key.__class__.__name__, key))
+            out.append(key if type(key) is str else (type(key).__name__, key))
         elif isinstance(node, Mapping):
             out.append(OPEN_TABLE)
             stack.append(CLOSE_TABLE)

@@ -14,11 +14,12 @@ Problems are sorted by where they are, so the same call gives the same message.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 
+from .._base.memo import Cache
 from .._model.json_schema import nesting_depth
 from .records import CallProblem, CallWarning, Notice, Problem
 from .values import MAX_NESTING
@@ -29,12 +30,6 @@ __all__ = ["MAX_SCHEMA_NESTING", "MAX_PROBLEMS", "Verdict", "check_arguments", "
 MAX_SCHEMA_NESTING = 128
 MAX_PROBLEMS = 8
 _MAX_SHOWN = 60
-
-
-class Cache(Protocol):
-    def get(self, key: Hashable, default: Any = None) -> Any: ...
-
-    def put(self, key: Hashable, value: Any) -> Any: ...
 
 
 @attrs.frozen

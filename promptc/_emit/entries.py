@@ -1,7 +1,7 @@
 """One tool as each provider wants it: its schema's forms (as given, OpenAI strict, Gemini's
 OpenAPI subset) and its entry per format.
 
-Schemas are normalized per provider (promptc/_emit/schemas.py): OpenAI strict where the schema
+Schemas are normalized per provider (promptc/_emit/schemas/): OpenAI strict where the schema
 allows it, Gemini's OpenAPI subset (or its `parameters_json_schema`), Anthropic's object root.
 Nothing here is handed out as it is: `copy` and `fresh` give new tables and lists all the way
 down, so a client may change what it gets.

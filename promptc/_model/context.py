@@ -36,7 +36,7 @@ _STR = typed(str, ContextError)
 
 def _lf(value: Any) -> Any:
     """CRLF and CR → LF in a text field (other types pass to the validator, which names them)."""
-    if value.__class__ is str and "\r" in value:
+    if isinstance(value, str) and "\r" in value:
         return value.replace("\r\n", "\n").replace("\r", "\n")
     return value
 
@@ -60,14 +60,13 @@ def records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, .
 
 
 def _check_list(items: Any, field: str) -> None:
-    if items.__class__ is not list and items.__class__ is not tuple and (
-            isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable)):
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
         raise ContextError(f"must be a list, got {describe(items)}", field=field)
 
 
 def _record(cls: type[R], item: Any, known: frozenset[str], field: str, i: int) -> R:
     if type(item) is cls:
-        return item  # type: ignore[no-any-return]
+        return item
     if isinstance(item, dict) and item.keys() <= known:
         try:
             return cls(**item)
@@ -114,7 +113,7 @@ def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
     """A table of JSON values, frozen (features, runtime)."""
     if value is None:
         return EMPTY
-    if value.__class__ is FrozenDict:
+    if isinstance(value, FrozenDict):
         return value
     if not isinstance(value, Mapping):
         raise ContextError(f"must be a table/object, got {describe(value)}", field=field)
@@ -133,10 +132,10 @@ def _features(value: Mapping[str, Any] | None) -> FrozenDict:
         return EMPTY
     if value is not None and isinstance(value, Mapping):
         for name, flag in value.items():
-            if flag.__class__ is not bool:
+            if not isinstance(flag, bool):
                 raise ContextError(f"must be true or false, got {describe(flag)}",
                                    field=f"features.{name}")
-        if value.__class__ is dict and all(name.__class__ is str for name in value):
+        if isinstance(value, dict) and all(isinstance(name, str) for name in value):
             return FrozenDict(value)  # flat booleans under text names: JSON as they are
     return _json_map(value, "features")
 
@@ -162,8 +161,8 @@ def check_feature_names(context: PromptContext, known: FeatureSet | None,
 def _runtime(value: Mapping[str, Any] | None) -> FrozenDict:
     """Runtime values are text placed in the prompt: line endings fold to LF like every other
     text field, so a CRLF value renders the same as its LF twin."""
-    if (value is not None and value.__class__ is not FrozenDict and isinstance(value, Mapping)
-            and any(v.__class__ is str and "\r" in v for v in value.values())):
+    if (value is not None and not isinstance(value, FrozenDict) and isinstance(value, Mapping)
+            and any(isinstance(v, str) and "\r" in v for v in value.values())):
         value = {k: _lf(v) for k, v in value.items()}
     return _json_map(value, "runtime")
 
@@ -172,7 +171,7 @@ def _schema(value: Mapping[str, Any] | None) -> FrozenDict:
     """An input schema, kept as its canonical JSON text (see FrozenDict.packed)."""
     if value is None:
         return EMPTY
-    if value.__class__ is FrozenDict and value._json is not None:
+    if isinstance(value, FrozenDict) and value._json is not None:
         return value
     if not isinstance(value, Mapping):
         raise ContextError(f"must be a table/object, got {describe(value)}",
@@ -192,14 +191,14 @@ MCP_ANNOTATIONS: dict[str, type] = {"title": str, "readOnlyHint": bool, "destruc
 def _annotations(value: Mapping[str, Any] | None) -> FrozenDict:
     """An MCP tool's annotations, each known hint of its type (a hint is only a hint: promptc
     reads `readOnlyHint` to decide what plan mode allows, and a wrong type would flip that)."""
-    if value is None or value.__class__ is FrozenDict:
+    if value is None or isinstance(value, FrozenDict):
         return value if value is not None else EMPTY
     if not isinstance(value, Mapping):
         raise ContextError(f"must be a table/object, got {describe(value)}",
                            field="annotations")
     for key, item in value.items():
         expected = MCP_ANNOTATIONS.get(key)
-        if expected is not None and item.__class__ is not expected:
+        if expected is not None and type(item) is not expected:
             raise ContextError(f"must be a {'boolean' if expected is bool else 'string'}, got "
                                f"{describe(item)}", field=f"annotations.{key}")
     return _json_map(value, "annotations")
@@ -213,7 +212,7 @@ def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
                            field="references")
     items = tuple(value)
     for i, item in enumerate(items):
-        if item.__class__ is not str:
+        if type(item) is not str:
             raise ContextError(f"must be a string, got {describe(item)}",
                                field=f"references[{i}]")
     return items
@@ -307,11 +306,11 @@ def _plain(record: Any) -> dict[str, Any]:
     for field in attrs.fields(type(record)):
         name = field.name
         value = getattr(record, name)
-        if value.__class__ is tuple and value and attrs.has(type(value[0])):
+        if isinstance(value, tuple) and value and attrs.has(type(value[0])):
             value = [_plain(item) for item in value]  # records nest three deep at most
-        elif value.__class__ is FrozenDict:
+        elif isinstance(value, FrozenDict):
             value = thaw(value)
-        elif value.__class__ is tuple:
+        elif isinstance(value, tuple):
             value = list(value)
         out[name] = value
     return out
@@ -320,7 +319,7 @@ def _plain(record: Any) -> dict[str, Any]:
 def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
     if value is None:
         return
-    if value.__class__ is not str:
+    if not isinstance(value, str):
         raise ContextError(f"must be an ISO date (YYYY-MM-DD), got {describe(value)}",
                            field=attribute.name)
     try:
@@ -331,7 +330,7 @@ def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
 
 
 def _provider(value: Any) -> ProviderInfo | None:
-    if value is None or value.__class__ is ProviderInfo:
+    if value is None or isinstance(value, ProviderInfo):
         return value
     return ProviderInfo.from_dict(value)
 
@@ -391,7 +390,7 @@ class PromptContext:
         """This context with another provider."""
         if provider is self.provider:
             return self
-        if provider is not None and provider.__class__ is not ProviderInfo:
+        if provider is not None and not isinstance(provider, ProviderInfo):
             raise ContextError("must be a ProviderInfo", field="provider")
         return attrs.evolve(self, provider=provider)
 
@@ -426,11 +425,11 @@ def _normalized(data: Mapping[str, Any], source: str | None) -> Mapping[str, Any
     """A provider given as a table made a record; TOML's native `date = 2026-01-01` as text."""
     provider = data.get("provider")
     date = data.get("date")
-    if (provider is None or provider.__class__ is ProviderInfo) and \
+    if (provider is None or isinstance(provider, ProviderInfo)) and \
             not isinstance(date, datetime.date):
         return data
     out = dict(data)
-    if provider is not None and provider.__class__ is not ProviderInfo:
+    if provider is not None and not isinstance(provider, ProviderInfo):
         out["provider"] = ProviderInfo.from_dict(provider, source=source)
     if isinstance(date, datetime.date):
         out["date"] = date.isoformat()

@@ -67,9 +67,6 @@ class CacheState:
         used = self.entries.get(key)
         return used is not None and now - used <= TTL_MINUTES
 
-    def last_used(self) -> float | None:
-        return max(self.entries.values(), default=None)
-
 
 class CacheRules(Protocol):
     """A provider's rules: bill a request's pieces against the cache, and say what they are."""

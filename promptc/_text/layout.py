@@ -23,7 +23,6 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .._base.frozen import FrozenDict
 from .cleanup import clean, clean_pieces
 from .template import _MISSING, Problem, Template, Value, _lookup, _truthy, _Var, render
 
@@ -54,7 +53,7 @@ def collect(template: Template, scopes: list[Any], named: bool = True) -> Collec
 
     Without names, a list item given as a `Row` (or the innermost scope given as `Filled`)
     adds the texts and shape kept on it for that section body, instead of being walked."""
-    if not named and scopes and scopes[-1].__class__ is Filled:
+    if not named and scopes and isinstance(scopes[-1], Filled):
         try:
             kept = scopes[-1].fragment(template.nodes)
         except _NotText:
@@ -71,26 +70,15 @@ def collect(template: Template, scopes: list[Any], named: bool = True) -> Collec
 
 def _text_of(value: Any) -> str | None:
     """The text a value inserts (None: nothing), exactly as `render` inserts it."""
-    cls = value.__class__
-    if cls is str or cls is _StandIn:  # a stand-in is collected as itself (see Row)
+    if type(value) in (str, _StandIn):  # text exactly; a stand-in is collected as itself
         return value  # type: ignore[no-any-return]
     if value is _MISSING or value is None:
         return None
     if isinstance(value, Value):
         return value.text
-    if isinstance(value, (int, float)) and cls is not bool:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
     raise _NotText
-
-
-def _is_table(value: Any) -> bool:
-    cls = value.__class__
-    return cls is dict or cls is FrozenDict or cls is Row or isinstance(value, Mapping)
-
-
-def _is_list(value: Any) -> bool:
-    cls = value.__class__
-    return cls is list or cls is tuple or (cls is not str and isinstance(value, (list, tuple)))
 
 
 _EMPTY: dict[str, Any] = {}
@@ -144,7 +132,7 @@ class Row(dict):  # type: ignore[type-arg]
         found = self.stand_ins.get(body)
         if found is None:
             found = self.stand_ins[body] = tuple(
-                (at, text) for at, text in enumerate(made[0]) if text.__class__ is _StandIn)
+                (at, text) for at, text in enumerate(made[0]) if isinstance(text, _StandIn))
         return made, found
 
     def _refuse(self, *_args: Any, **_kwargs: Any) -> None:
@@ -190,7 +178,7 @@ class Filled(Mapping[str, Any]):
     def fragment(self, body: Body) -> Fragment | None:
         fills = self.fills
         for text in fills.values():
-            if text.__class__ is not str or not text or text.isspace():
+            if not isinstance(text, str) or not text or text.isspace():
                 return None  # absent or blank: another shape, so the table is walked
         made = self.row.holes(body)
         if made is None:
@@ -274,12 +262,12 @@ class _Collect:
             if shown:
                 self.nodes(node.children, scopes)
             return
-        items = value if _is_list(value) else (value,)
+        items = value if isinstance(value, (list, tuple)) else (value,)
         # a list: its items; a table, or a truthy plain value: the section's `{{.}}`
         self.shape.append(len(items))
         for item in items:
-            kept = None if self.named or item.__class__ is not Row else \
-                item.fragment(node.children)
+            kept = item.fragment(node.children) if isinstance(item, Row) and not self.named \
+                else None
             if kept is not None:
                 self.texts.extend(kept[0])
                 self.shape.extend(kept[1])
@@ -312,7 +300,7 @@ def layout_of(template: Template, scopes: list[Any]) -> tuple[Layout, Collected]
     ops: list[Any] = []
     run: list[str] = []
     for piece in clean_pieces(pieces):
-        if piece.__class__ is str:
+        if isinstance(piece, str):
             run.append(piece)
         else:
             if run:
@@ -325,7 +313,7 @@ def layout_of(template: Template, scopes: list[Any]) -> tuple[Layout, Collected]
 
 
 def join(layout: Layout, texts: Sequence[str]) -> str:
-    return "".join([op if op.__class__ is str else texts[op] for op in layout])
+    return "".join([op if isinstance(op, str) else texts[op] for op in layout])
 
 
 LayoutGet = Callable[[tuple[int, ...]], "Layout | None"]

@@ -81,9 +81,9 @@ def flat_names(template: Template) -> tuple[str, ...] | None:
     order (a base template usually is); None when it has a section or a dotted name."""
     names = []
     for node in template.nodes:
-        if node.__class__ is str:
+        if isinstance(node, str):
             continue
-        if node.__class__ is not _Var or len(node.path) != 1:
+        if not isinstance(node, _Var) or len(node.path) != 1:
             return None
         names.append(node.name)
     return tuple(names)
@@ -284,8 +284,7 @@ _MISSING = object()
 
 
 def _is_table(value: Any) -> bool:
-    """A mapping (plain dicts first: the abstract-class check is slow on the hot path)."""
-    return value.__class__ is dict or isinstance(value, Mapping)
+    return isinstance(value, Mapping)
 
 
 def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
@@ -294,7 +293,7 @@ def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
     head = path[0]
     for i in range(len(scopes) - 1, -1, -1):
         scope = scopes[i]
-        if (scope.__class__ is dict or isinstance(scope, Mapping)) and head in scope:
+        if isinstance(scope, Mapping) and head in scope:
             value = scope[head]
             break
     else:
@@ -308,20 +307,12 @@ def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
 
 
 def _truthy(value: Any) -> bool:
-    cls = value.__class__
-    if cls is str:
-        return not value.isspace() and value != ""
-    if cls is bool:
-        return value  # type: ignore[no-any-return]
+    """Whether a section shows: not for a missing value, false, blank text or an empty list or
+    table; for any number (0 too)."""
     if value is _MISSING or value is None:
         return False
-    if cls is list or cls is tuple or cls is dict:
-        return len(value) > 0
-    return _truthy_other(value)
-
-
-def _truthy_other(value: Any) -> bool:
-    """Truthiness of the rarer kinds of value (text and table subclasses, atoms, numbers)."""
+    if isinstance(value, bool):
+        return value
     if isinstance(value, str):
         return bool(value.strip())
     if isinstance(value, Value):
@@ -356,7 +347,7 @@ def _ignore(_count: int) -> None:
 
 def _text(value: Any) -> str | None:
     """The text a value inserts: text, a number; None for anything else."""
-    if value.__class__ is str:
+    if type(value) is str:  # text exactly: a str subclass is reported, not inserted
         text: str = value
         return text
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -378,9 +369,9 @@ class _Renderer:
 
     def nodes(self, nodes: tuple[Any, ...], scopes: list[Any]) -> None:
         for node in nodes:
-            if node.__class__ is str:
+            if isinstance(node, str):
                 self.append(node)
-            elif node.__class__ is _Var:
+            elif isinstance(node, _Var):
                 self.variable(node, _lookup(node.path, scopes))
             else:
                 self.section(node, scopes, _lookup(node.path, scopes))
