@@ -60,7 +60,8 @@ def records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, .
 
 
 def _check_list(items: Any, field: str) -> None:
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+    if not isinstance(items, (list, tuple)) and (
+            isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable)):
         raise ContextError(f"must be a list, got {describe(items)}", field=field)
 
 

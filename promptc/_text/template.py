@@ -284,7 +284,7 @@ _MISSING = object()
 
 
 def _is_table(value: Any) -> bool:
-    return isinstance(value, Mapping)
+    return isinstance(value, (dict, Mapping))  # a dict is found without the abstract check
 
 
 def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
@@ -293,7 +293,7 @@ def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
     head = path[0]
     for i in range(len(scopes) - 1, -1, -1):
         scope = scopes[i]
-        if isinstance(scope, Mapping) and head in scope:
+        if isinstance(scope, (dict, Mapping)) and head in scope:
             value = scope[head]
             break
     else:
@@ -317,7 +317,7 @@ def _truthy(value: Any) -> bool:
         return bool(value.strip())
     if isinstance(value, Value):
         return bool(value.text.strip())
-    if isinstance(value, (list, tuple, Mapping)):
+    if isinstance(value, (list, tuple, dict, Mapping)):
         return len(value) > 0
     return True
 
