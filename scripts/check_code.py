@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""Hold promptc's code to the complexity and size its anchors keep (issue 25).
+"""Hold promptc's code to the complexity and size its anchors keep (issue 25), and to no
+generated source (issue 36).
 
     python scripts/check_code.py                       # promptc/, the project's limits
     python scripts/check_code.py --max-share 10 --fail-rank F --max-lines 1100 promptc
 
 Fails (exit 1), naming what is over, when more than `--max-share` percent of the functions and
 methods rank C or worse in radon's cyclomatic complexity, when any ranks `--fail-rank` or worse,
-or when a module is longer than `--max-lines` lines. Prints the counts either way. Exit 2: bad
-arguments, or a folder with no Python in it.
+when a module is longer than `--max-lines` lines, when a module calls the `exec`, `eval` or
+`compile` builtins (source made into code at run time), or when the folder holds a `.marshal`
+file. Prints the counts either way. Exit 2: bad arguments, or a folder with no Python in it.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +26,7 @@ from radon.visitors import Function
 
 ROOT = Path(__file__).resolve().parent.parent
 RANKS = "ABCDEF"
+GENERATING = frozenset({"exec", "eval", "compile"})  # builtins that turn source into code
 
 
 @attrs.frozen
@@ -87,20 +91,46 @@ def size_problems(sizes: Sequence[tuple[str, int]], max_lines: int) -> list[str]
             for path, lines in sizes if lines > max_lines]
 
 
+def generated_source(tree: ast.AST, shown: str) -> list[str]:
+    """Each call of the `exec`, `eval` or `compile` builtins in one module (by name, or as an
+    attribute of `builtins`); a method of that name (`re.compile`, `compiler.compile`) is
+    another function."""
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and func.value.id in ("builtins", "__builtins__")) else None
+        if name in GENERATING:
+            out.append(f"{shown}:{node.lineno}: calls {name}(): no source is made into code "
+                       "at run time")
+    return out
+
+
+def marshal_files(folder: Path) -> list[str]:
+    return [f"{_shown(path)}: marshal'd data; ship the data it was made from"
+            for path in sorted(folder.rglob("*.marshal"))]
+
+
 def check(folder: Path, limits: Limits) -> Findings:
     """Measure every module under `folder`; a module that does not parse is a problem."""
     functions: list[Ranked] = []
     sizes: list[tuple[str, int]] = []
     unreadable: list[str] = []
+    generated: list[str] = []
     for path in sorted(folder.rglob("*.py")):
         shown = _shown(path)
-        sizes.append((shown, len(path.read_text(encoding="utf-8").splitlines())))
+        text = path.read_text(encoding="utf-8")
+        sizes.append((shown, len(text.splitlines())))
         try:
+            generated += generated_source(ast.parse(text), shown)
             functions += ranked_functions(path, shown)
         except SyntaxError as exc:
             unreadable.append(f"{shown}:{exc.lineno}: cannot be parsed ({exc.msg})")
     problems = [*unreadable, *complexity_problems(functions, limits),
-                *size_problems(sizes, limits.max_lines)]
+                *size_problems(sizes, limits.max_lines), *generated, *marshal_files(folder)]
     return Findings(tuple(functions), tuple(sizes), tuple(problems))
 
 

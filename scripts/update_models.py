@@ -7,11 +7,6 @@
 The same map's prices (input, output, cache read, cache write) go to prices.generated.json
 (`--prices-out`), which `promptc session` reads.
 
-Writing the shipped table also compiles the hand-kept overlay (models.overlay.toml) to
-models.overlay.marshal, which promptc reads at start-up while it was made from that very TOML
-(else it reads the TOML, slower); `--overlay-only` does just that (run it after editing the
-overlay).
-
 `--from` takes a litellm wheel or the map's JSON file; without it, the litellm installed in
 this Python is used (found, never imported). The LiteLLM version (from the wheel's name or the
 install's dist-info), the file's sha256 and the date go into the table. Review the
@@ -31,13 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from promptc._base.errors import ConfigError, PromptcError  # noqa: E402
-from promptc._base.files import read_text_file  # noqa: E402
+from promptc._base.errors import PromptcError  # noqa: E402
 from promptc._cli.prices import prices_from_litellm, write_prices  # noqa: E402
-from promptc._model.provider.compiled import compile_overlay  # noqa: E402
 from promptc._model.provider.litellm_map import (  # noqa: E402
     CHAT_MODES, installed_litellm, read_source_map, table_from_file)
-from promptc._model.provider.paths import compiled_overlay_path, overlay_path  # noqa: E402
 from promptc._model.provider.tables import dump_table  # noqa: E402
 
 OUT = ROOT / "promptc" / "_data" / "models.generated.json"
@@ -72,20 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the price table goes (input, output, cache read and write "
                              f"per model; default: {PRICES.relative_to(ROOT)} when --out is the "
                              "shipped table, else none)")
-    parser.add_argument("--overlay-only", action="store_true",
-                        help="only compile models.overlay.toml to models.overlay.marshal")
     args = parser.parse_args(argv)
-    if args.overlay_only or args.out.resolve() == OUT:  # regenerating the shipped data
-        try:
-            path = overlay_path()
-            compiled = compile_overlay(read_text_file(path, ConfigError), str(path))
-        except PromptcError as exc:
-            sys.stderr.write(f"update_models: error: {exc}\n")
-            return 2
-        compiled_overlay_path().write_bytes(compiled)
-        sys.stdout.write(f"wrote {compiled_overlay_path()}\n")
-        if args.overlay_only:
-            return 0
     date = args.date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     try:
         datetime.date.fromisoformat(date)

@@ -1,8 +1,9 @@
-"""Shared fixtures (the built-in compiler, the context fixtures, a folder builder), and how
-pytest-xdist shares the suite between its workers."""
+"""Shared fixtures (the built-in compiler, the context fixtures, a folder builder, one provider
+per built-in variant), and how pytest-xdist shares the suite between its workers."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +12,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from promptc import Compiler, PromptContext
+from promptc import Compiler, PromptContext, ProviderInfo
+from promptc._review.snapshot import load_matrix
 from promptc.testing import make_context
 
 # Property tests draw `quick` numbers of examples in the default run (the README's `pytest`);
@@ -115,6 +117,27 @@ CONTEXTS = Path(__file__).parent.parent / "promptc" / "_data" / "snapshot" / "co
 @pytest.fixture(scope="session")
 def builtins() -> Compiler:
     return Compiler.builtins()
+
+
+@functools.cache
+def variant_providers() -> dict[str, ProviderInfo]:
+    """One provider per variant the default snapshot matrix renders (the first case naming
+    it), in the matrix's order. Tests that go through every built-in variant take them from
+    here, so a new variant needs its case in the matrix and nothing else in the tests
+    (tests/test_tokens.py checks that every built-in variant has one)."""
+    providers: dict[str, ProviderInfo] = {}
+    for target in load_matrix().targets:
+        if target.variant is not None:
+            providers.setdefault(target.variant, target.provider)
+    return providers
+
+
+@functools.cache
+def text_variants() -> tuple[str, ...]:
+    """The built-in variants with a text tool catalogue (the `tools` section): those that can
+    teach calls as text, whatever mode they pin."""
+    registry = Compiler.builtins().registry
+    return tuple(v for v in registry.variants if "tools" in registry.get(v).components)
 
 
 @pytest.fixture(scope="session")

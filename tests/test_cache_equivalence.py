@@ -57,20 +57,19 @@ from promptc import (CompiledPrompt, Compiler, PromptcError, PromptContext, Prov
                      Registry)
 from promptc.testing import make_context
 
+from .conftest import variant_providers
+
 # --- the inputs ----------------------------------------------------------------------------------
 
-# One provider per built-in variant (and both tool modes of the frontier families).
+# One provider per built-in variant, by its id (the snapshot matrix's, tests/conftest.py), and
+# the ones the tests below name.
 PROVIDERS: dict[str, ProviderInfo] = {
-    "gpt-4.1": ProviderInfo("openai", "gpt-4.1"),                     # generic
+    **variant_providers(),
+    "gpt-4.1": ProviderInfo("openai", "gpt-4.1"),                     # generic, native tools
     "sonnet": ProviderInfo("anthropic", "claude-sonnet-4-5"),        # native-next-gen
-    "sonnet-text": ProviderInfo("anthropic", "claude-sonnet-4-5",
-                                native_tools=False),                 # next-gen
-    "gpt-5": ProviderInfo("openai", "gpt-5"),                         # gpt-5
-    "gemini-3": ProviderInfo("google", "gemini-3-pro-preview"),       # gemini-3
-    "glm": ProviderInfo("zai", "glm-4.6"),                            # glm
     "ollama": ProviderInfo("ollama", "qwen2.5-coder:7b"),             # compact
 }
-VARIANT_IDS = ("generic", "native-next-gen", "next-gen", "gpt-5", "gemini-3", "glm", "compact")
+VARIANT_IDS = tuple(variant_providers())
 
 # Runtime names a template uses: a standard placeholder, component ids (a runtime value named
 # like a component replaces that section), and one name nothing declares.

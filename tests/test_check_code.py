@@ -1,6 +1,7 @@
 """scripts/check_code.py, the complexity and size limits .ci/run holds promptc to: it fails
 naming what is over (too many functions ranked C or worse, one ranked at the failing rank, a
-module too long) and passes what is within, with the limits given on its command line."""
+module too long, source made into code at run time, marshal'd data) and passes what is within,
+with the limits given on its command line."""
 
 from __future__ import annotations
 
@@ -108,6 +109,37 @@ def test_bad_limits_are_usage_errors(argv: list[str], run: Run) -> None:
 def test_a_folder_without_python_is_a_usage_error(tmp_path: Path, run: Run) -> None:
     code, out = run(str(tmp_path))
     assert code == 2 and "not a folder with Python modules" in out
+
+
+@pytest.mark.parametrize("call", ["exec(text)", "eval('1 + 1')", "compile(text, 'x', 'exec')",
+                                  "builtins.eval(text)", "__builtins__.exec(text)"])
+def test_source_made_into_code_fails_by_line(tmp_path: Path, run: Run, call: str) -> None:
+    pkg = package(tmp_path / "pkg", {"ok.py": simple(1),
+                                     "gen.py": f"import builtins\n\ndef f(text):\n    {call}\n"})
+    code, out = run(str(pkg))
+    name = call.split("(")[0].rsplit(".", 1)[-1]
+    assert code == 1 and f"gen.py:4: calls {name}()" in out and "ok.py:" not in out
+
+
+def test_methods_named_like_the_builtins_pass(tmp_path: Path, run: Run) -> None:
+    text = ("import re\n\nPATTERN = re.compile('x')\n\ndef f(compiler, code):\n"
+            "    return compiler.compile(code), compiler.eval(code)\n")
+    assert run(str(package(tmp_path / "pkg", {"a.py": text})))[0] == 0
+
+
+def test_a_marshal_file_fails_by_name(tmp_path: Path, run: Run) -> None:
+    pkg = package(tmp_path / "pkg", {"a.py": simple(1)})
+    (pkg / "data").mkdir()
+    (pkg / "data" / "table.marshal").write_bytes(b"\xe3")
+    code, out = run(str(pkg))
+    assert code == 1 and "table.marshal: marshal'd data" in out
+
+
+def test_promptc_makes_no_source_into_code_and_ships_no_marshal_data(script: ModuleType
+                                                                     ) -> None:
+    """No call of the exec, eval or compile builtins under promptc/, no .marshal file."""
+    findings = script.check(SCRIPT.parent.parent / "promptc", script.Limits(100.0, "F", 10**6))
+    assert not [p for p in findings.problems if "calls " in p or "marshal" in p]
 
 
 def test_promptc_itself_is_measured_whole(script: ModuleType) -> None:

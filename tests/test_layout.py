@@ -110,7 +110,7 @@ def test_rows_render_as_their_tables_whatever_surrounds_them(
     template = compile_template(TEMPLATES[which], f"t{which}")
     memo = Memo(64)
     as_rows = rows(scope)
-    for around in outers * 2:  # twice: the second time through the compiled walk and kept rows
+    for around in outers * 2:  # twice: the second time through the kept rows and layouts
         if collect(template, [around, as_rows], named=False) is None:
             return  # a value that is not text: the full render reports it
         assert render_clean(template, [around, as_rows], memo.get, memo.put) == \

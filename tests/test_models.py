@@ -19,13 +19,11 @@ from pathlib import Path
 import pytest
 
 from promptc import Compiler, ConfigError, PromptcError, ProviderInfo
-from promptc._base.files import read_text_file
 from promptc._cli.args import UsageError
 from promptc._cli.models import add_models_command
 from promptc._model.provider import (TABLE_FIELDS, TABLE_FORMAT, model_data, model_facts,
                                      parse_table, shipped_table_path, user_table_path)
-from promptc._model.provider.compiled import compile_overlay
-from promptc._model.provider.paths import compiled_overlay_path, overlay_path
+from promptc._model.provider.paths import overlay_path
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "scripts" / "update_models.py"
@@ -85,35 +83,20 @@ def test_the_shipped_table_names_its_source() -> None:
     assert ids["source"]["sha256"] == source["sha256"]
 
 
-def test_the_compiled_overlay_is_current() -> None:
-    """promptc reads models.overlay.json at start-up while it was made from this TOML."""
-    text = read_text_file(overlay_path(), ConfigError)
-    assert compiled_overlay_path().read_bytes() == compile_overlay(text, str(overlay_path())), \
-        "models.overlay.toml changed: run `python scripts/update_models.py --overlay-only`"
-    from promptc._base.files import parse_toml
-    from promptc._model.provider.compiled import load_compiled
-    from promptc._model.provider.overlay import parse_overlay
-    compiled = load_compiled(compiled_overlay_path().read_bytes(), text, "x")
-    parsed = parse_overlay(parse_toml(text, "x", ConfigError), "x")
-    assert compiled is not None and compiled == parsed
-    assert load_compiled(b"garbage", text, "x") is None
-
-
-def test_an_edited_overlay_is_read_even_before_it_is_compiled(tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch
-                                                              ) -> None:
-    from promptc._model.provider import compiled
+def test_the_shipped_overlay_is_read_from_its_toml(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from promptc._model.provider import overlay
     toml = tmp_path / "models.overlay.toml"
     toml.write_text(overlay_path().read_text(encoding="utf-8").replace(
         'title = "GPT-5 and later"', 'title = "GPT-5 and everything after"'), encoding="utf-8")
-    monkeypatch.setattr(compiled, "overlay_path", lambda: toml)
-    compiled.shipped_overlay.cache_clear()
+    monkeypatch.setattr(overlay, "overlay_path", lambda: toml)
+    overlay.shipped_overlay.cache_clear()
     try:
-        titles = {f.id: f.title for f in compiled.shipped_overlay().families}
+        titles = {f.id: f.title for f in overlay.shipped_overlay().families}
         assert titles["gpt-5"] == "GPT-5 and everything after"
     finally:
         monkeypatch.undo()
-        compiled.shipped_overlay.cache_clear()
+        overlay.shipped_overlay.cache_clear()
 
 
 def test_the_vendor_table_is_data_checked_when_read() -> None:

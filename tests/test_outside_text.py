@@ -79,9 +79,10 @@ def test_control_tokens_are_neutralised_in_every_slot(builtins: Compiler, slot: 
                      ProviderInfo("anthropic", "claude-sonnet-4-5")):
         prompt = builtins.compile(provider, put(make_context("full"), value))
         assert control_tokens(prompt.text) == [], (slot, provider.model)
-        for fmt in ("anthropic", "openai", "gemini"):  # the native tool JSON too
-            sent = json.dumps(prompt.tools.for_format(fmt), ensure_ascii=False)
-            assert control_tokens(sent) == [], (slot, fmt)
+        for sent_tools in (prompt.tools.anthropic(), prompt.tools.openai("chat"),
+                           prompt.tools.gemini()):  # the native tool JSON too
+            sent = json.dumps(sent_tools, ensure_ascii=False)
+            assert control_tokens(sent) == [], (slot, sent[:80])
 
 
 def test_an_mcp_schema_s_prose_reaches_the_native_tools_without_control_tokens(

@@ -25,9 +25,11 @@ from promptc import (CallError, CompiledPrompt, Compiler, ParsedMessage, PromptC
 from promptc._model.tools import parameters_for, usage_value
 from promptc.testing import make_context
 
+from .conftest import text_variants
+
 
 TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)  # generic, text tools
-TEXT_VARIANTS = ("generic", "next-gen", "glm", "compact", "gpt-5", "gemini-3")
+TEXT_VARIANTS = text_variants()
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ from promptc._cli import main
 from promptc._load.sources import builtin_root
 from promptc.testing import make_context, sessions_differ
 
+from .conftest import variant_providers
+
 REPO = Path(__file__).parent.parent
 SONNET = ProviderInfo("anthropic", "claude-sonnet-4-5")
 
@@ -154,8 +156,7 @@ def test_tokens_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert int(sent.split()[-1]) == int(lines[at].split()[1]) + int(tools.split()[-1])
 
 
-@pytest.mark.parametrize("vid", ["generic", "next-gen", "native-next-gen", "gpt-5", "gemini-3",
-                                 "glm", "compact"])
+@pytest.mark.parametrize("vid", variant_providers())
 def test_static_part_depends_on_neither_cwd_nor_date(builtins: Compiler, vid: str) -> None:
     import attrs
     full = make_context("full")

@@ -449,6 +449,48 @@ def test_no_depth_of_nesting_reaches_the_recursion_limit(scale: int) -> None:
     assert gemini_form(deep).schema is not None
 
 
+def _nested(key: str, depth: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(depth):
+        node = {"type": "object", "properties": {"x": node}} if key == "properties" else \
+            {"type": "array", "items": node}
+    return {"type": "object", "properties": {"a": node}}
+
+
+@pytest.mark.parametrize("key", ["properties", "items"])
+@pytest.mark.parametrize("depth", [100, 250, 300])
+def test_an_mcp_schema_nested_hundreds_deep_is_sent_as_given(key: str, depth: int) -> None:
+    """Issue 33 H3: entries were made by eval of their repr, so a schema 100-250 levels deep
+    raised SyntaxError (too many nested parentheses) and 300 levels of items MemoryError, from
+    to_anthropic() and tools.openai(). Every payload, asked for again and again (the first ones
+    are assembled from the tools, the later ones copied whole), holds the schema as given."""
+    schema = _nested(key, depth)
+    data = {"mcp_servers": [{"name": "s", "tools": [{"name": "t", "description": "d",
+                                                     "input_schema": schema}]}]}
+    compiler = Compiler.default(project=False, user=False)
+    # the session's MCP tools as functions of their own (the single-string placement)
+    claude = compiler.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), data,
+                              dynamic="system")
+    gpt = compiler.compile(ProviderInfo("openai", "gpt-4.1"), data, dynamic="system")
+    gemini = compiler.compile(ProviderInfo("google", "gemini-3-pro-preview"), data,
+                              dynamic="system")
+    # the default split: the schema reaches the first message as text, under use_mcp_tool
+    split = compiler.compile(ProviderInfo("anthropic", "claude-sonnet-4-5"), data)
+    assert split.message.count("<input_schema>") == 1
+    assert split.to_anthropic()["messages"][0]["content"]
+    for _ in range(4):
+        [sent] = [e["input_schema"] for e in claude.to_anthropic()["tools"]
+                  if e["name"] == "mcp__s__t"]
+        assert sent == schema
+        [entry] = [e["function"] for e in gpt.tools.openai()
+                   if e["function"]["name"] == "mcp__s__t"]
+        assert entry["parameters"] == schema and entry["strict"] is False  # too deep for strict
+        assert [s for n, _, s in gpt.tools.functions() if n == "mcp__s__t"] == [schema]
+        [declared] = [d for d in gemini.to_gemini()["tools"][0]["function_declarations"]
+                      if d["name"] == "mcp__s__t"]
+        assert declared["parameters"]["type"] == "object"
+
+
 keywords = st.sampled_from([
     "type", "properties", "required", "items", "enum", "const", "anyOf", "oneOf", "allOf",
     "$ref", "$defs", "minimum", "maximum", "pattern", "format", "minItems", "maxLength",

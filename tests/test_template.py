@@ -169,9 +169,8 @@ def test_spec_behaviour(template: str, data: Any, expected: str) -> None:
 @pytest.mark.parametrize(("template", "data", "expected"),
                          [c[1:] for c in CASES if c[2].__class__ is dict],
                          ids=[c[0] for c in CASES if c[2].__class__ is dict])
-def test_the_compiled_walk_collects_what_the_render_inserts(template: str, data: Any,
-                                                          expected: str) -> None:
-    """Twice, so the second walk runs through the template's compiled collector."""
+def test_the_collect_walk_collects_what_the_render_inserts(template: str, data: Any,
+                                                         expected: str) -> None:
     parsed = compile_template(template, "spec.md")
     inserted = [p.text for p in render(parsed, [data], []) if isinstance(p, Value)]
     for _ in range(2):

@@ -110,19 +110,41 @@ def test_mcp_tools_are_always_namespaced_and_collisions_resolved() -> None:
     assert mcp_bindings(servers, {"read_file"}) == bindings  # same input, same names
 
 
+def lines_run_in(function: Callable[..., object], call: Callable[[], object]) -> int:
+    """How many lines of `function` run while `call()` runs (traced, not timed)."""
+    import sys
+    count = 0
+
+    def each_line(_frame: object, event: str, _arg: object) -> object:
+        nonlocal count
+        count += event == "line"
+        return each_line
+
+    def each_call(frame: object, _event: str, _arg: object) -> object:
+        return each_line if getattr(frame, "f_code", None) is function.__code__ else None
+    before = sys.gettrace()
+    sys.settrace(each_call)
+    try:
+        call()
+    finally:
+        sys.settrace(before)
+    return count
+
+
 def test_mcp_names_are_linear_in_collisions() -> None:
-    import time
-    def run(n: int) -> float:
+    """n MCP tools that all want one name: finding each a free one tries each candidate once,
+    so the work grows with n, not n² (counted in lines run, so a busy machine cannot fail it)."""
+    from promptc._model import tools
+
+    def work(n: int) -> int:
         servers = [McpServer("s", tools=[McpTool("read_file")] * n)]
-        best = float("inf")
-        for _ in range(3):  # the best of three: a shared machine is noisy
-            start = time.perf_counter()
-            names = [b.native_name for b in mcp_bindings(servers, ())]
-            best = min(best, time.perf_counter() - start)
+        names: list[str] = []
+        count = lines_run_in(tools._untaken, lambda: names.extend(
+            b.native_name for b in mcp_bindings(servers, ())))
         assert len(set(names)) == n
-        return best
-    small, large = run(1000), run(8000)
-    assert large < small * 8 * 4  # linear (with room for noise), not quadratic
+        return count
+    small, large = work(500), work(4000)
+    assert large <= 8 * small * 1.01  # eight times the tools, eight times the work
 
 
 def test_mcp_function_names() -> None:

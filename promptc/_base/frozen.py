@@ -14,7 +14,6 @@ unpacked only if someone reads it.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator, Mapping
 from json.encoder import encode_basestring
 from typing import Any
@@ -271,7 +270,7 @@ def _flatten(value: Any) -> tuple[Any, ...]:
             out.append(node)
         elif cls is _Key:
             key = node.key
-            out.append(key if key.__class__ is str else (key.__class__.__name__, key))
+            out.append(key if type(key) is str else (type(key).__name__, key))
         elif isinstance(node, Mapping):
             out.append(OPEN_TABLE)
             stack.append(CLOSE_TABLE)
@@ -356,69 +355,21 @@ class _IterativeEncoder:
 
 
 class FreshCopies:
-    """Hands out fresh, private deep copies of one JSON value, as fast as Python allows.
+    """Hands out fresh, private deep copies of one JSON value.
 
-    Callers may change what they get, so every call returns new dicts and lists (strings and
-    numbers are immutable and shared). The first call copies through `marshal`; from the second
-    on, the value is compiled once into a function that rebuilds it from literals, which is about
-    twice as fast again. Non-JSON values (a NaN, say) stay on `marshal`.
+    Callers may change what they get, so every call returns new dicts and lists: the value's
+    compact JSON text, made once, parsed anew by the C parser (a value nested deeper than the
+    parser recurses is copied by `thaw`'s iterative walk).
     """
 
-    __slots__ = ("_packed", "_make", "_uses")
+    __slots__ = ("_text", "_value")
 
     def __init__(self, value: Any) -> None:
-        import marshal
-        self._make: Any = None
-        self._uses = 0
-        try:
-            self._packed = marshal.dumps(value)
-        except ValueError:  # nested deeper than marshal goes: copy with the iterative walk
-            self._packed = b""
-            self._make = lambda: thaw(value)
+        self._text = compact_json(value)
+        self._value = value
 
     def __call__(self) -> Any:
-        make = self._make
-        if make is not None:
-            return make()
-        import marshal
-        self._uses += 1
-        if self._uses >= 2:
-            self._make = _literal_builder(marshal.loads(self._packed)) or \
-                (lambda packed=self._packed: marshal.loads(packed))
-        return marshal.loads(self._packed)
-
-
-def _literal_builder(value: Any) -> Any:
-    """A function returning a fresh copy of `value`, compiled from its literal form, or None
-    when the value holds anything but JSON data with finite numbers (then repr is no literal)."""
-    if not _literal_data(value):
-        return None
-    try:
-        code = compile("lambda: " + repr(value), "<promptc literal>", "eval")
-    except (RecursionError, MemoryError, SyntaxError, ValueError):
-        return None  # nested deeper than the compiler allows: marshal handles any depth
-    return eval(code, {"__builtins__": {}})  # noqa: S307 - only literals, from repr() above
-
-
-def _literal_data(value: Any) -> bool:
-    """Plain dicts (of string keys), lists, strings, finite numbers, booleans and None only."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        cls = node.__class__
-        if cls is dict:
-            if any(k.__class__ is not str for k in node):
-                return False
-            stack.extend(node.values())
-        elif cls is list:
-            stack.extend(node)
-        elif not _literal_scalar(node):
-            return False
-    return True
-
-
-def _literal_scalar(node: Any) -> bool:
-    cls = node.__class__
-    if cls is float:
-        return math.isfinite(node)
-    return cls in (str, int, bool) or node is None
+        try:
+            return json.loads(self._text)
+        except RecursionError:
+            return thaw(self._value)

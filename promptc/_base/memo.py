@@ -4,6 +4,9 @@ Every cache promptc keeps is one of these, owned by one Compiler (or one of its 
 by the complete, typed input of what it stores. A memo is typed by its keys and values
 (`Memo[bytes, PromptContext]`), so what comes out is what went in.
 
+`Cache` is what a part that keeps things asks of its memo (a Memo is one; `NoCache` keeps
+nothing, for a part made without a compiler).
+
 A memo made with `second_sight=True` keeps a value only when its key comes a second time (it
 remembers the hashes of keys seen once): the pieces of a new session are built for that
 session alone and most sessions never come back, so keeping them would only push out what
@@ -15,9 +18,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-__all__ = ["Memo"]
+__all__ = ["Memo", "Cache", "NoCache"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -69,3 +72,21 @@ class Memo(Generic[K, V]):
             self._data.clear()
             if self._seen is not None:
                 self._seen.clear()
+
+
+class Cache(Protocol):
+    """Where a tool set or a call checker keeps what it made (a compiler plan's Memo)."""
+
+    def get(self, key: Hashable, default: Any = None) -> Any: ...
+
+    def put(self, key: Hashable, value: Any) -> Any: ...
+
+
+class NoCache:
+    """A Cache that keeps nothing."""
+
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        return default
+
+    def put(self, key: Hashable, value: Any) -> Any:
+        return value

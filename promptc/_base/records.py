@@ -56,8 +56,7 @@ _NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a numbe
 def typed(kind: type, error: type[PromptcError]) -> Validator:
     """An attrs validator: the value has exactly this JSON type (a bool is not an integer)."""
     def check(_instance: Any, attribute: Any, value: Any) -> None:
-        if value.__class__ is not kind and not (
-                kind is float and value.__class__ is int):
+        if type(value) is not kind and not (kind is float and type(value) is int):
             raise error(f"must be {_NAMES[kind]}, got {describe(value)}", field=attribute.name)
     return check
 
@@ -65,7 +64,7 @@ def typed(kind: type, error: type[PromptcError]) -> Validator:
 def text(error: type[PromptcError]) -> Validator:
     """An attrs validator: a string that UTF-8 can carry (no lone surrogate)."""
     def check(_instance: Any, attribute: Any, value: Any) -> None:
-        if value.__class__ is not str:
+        if type(value) is not str:
             raise error(f"must be a string, got {describe(value)}", field=attribute.name)
         code = surrogate_in(value)
         if code is not None:
@@ -85,7 +84,7 @@ def optional(kind: type | Validator, error: type[PromptcError]) -> Validator:
 
 def one_of(options: tuple[str, ...], error: type[PromptcError]) -> Validator:
     def check(_instance: Any, attribute: Any, value: Any) -> None:
-        if value.__class__ is not str or value not in options:
+        if type(value) is not str or value not in options:
             raise error(f"must be one of {', '.join(repr(o) for o in options)}, got {value!r}",
                         field=attribute.name)
     return check
@@ -135,7 +134,7 @@ def _join(path: str, key: Any) -> str:
 def build_record(cls: type, data: Any, *, path: str = "", source: str | None = None,
                  error: type[PromptcError], aliases: Mapping[str, str] | None = None) -> Any:
     """Build `cls` from a mapping; unknown keys and wrong types raise `error` naming the path."""
-    if data.__class__ is cls:
+    if isinstance(data, cls):
         return data
     if not isinstance(data, Mapping):
         raise error(f"must be a table/object, got {describe(data)}", source=source,
@@ -163,7 +162,7 @@ def _built(nested: Nested, value: Any, path: str, source: str | None,
         return build_record(sub, value, path=path, source=source, error=error)
     if not isinstance(value, (list, tuple)):
         raise error(f"must be a list, got {describe(value)}", source=source, field=path)
-    return tuple(item if item.__class__ is sub else
+    return tuple(item if isinstance(item, sub) else
                  build_record(sub, item, path=f"{path}[{i}]", source=source, error=error)
                  for i, item in enumerate(value))
 

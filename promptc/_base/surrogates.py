@@ -54,18 +54,18 @@ def first_surrogate(data: Any, path: str = "") -> tuple[str, int] | None:
     stack: list[tuple[str, Any]] = [(path, data)]
     while stack:
         where, node = stack.pop()
-        if node.__class__ is str:
+        if type(node) is str:
             code = surrogate_in(node)
             if code is not None:
                 return where, code
         elif isinstance(node, Mapping):
             for key, value in reversed(list(node.items())):
-                if key.__class__ is str:
+                if type(key) is str:
                     code = surrogate_in(key)
                     if code is not None:  # the key itself, written so it can be printed
                         return _join(where, key.encode("utf-8", "backslashreplace")
                                      .decode("utf-8")), code
                 stack.append((_join(where, key if isinstance(key, str) else str(key)), value))
-        elif node.__class__ is list or node.__class__ is tuple:
+        elif type(node) is list or type(node) is tuple:
             stack.extend((_join(where, i), item) for i, item in reversed(list(enumerate(node))))
     return None

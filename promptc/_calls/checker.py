@@ -19,11 +19,12 @@ one go. Messages name the tool and the parameter and are written to be sent back
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
+from .._base.memo import NoCache
 from .._base.suggest import did_you_mean
 from .mcp_check import Cache, check_arguments, value_at
 from .nulls import drop_unasked_nulls
@@ -95,14 +96,6 @@ _NO_SPAN = Span()
 Given = list[tuple[str, Any]]  # (parameter, value) in the order written, repeats kept
 
 
-class _NoCache:
-    def get(self, key: Hashable, default: Any = None) -> Any:
-        return default
-
-    def put(self, key: Hashable, value: Any) -> Any:
-        return value
-
-
 class CallChecker:
     """Checks calls against one request's tools in one mode. Built once per tool set and mode
     (its tables are shared by `in_mode`)."""
@@ -119,7 +112,7 @@ class CallChecker:
             servers.setdefault(m.server, {}).setdefault(m.tool, m)
         self._servers = servers
         self.mode = mode
-        self._cache: Cache = cache if cache is not None else _NoCache()
+        self._cache: Cache = cache if cache is not None else NoCache()
         self._not_offered: dict[str, CallProblem] = {}  # recent unknown names' messages
         self._aliases: dict[str, str] = {}  # an alias, squashed → the first tool declaring it
         for tool in tools:

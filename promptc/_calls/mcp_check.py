@@ -15,11 +15,12 @@ call gives the same message.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 
+from .._base.memo import Cache
 from .._model.json_schema import nesting_depth
 from .._model.schema_check import MAX_SCHEMA_NESTING, SchemaChecker, SchemaProblem
 from .records import CallProblem, CallWarning, Notice, Problem
@@ -29,12 +30,6 @@ __all__ = ["MAX_SCHEMA_NESTING", "MAX_PROBLEMS", "Verdict", "check_arguments", "
            "value_at"]
 
 MAX_PROBLEMS = 8
-
-
-class Cache(Protocol):
-    def get(self, key: Hashable, default: Any = None) -> Any: ...
-
-    def put(self, key: Hashable, value: Any) -> Any: ...
 
 
 @attrs.frozen

@@ -207,7 +207,7 @@ def flat_layout(layout: Layout, present: Sequence[int]) -> FlatLayout:
     seen: set[int] = set()
     positions = []
     for i, op in enumerate(layout):
-        if op.__class__ is not str and present[op] not in seen:
+        if not isinstance(op, str) and present[op] not in seen:
             seen.add(present[op])
             positions.append((i, present[op]))
     return layout, tuple(positions)
@@ -218,7 +218,7 @@ def join_flat(made: FlatLayout, sections: Sequence[Section | None], present: Seq
     """A flat template's text for these sections, and each one's span."""
     layout, positions = made
     texts = [sections[i].text for i in present]  # type: ignore[union-attr]
-    parts = [op if op.__class__ is str else texts[op] for op in layout]
+    parts = [op if isinstance(op, str) else texts[op] for op in layout]
     ends = list(accumulate(map(len, parts)))
     placed: Placed = [(sections[idx], (ends[i - 1] if i else 0, ends[i]))  # type: ignore[misc]
                       for i, idx in positions]
@@ -232,12 +232,12 @@ def place_sections(base: BaseSlots, layout: Layout, texts: Sequence[str], names:
     place is the section's). A runtime value that replaces a slot is placed as a request-class
     section of its own (origin "runtime"), so it never sits inside the static or session
     block."""
-    parts = [op if op.__class__ is str else texts[op] for op in layout]
+    parts = [op if isinstance(op, str) else texts[op] for op in layout]
     ends = list(accumulate(map(len, parts)))
     placed: Placed = []
     seen: set[str] = set()
     for i, op in enumerate(layout):
-        if op.__class__ is str or names[op] in seen:
+        if isinstance(op, str) or names[op] in seen:
             continue
         name = names[op]
         seen.add(name)

@@ -88,7 +88,7 @@ def _mode(r: Request, cache: DataCache) -> Mapping[str, Any]:
     writable = _writable(r) if mode == "plan" else []
     return {"plan": mode == "plan", "act": mode == "act",
             "not_now": [{"name": t.name} for t in r.tools if mode not in t.modes],
-            "mcp_not_now": _refused_mcp(r, cache, writable), "mcp_rule": bool(writable),
+            "mcp_not_now": _refused_mcp(r, writable), "mcp_rule": bool(writable),
             "plan_only": [{"name": t.name} for t in r.tools if t.modes == ("plan",)],
             "act_only": [{"name": t.name} for t in r.tools if t.modes == ("act",)]}
 
@@ -100,8 +100,7 @@ def _writable(r: Request) -> list[tuple[str, str]]:
             if not t.read_only]
 
 
-def _refused_mcp(r: Request, cache: DataCache, writable: list[tuple[str, str]]
-                 ) -> list[dict[str, str]]:
+def _refused_mcp(r: Request, writable: list[tuple[str, str]]) -> list[dict[str, str]]:
     """The MCP tools plan mode rules out, as the model calls them: natively offered ones by
     the function name sent (`function`), the others by the `use_mcp_tool` arguments that name
     them (`server`, `tool`: the servers' own words, escaped as attribute values)."""

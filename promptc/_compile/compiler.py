@@ -274,11 +274,8 @@ class Compiler:
                  ) -> tuple[PromptContext, bool]:
         """Stage 0: the context, and whether it may have been seen before (data new to the
         memo is a new context: no result can be kept for it yet)."""
-        cls = data.__class__
-        if cls is dict:
-            return self._contexts.context(data)  # type: ignore[arg-type]
-        if cls is PromptContext:
-            return data, True  # type: ignore[return-value]
+        if isinstance(data, PromptContext):
+            return data, True
         if data is None:
             return PromptContext(), True
         if not isinstance(data, Mapping):

@@ -59,23 +59,23 @@ class ContextMemo:
         """The constructor's arguments with every part list seen before as its records."""
         servers = kwargs.get("mcp_servers")
         skills = kwargs.get("skills")
-        if not (servers.__class__ is list and servers) and not (skills.__class__ is list
-                                                                   and skills):
+        if not (isinstance(servers, list) and servers) and \
+                not (isinstance(skills, list) and skills):
             return kwargs
         out = dict(kwargs)
-        if servers.__class__ is list:
+        if isinstance(servers, list):
             out["mcp_servers"] = [self._server(s) for s in servers]
-        if skills.__class__ is list and skills:
+        if isinstance(skills, list) and skills:
             out["skills"] = self._records(Skill, "skills", skills)
         return out
 
     def _server(self, server: Any) -> Any:
-        if server.__class__ is not dict:
+        if not isinstance(server, dict):
             return server
         out = server
         for name, cls in SERVER_PARTS:
             items = server.get(name)
-            if items.__class__ is list and items:
+            if isinstance(items, list) and items:
                 if out is server:
                     out = dict(server)
                 out[name] = self._records(cls, name, items)

@@ -46,7 +46,7 @@ def _fenced(value: Any, tags: frozenset[str], depth: int) -> Any:
     if isinstance(value, str):
         if isinstance(value, Trusted):
             return str(value)
-        return body(value if value.__class__ is str else str(value), tags=tags)
+        return body(value if type(value) is str else str(value), tags=tags)
     if not isinstance(value, (Mapping, list, tuple)):
         return value
     if depth >= MAX_DEPTH:

@@ -500,8 +500,8 @@ class Plan:
     def mcp_bindings(self, servers: Sequence[McpServer]
                      ) -> tuple[tuple[McpBinding, ...], tuple[Diagnostic, ...]]:
         """The function names of the servers' tools (`mcp__<server>__<tool>`), and the renames
-        reported; memoized by the servers' keys. The text of the MCP section uses the same."""
-        key = tuple(s.key for s in servers)
+        reported; memoized by the servers. The text of the MCP section uses the same."""
+        key = tuple(servers)
         hit = self._bindings.get(key)
         if hit is None:
             local = Reporter(False)

@@ -1,23 +1,22 @@
 """One tool as each provider wants it: its schema's forms (as given, OpenAI strict, Gemini's
-OpenAPI subset), its entry per format, and functions that make a new entry in one call.
+OpenAPI subset) and its entry per format.
 
-Schemas are normalized per provider (promptc/_emit/schemas.py): OpenAI strict where the schema
+Schemas are normalized per provider (promptc/_emit/schemas/): OpenAI strict where the schema
 allows it, Gemini's OpenAPI subset (or its `parameters_json_schema`), Anthropic's object root.
-Nothing here is handed out as it is: `copy`, `fresh` and the entry makers give new tables and
-lists all the way down, so a client may change what it gets.
+Nothing here is handed out as it is: `copy` and `fresh` give new tables and lists all the way
+down, so a client may change what it gets.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from .._base.frozen import FreshCopies
 from .schemas import Converted, Problem, gemini_form, strict_form
 from .schemas.strict import Reword
 
-__all__ = ["SchemaForms", "Shape", "EntryMaker", "CUSTOM_FORMATS", "custom_entry", "entry_maker", "tool_entry", "FORMATS",
+__all__ = ["SchemaForms", "Shape", "CUSTOM_FORMATS", "custom_entry", "tool_entry", "FORMATS",
            "FunctionList", "to_openai", "to_openai_responses", "to_anthropic", "to_gemini"]
 
 FunctionList = list[tuple[str, str, dict[str, Any]]]  # (name, description, JSON schema)
@@ -32,8 +31,7 @@ class SchemaForms:
     schema, whatever its name: a new session whose MCP servers are named differently converts
     nothing again. The forms are never handed out as they are; `copy` gives fresh ones."""
 
-    __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies", "_makers",
-                 "_found")
+    __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies", "_found")
 
     def __init__(self, schema: dict[str, Any], problems: tuple[Problem, ...] = (),
                  reword: Reword | None = None) -> None:
@@ -43,17 +41,7 @@ class SchemaForms:
         self._strict: Converted | None = None
         self._gemini: Converted | None = None
         self._copies: dict[str, FreshCopies] = {}
-        self._makers: dict[str, EntryMaker] = {}
         self._found: dict[str, tuple[Problem, ...]] = {}  # problems by form, found once
-
-    def maker(self, fmt: str) -> EntryMaker:
-        """A function making a new entry in `fmt` for a tool with this schema, from its name
-        and description: the whole entry in one call (a session's MCP tools are named anew,
-        their schemas are not)."""
-        made = self._makers.get(fmt)
-        if made is None:  # two threads may both make it: the results are equal
-            made = self._makers[fmt] = entry_maker(fmt, self)
-        return made
 
     @property
     def strict(self) -> dict[str, Any] | None:
@@ -147,70 +135,6 @@ def tool_entry(fmt: str, name: str, description: str, forms: SchemaForms, get: G
     if make is None:
         raise ValueError(f"unknown tool format {fmt!r}")
     return make(name, description, forms, get)
-
-
-EntryMaker = Callable[[str, str], Any]  # (name, description) -> a new entry
-
-
-class _Hole(str):
-    """A stand-in for an argument inside an entry: found by identity, never by its text."""
-
-    __slots__ = ()
-
-
-def entry_maker(fmt: str, forms: SchemaForms) -> EntryMaker:
-    """`tool_entry` for this schema and format, compiled once into a function of the name and
-    description that rebuilds the rest from literals (the schema copied as it is written);
-    plain `tool_entry` calls where the entry is no plain JSON literal."""
-    name, description = _Hole("\x00name\x00"), _Hole("\x00description\x00")
-    made = tool_entry(fmt, name, description, forms, forms.form)
-    source = _literal(made, {name: "name", description: "description"})
-    if source is None:
-        return lambda n, d: tool_entry(fmt, n, d, forms, forms.copy)
-    maker: EntryMaker = eval(compile(f"lambda name, description: {source}",  # noqa: S307
-                                     "<promptc tool entry>", "eval"), {"__builtins__": {}})
-    return maker
-
-
-def _writable(value: Any) -> bool:
-    """Whether `value` is JSON data with finite numbers and no NUL character in any text (a
-    hole's written form holds NULs, and only a NUL character is written that way), so its
-    `repr` is Python source for a copy."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        cls = node.__class__
-        if cls is dict:
-            if any(k.__class__ is not str or "\x00" in k for k in node):
-                return False
-            stack.extend(node.values())
-        elif cls is list:
-            stack.extend(node)
-        elif not _writable_leaf(node, cls):
-            return False
-    return True
-
-
-def _writable_leaf(node: Any, cls: type) -> bool:
-    if cls is str:
-        return "\x00" not in node
-    if cls is float:
-        return math.isfinite(node)
-    return cls in (int, bool, _Hole) or node is None
-
-
-def _literal(value: Any, holes: Mapping[str, str]) -> str | None:
-    """Python source that evaluates to a fresh copy of `value` with each hole (by identity)
-    replaced by the variable it names; None when that cannot be written (see `_writable`)."""
-    if not _writable(value):
-        return None
-    try:
-        source = repr(value)
-    except RecursionError:
-        return None
-    for hole, variable in holes.items():
-        source = source.replace(repr(str(hole)), variable)
-    return source
 
 
 # The formats that take a free-form tool (the Responses API's `custom` tools; its Chat

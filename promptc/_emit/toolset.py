@@ -18,12 +18,13 @@ mark, `[MCP <server>] …` (components/wire.toml, promptc/_emit/wording.py), in 
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from .._base.frozen import FreshCopies, dumps_json, thaw
+from .._base.memo import Cache, NoCache
 from .._model.context import PromptContext, Skill
 from .._model.diagnostics import Diagnostic
 from .._model.provider import ProviderInfo, normalize_provider
@@ -31,7 +32,7 @@ from .._model.tools import EnumSources, McpBinding, ToolSpec, json_schema, per_s
 from .._model.variant import ActiveToolMode, ToolModeChoice
 from .._text.control import neutral_annotations
 from .entries import (FORMATS, FunctionList, SchemaForms, Shape, to_anthropic, to_gemini,
-                      to_openai, to_openai_responses)
+                      to_openai, to_openai_responses, tool_entry)
 from .schemas import Problem, checked_root
 from .wording import mcp_description, strict_reword
 
@@ -103,22 +104,6 @@ def _diagnostic(binding: McpBinding, problem: Problem) -> Diagnostic:
                       f"{binding.server}/{binding.tool}")
 
 
-class Cache(Protocol):
-    """Where shapes and schema forms are kept (a plan's bounded Memo)."""
-
-    def get(self, key: Hashable, default: Any = None) -> Any: ...
-
-    def put(self, key: Hashable, value: Any) -> Any: ...
-
-
-class _NoCache:
-    def get(self, key: Hashable, default: Any = None) -> Any:
-        return default
-
-    def put(self, key: Hashable, value: Any) -> Any:
-        return value
-
-
 FRESH_ASSEMBLIES = 2  # a tool set's first payloads are assembled from its tools' own copies
 
 
@@ -182,7 +167,7 @@ class NativeTools:
                  block: ToolBlock | None = None) -> None:
         self._block = block if block is not None else ToolBlock(specs, sources)
         self._mcp = mcp
-        self._cache: Cache = cache if cache is not None else _NoCache()
+        self._cache: Cache = cache if cache is not None else NoCache()
         self._mcp_forms: list[SchemaForms] | None = None
         self._copies: dict[str, FreshCopies] = {}
         self._uses: dict[str, int] = {}
@@ -217,8 +202,8 @@ class NativeTools:
                                        for b, forms in zip(self._mcp, self._forms()))]
 
     def _fresh_mcp(self, fmt: str) -> list[Any]:
-        """New entries of the MCP tools, each made in one call."""
-        return [forms.maker(fmt)(b.native_name, _mcp_description(b))
+        """New entries of the MCP tools."""
+        return [tool_entry(fmt, b.native_name, _mcp_description(b), forms, forms.copy)
                 for b, forms in zip(self._mcp, self._forms())]
 
     def functions(self) -> FunctionList:
@@ -365,14 +350,6 @@ class ToolSet:
         result: list[dict[str, Any]] = self._payload("gemini" if schema == "openapi"
                                                      else "gemini-json")
         return result
-
-    def for_format(self, fmt: WireFormat) -> list[dict[str, Any]]:
-        """The tools in one provider's shape (OpenAI: Chat Completions, strict)."""
-        if fmt == "anthropic":
-            return self.anthropic()
-        if fmt == "gemini":
-            return self.gemini()
-        return self.openai("chat")
 
     def json_text(self, fmt: str = "openai", upto: int | None = None) -> str:
         """The JSON text of a format's payload (`openai`, `openai-responses`, `anthropic`,

@@ -1,10 +1,10 @@
 """PromptContext: everything about one request that a prompt may depend on.
 
 Records are frozen, typed when constructed, and hashable, so a component's output can be memoized
-by the fields it reads and one context can be shared by many threads. Each record carries one
-prebuilt, typed key (`_key`): equality and hashing compare it in C, and `1`, `1.0` and `true` in a
-feature or schema are different keys, as they render differently. Text fields are normalized
-(CRLF → LF) when a record is made, so output never depends on line endings.
+by the fields it reads and one context can be shared by many threads. Equality and hashing are
+attrs' own (the hash computed once per record); `1`, `1.0` and `true` in a feature or schema are
+different values, as they render differently, because a FrozenDict compares typed. Text fields
+are normalized (CRLF → LF) when a record is made, so output never depends on line endings.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from .._base.errors import ContextError
+from .._base.errors import ContextError, PromptcError
 from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
 from .._base.records import build_record, describe, one_of, optional, text
 from .._base.surrogates import first_surrogate, surrogate_in, surrogate_problem
 from .cache import CacheClass
 from .features import FeatureSet, builtin_features
-from .keyed import Keyed, keyed
 from .provider import ProviderInfo
 
 __all__ = ["PromptContext", "context_from_data", "records", "Rule", "McpServer", "McpTool", "McpResource", "McpResourceTemplate",
@@ -46,7 +45,7 @@ def _byte_count(instance: Any, attribute: Any, value: int | None) -> None:
 
 def _lf(value: Any) -> Any:
     """CRLF and CR → LF in a text field (other types pass to the validator, which names them)."""
-    if value.__class__ is str and "\r" in value:
+    if isinstance(value, str) and "\r" in value:
         return value.replace("\r\n", "\n").replace("\r", "\n")
     return value
 
@@ -63,25 +62,26 @@ def records(cls: type[R], items: Iterable[Any] | None, field: str) -> tuple[R, .
     _check_list(items, field)
     if not items:
         return ()
-    if items.__class__ is tuple and set(map(type, items)) == {cls}:
+    if isinstance(items, tuple) and all(type(item) is cls for item in items):
         return items  # records already (a memo's, say)
-    known: frozenset[str] = cls.__field_set__  # type: ignore[attr-defined]
+    known = _FIELD_NAMES[cls]
     return tuple([_record(cls, item, known, field, i) for i, item in enumerate(items)])
 
 
 def _check_list(items: Any, field: str) -> None:
-    if items.__class__ is not list and items.__class__ is not tuple and (
+    if not isinstance(items, (list, tuple)) and (
             isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable)):
         raise ContextError(f"must be a list, got {describe(items)}", field=field)
 
 
 def _record(cls: type[R], item: Any, known: frozenset[str], field: str, i: int) -> R:
-    if item.__class__ is cls:
+    if type(item) is cls:
         return item
-    if item.__class__ is dict and item.keys() <= known:
-        made = cls.__plain__(item)  # type: ignore[attr-defined]
-        if made is not None:
-            return made  # type: ignore[no-any-return]
+    if isinstance(item, dict) and item.keys() <= known:
+        try:
+            return cls(**item)
+        except (PromptcError, TypeError, ValueError):
+            pass  # rebuilt below, for an error naming the path
     built: R = build_record(cls, item, path=f"{field}[{i}]", error=ContextError)
     return built
 
@@ -123,7 +123,7 @@ def _json_map(value: Mapping[str, Any] | None, field: str) -> FrozenDict:
     """A table of JSON values, frozen (features, runtime)."""
     if value is None:
         return EMPTY
-    if value.__class__ is FrozenDict:
+    if isinstance(value, FrozenDict):
         return value
     if not isinstance(value, Mapping):
         raise ContextError(f"must be a table/object, got {describe(value)}", field=field)
@@ -151,10 +151,10 @@ def _features(value: Mapping[str, Any] | None) -> FrozenDict:
         return EMPTY
     if value is not None and isinstance(value, Mapping):
         for name, flag in value.items():
-            if flag.__class__ is not bool:
+            if not isinstance(flag, bool):
                 raise ContextError(f"must be true or false, got {describe(flag)}",
                                    field=f"features.{name}")
-        if value.__class__ is dict and all(name.__class__ is str and surrogate_in(name) is None
+        if isinstance(value, dict) and all(isinstance(name, str) and surrogate_in(name) is None
                                            for name in value):
             return FrozenDict(value)  # flat booleans under text names: JSON as they are
     return _json_map(value, "features")
@@ -181,8 +181,8 @@ def check_feature_names(context: PromptContext, known: FeatureSet | None,
 def _runtime(value: Mapping[str, Any] | None) -> FrozenDict:
     """Runtime values are text placed in the prompt: line endings fold to LF like every other
     text field, so a CRLF value renders the same as its LF twin."""
-    if (value is not None and value.__class__ is not FrozenDict and isinstance(value, Mapping)
-            and any(v.__class__ is str and "\r" in v for v in value.values())):
+    if (value is not None and not isinstance(value, FrozenDict) and isinstance(value, Mapping)
+            and any(isinstance(v, str) and "\r" in v for v in value.values())):
         value = {k: _lf(v) for k, v in value.items()}
     return _json_map(value, "runtime")
 
@@ -191,7 +191,7 @@ def _schema(value: Mapping[str, Any] | None) -> FrozenDict:
     """An input schema, kept as its canonical JSON text (see FrozenDict.packed)."""
     if value is None:
         return EMPTY
-    if value.__class__ is FrozenDict and value._json is not None:
+    if isinstance(value, FrozenDict) and value._json is not None:
         return value
     if not isinstance(value, Mapping):
         raise ContextError(f"must be a table/object, got {describe(value)}",
@@ -213,14 +213,14 @@ MCP_ANNOTATIONS: dict[str, type] = {"title": str, "readOnlyHint": bool, "destruc
 def _annotations(value: Mapping[str, Any] | None) -> FrozenDict:
     """An MCP tool's annotations, each known hint of its type (a hint is only a hint: promptc
     reads `readOnlyHint` to decide what plan mode allows, and a wrong type would flip that)."""
-    if value is None or value.__class__ is FrozenDict:
+    if value is None or isinstance(value, FrozenDict):
         return value if value is not None else EMPTY
     if not isinstance(value, Mapping):
         raise ContextError(f"must be a table/object, got {describe(value)}",
                            field="annotations")
     for key, item in value.items():
         expected = MCP_ANNOTATIONS.get(key)
-        if expected is not None and item.__class__ is not expected:
+        if expected is not None and type(item) is not expected:
             raise ContextError(f"must be a {'boolean' if expected is bool else 'string'}, got "
                                f"{describe(item)}", field=f"annotations.{key}")
     return _json_map(value, "annotations")
@@ -234,23 +234,14 @@ def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
                            field="references")
     items = tuple(value)
     for i, item in enumerate(items):
-        if item.__class__ is not str:
+        if type(item) is not str:
             raise ContextError(f"must be a string, got {describe(item)}",
                                field=f"references[{i}]")
     return items
 
 
-_Keyed = Keyed
-_keyed = keyed({**dict.fromkeys((_mcp_tools, _mcp_resources, _mcp_resource_templates,
-                                 _mcp_servers, _workspace_roots, _rules, _skills,
-                                 _attachments), "records"),
-                _schema: "schema", _features: "features", _runtime: "frozen",
-                _annotations: "frozen"}, _STR)
-
-
-@_keyed
-@attrs.frozen(eq=False)
-class Rule(_Keyed):
+@attrs.frozen(cache_hash=True)
+class Rule:
     """One source of user instructions (a rules file, a setting), inserted verbatim."""
 
     name: str = attrs.field(validator=_STR)
@@ -258,9 +249,8 @@ class Rule(_Keyed):
     origin: str = attrs.field(default="", validator=_STR)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class McpTool(_Keyed):
+@attrs.frozen(cache_hash=True)
+class McpTool:
     """A tool of an MCP server, as its `tools/list` describes it (`annotations`: the hints
     of the MCP specification, `readOnlyHint` and the others)."""
 
@@ -276,27 +266,24 @@ class McpTool(_Keyed):
         return self.annotations.get("readOnlyHint") is True
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class McpResource(_Keyed):
+@attrs.frozen(cache_hash=True)
+class McpResource:
     uri: str = attrs.field(validator=_STR)
     name: str = attrs.field(default="", validator=_STR)
     description: str = attrs.field(default="", converter=_lf, validator=_STR)
     mime_type: str = attrs.field(default="", validator=_STR)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class McpResourceTemplate(_Keyed):
+@attrs.frozen(cache_hash=True)
+class McpResourceTemplate:
     uri_template: str = attrs.field(validator=_STR)
     name: str = attrs.field(default="", validator=_STR)
     description: str = attrs.field(default="", converter=_lf, validator=_STR)
     mime_type: str = attrs.field(default="", validator=_STR)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class McpServer(_Keyed):
+@attrs.frozen(cache_hash=True)
+class McpServer:
     """A connected MCP server, with what it offers."""
 
     name: str = attrs.field(validator=_STR)
@@ -308,9 +295,8 @@ class McpServer(_Keyed):
         default=(), converter=_mcp_resource_templates)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class Skill(_Keyed):
+@attrs.frozen(cache_hash=True)
+class Skill:
     """A skill: only name and description go in the prompt; content is loaded on demand."""
 
     name: str = attrs.field(validator=_STR)
@@ -319,9 +305,8 @@ class Skill(_Keyed):
     references: tuple[str, ...] = attrs.field(default=(), converter=_strings)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class Attachment(_Keyed):
+@attrs.frozen(cache_hash=True)
+class Attachment:
     """A file the user attached to this request: its name, MIME type and size in bytes (the
     size a template may show; a client's own attachment records carry it)."""
 
@@ -330,9 +315,8 @@ class Attachment(_Keyed):
     size: int | None = attrs.field(default=None, validator=_byte_count)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class WorkspaceRoot(_Keyed):
+@attrs.frozen(cache_hash=True)
+class WorkspaceRoot:
     """One folder of a multi-root workspace."""
 
     path: str = attrs.field(validator=_STR)
@@ -343,15 +327,16 @@ class WorkspaceRoot(_Keyed):
 def _plain(record: Any) -> dict[str, Any]:
     """A record's fields as plain data: nested records as tables, frozen data thawed."""
     out: dict[str, Any] = {}
-    for name in type(record).__key_fields__:
+    for field in attrs.fields(type(record)):
+        name = field.name
         value = getattr(record, name)
         if value is None:  # an optional field left out (an attachment's size)
             continue
-        if value.__class__ is tuple and value and isinstance(value[0], _Keyed):
+        if isinstance(value, tuple) and value and attrs.has(type(value[0])):
             value = [_plain(item) for item in value]  # records nest three deep at most
-        elif value.__class__ is FrozenDict:
+        elif isinstance(value, FrozenDict):
             value = thaw(value)
-        elif value.__class__ is tuple:
+        elif isinstance(value, tuple):
             value = list(value)
         out[name] = value
     return out
@@ -360,7 +345,7 @@ def _plain(record: Any) -> dict[str, Any]:
 def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
     if value is None:
         return
-    if value.__class__ is not str:
+    if not isinstance(value, str):
         raise ContextError(f"must be an ISO date (YYYY-MM-DD), got {describe(value)}",
                            field=attribute.name)
     try:
@@ -371,14 +356,13 @@ def _check_date(instance: Any, attribute: Any, value: str | None) -> None:
 
 
 def _provider(value: Any) -> ProviderInfo | None:
-    if value is None or value.__class__ is ProviderInfo:
+    if value is None or isinstance(value, ProviderInfo):
         return value
     return ProviderInfo.from_dict(value)
 
 
-@_keyed
-@attrs.frozen(eq=False)
-class PromptContext(_Keyed):
+@attrs.frozen(cache_hash=True)
+class PromptContext:
     """The runtime context of one request. Every field is optional."""
 
     provider: ProviderInfo | None = attrs.field(default=None, converter=_provider)
@@ -429,22 +413,12 @@ class PromptContext(_Keyed):
         return self.features.get(name, default)
 
     def with_provider(self, provider: ProviderInfo | None) -> PromptContext:
-        """This context with another provider: a shallow copy of the validated fields, not a
-        rebuild (nothing is converted or checked again)."""
+        """This context with another provider."""
         if provider is self.provider:
             return self
-        if provider is not None and provider.__class__ is not ProviderInfo:
+        if provider is not None and not isinstance(provider, ProviderInfo):
             raise ContextError("must be a ProviderInfo", field="provider")
-        clone = object.__new__(PromptContext)
-        for name in PromptContext.__key_fields__:
-            object.__setattr__(clone, name, getattr(self, name))
-        object.__setattr__(clone, "provider", provider)
-        object.__setattr__(clone, "_key", (provider, *self._key[1:]))
-        object.__setattr__(clone, "_h", None)
-        return clone
-
-
-assert PromptContext.__key_fields__[0] == "provider"  # with_provider swaps the key's first part
+        return attrs.evolve(self, provider=provider)
 
 
 def context_from_data(data: Mapping[str, Any], source: str | None = None,
@@ -459,23 +433,32 @@ def context_from_data(data: Mapping[str, Any], source: str | None = None,
     if found is not None:  # one rule for every path in, as for a context file
         raise ContextError(surrogate_problem(found[1]), source=source, field=found[0])
     data = _normalized(data, source)
-    if data.__class__ is dict and data.keys() <= PromptContext.__field_set__:
-        built = PromptContext.__plain__(prepare(data) if prepare is not None else data)
-        if built is not None:
-            return built  # type: ignore[no-any-return]
+    if isinstance(data, dict) and data.keys() <= _CONTEXT_FIELDS:
+        try:
+            return PromptContext(**(prepare(data) if prepare is not None else data))
+        except (PromptcError, TypeError, ValueError):
+            pass  # built again below, for an error naming the file and path
     context: PromptContext = build_record(PromptContext, data, source=source, error=ContextError)
     return context
+
+
+# Each record class's field names: a table holding only these goes straight to the constructor.
+_FIELD_NAMES: dict[type, frozenset[str]] = {
+    cls: frozenset(attrs.fields_dict(cls)) for cls in (
+        Rule, McpTool, McpResource, McpResourceTemplate, McpServer, Skill, Attachment,
+        WorkspaceRoot, PromptContext)}
+_CONTEXT_FIELDS = _FIELD_NAMES[PromptContext]
 
 
 def _normalized(data: Mapping[str, Any], source: str | None) -> Mapping[str, Any]:
     """A provider given as a table made a record; TOML's native `date = 2026-01-01` as text."""
     provider = data.get("provider")
     date = data.get("date")
-    if (provider is None or provider.__class__ is ProviderInfo) and \
+    if (provider is None or isinstance(provider, ProviderInfo)) and \
             not isinstance(date, datetime.date):
         return data
     out = dict(data)
-    if provider is not None and provider.__class__ is not ProviderInfo:
+    if provider is not None and not isinstance(provider, ProviderInfo):
         out["provider"] = ProviderInfo.from_dict(provider, source=source)
     if isinstance(date, datetime.date):
         out["date"] = date.isoformat()

@@ -218,7 +218,7 @@ class _Json(Structured):
         return self._text
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Json) and other.__class__ is self.__class__ and \
+        return isinstance(other, _Json) and type(other) is type(self) and \
             other.trusted == self.trusted and other.json == self.json
 
     def __hash__(self) -> int:

@@ -1,7 +1,7 @@
 """Reading a JSON Schema as it arrived (a built-in tool's, an MCP server's): local `$ref`s and
 whether a node admits null.
 
-Both the schema converters (promptc/_emit/schemas.py) and the call checker (promptc/_calls/)
+Both the schema converters (promptc/_emit/schemas/) and the call checker (promptc/_calls/)
 read schemas this way. Nothing here recurses on the input: a `$ref` chain is followed in a loop
 (a cycle ends it), and `allows_null` walks `anyOf`/`oneOf` with an explicit stack, so a
 union nested thousands of levels deep is an answer, not a RecursionError.

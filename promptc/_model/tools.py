@@ -45,7 +45,7 @@ def _names(value: Any) -> tuple[str, ...]:
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise ToolSpecError(f"must be a list of strings, got {describe(value)}")
     items = tuple(value)
-    if any(item.__class__ is not str for item in items):
+    if not all(isinstance(item, str) for item in items):
         raise ToolSpecError("must be a list of strings")
     return items
 

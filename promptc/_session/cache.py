@@ -116,9 +116,6 @@ class CacheState:
         keep = max(lifetime, old[1]) if old is not None and now - old[0] <= old[1] else lifetime
         self.entries[key] = (now, keep)
 
-    def last_used(self) -> float | None:
-        return max((t for t, _l in self.entries.values()), default=None)
-
 
 class CacheRules(Protocol):
     """A provider's rules: bill a request's pieces against the cache, and say what they are."""

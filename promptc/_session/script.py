@@ -127,7 +127,7 @@ def _int(data: Mapping[str, Any], key: str, source: str, where: str, default: in
     value = data.get(key, default)
     if value is None:
         return None
-    if value.__class__ is not int or not low <= value <= high:
+    if type(value) is not int or not low <= value <= high:
         raise _fail(f"must be an integer from {low:,} to {high:,}, got {_shown(value)}", source,
                     where + key)
     return int(value)
@@ -135,7 +135,7 @@ def _int(data: Mapping[str, Any], key: str, source: str, where: str, default: in
 
 def _shown(value: Any) -> str:
     """A value for an error message: short, whatever its size (a huge integer by its size)."""
-    if value.__class__ is int and value.bit_length() > 100:  # str() refuses past 4,300 digits
+    if type(value) is int and value.bit_length() > 100:  # str() refuses past 4,300 digits
         digits = len(str(abs(value))) if value.bit_length() < 14_000 else \
             int(value.bit_length() * 0.30103)
         return f"an integer of {digits:,} digits"
@@ -205,7 +205,7 @@ def _step(raw: Any, index: int, source: str, base: Path) -> Step:
         raise _fail("must be a table", source, where[:-1])
     _unknown(raw, STEP_KEYS + _CONTEXT_FIELDS, source, where[:-1])
     new_session = raw.get("new_session", False)
-    if new_session.__class__ is not bool:
+    if type(new_session) is not bool:
         raise _fail(f"must be true or false, got {new_session!r}", source, where + "new_session")
     pause = _number(raw, "pause", source, where, "minutes", MAX_MINUTES)
     context = _context(raw["context"], source, where + "context", base) \

@@ -34,7 +34,7 @@ def _lines(pieces: Iterable[Any]) -> list[list[Any]]:
     """Split pieces into lines; each line is a list of str parts and present atoms."""
     lines: list[list[Any]] = [[]]
     for piece in pieces:
-        if piece.__class__ is str:
+        if isinstance(piece, str):
             if "\n" in piece:
                 chunks = piece.split("\n")
                 if chunks[0]:
@@ -64,8 +64,8 @@ def _classify(lines: list[list[Any]]) -> list[tuple[int, int, list[Any]]]:
     items: list[tuple[int, int, list[Any]]] = []
     closer: _Closer | None = None  # inside a verbatim block: what ends it
     for parts in lines:
-        literal_only = all(p.__class__ is str for p in parts)
-        first = parts[0] if parts and parts[0].__class__ is str else ""
+        literal_only = all(isinstance(p, str) for p in parts)
+        first = parts[0] if parts and isinstance(parts[0], str) else ""
         if closer is None:
             kind, level, closer = _kind(parts, first, literal_only)
             items.append((kind, level, parts))
@@ -162,7 +162,7 @@ def _separator_glue(blank_before: bool, sep_text: str, blank_after: bool) -> tup
 
 def clean(pieces: Iterable[Any]) -> str:
     """Clean rendered pieces into final text."""
-    return "".join(p if p.__class__ is str else p.text for p in clean_pieces(pieces))
+    return "".join(p if isinstance(p, str) else p.text for p in clean_pieces(pieces))
 
 
 def clean_text(text: str) -> str:

@@ -11,6 +11,8 @@ So a render is split in two:
   into a layout: literal strings and value numbers. `join` puts a request's texts into it.
 
 A request whose shape was seen before costs a walk and a join; cleaning runs only on a new shape.
+A list item given as a `Row` keeps what a section body collects over it, so a session that
+brings the same rows (an MCP server's tools) walks them once.
 Values that are not text (a list used as `{{x}}`, a boolean used as text) make `collect` return
 None, and the caller renders in full, which reports them.
 """
@@ -18,14 +20,12 @@ None, and the caller renders in full, which reports them.
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .._base.frozen import FrozenDict
 from .cleanup import clean, clean_pieces
-from .template import (_MISSING, Flag, Problem, Structured, Template, Value, _truthy, _Var,
-                       render)
+from .template import (_MISSING, Flag, Problem, Structured, Template, Value, _lookup, _truthy,
+                       _Var, render)
 
 __all__ = ["Layout", "Collected", "collect", "layout_of", "laid_out", "join", "render_clean",
            "Slot", "Row", "Filled", "stand_in"]
@@ -50,41 +50,43 @@ class _NotText(Exception):
 
 def collect(template: Template, scopes: list[Any], named: bool = True) -> Collected | None:
     """The present inserted texts in render order, their names (unless not `named`: then
-    none), and the shape (or None)."""
-    return collector(template, len(scopes), named)(scopes)
+    none), and the shape (or None: a value only a full render can report).
+
+    Without names, a list item given as a `Row` (or the innermost scope given as `Filled`)
+    adds the texts and shape kept on it for that section body, instead of being walked."""
+    if not named and scopes and isinstance(scopes[-1], Filled):
+        try:
+            kept = scopes[-1].fragment(template.nodes)
+        except _NotText:
+            return None
+        if kept is not None:
+            return list(kept[0]), [], kept[1]
+    walk = _Collect(named)
+    try:
+        walk.nodes(template.nodes, list(scopes) if scopes else [_EMPTY])
+    except _NotText:
+        return None
+    return walk.texts, walk.names, tuple(walk.shape)
 
 
 def _text_of(value: Any) -> str | None:
     """The text a value inserts (None: nothing), exactly as `render` inserts it."""
-    cls = value.__class__
-    if cls is str or cls is _StandIn:  # a stand-in is collected as itself (see Row)
+    if type(value) in (str, _StandIn):  # text exactly; a stand-in is collected as itself
         return value  # type: ignore[no-any-return]
     if value is _MISSING or value is None:
         return None
     if isinstance(value, Value):
         return value.text
-    if isinstance(value, (int, float)) and cls is not bool:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
-    if cls is Flag:
+    if type(value) is Flag:
         return str(value)
     if isinstance(value, Structured):
         return value.text
     raise _NotText
 
 
-def _is_table(value: Any) -> bool:
-    cls = value.__class__
-    return cls is dict or cls is FrozenDict or cls is Row or isinstance(value, Mapping)
-
-
-def _is_list(value: Any) -> bool:
-    cls = value.__class__
-    return cls is list or cls is tuple or (cls is not str and isinstance(value, (list, tuple)))
-
-
 _EMPTY: dict[str, Any] = {}
-Collector = Callable[[Sequence[Any]], "Collected | None"]
-_collectors_lock = threading.Lock()
 
 
 class _StandIn(str):
@@ -103,12 +105,12 @@ def stand_in(label: str) -> str:
 
 
 class Row(dict):  # type: ignore[type-arg]
-    """A table whose collected texts the compiled walk may remember.
+    """A table whose collected texts the collect walk may remember.
 
     A section body that reads only the row's own keys gives the same texts and shape every
     time it runs over that row, whatever the scopes around it: the first walk's fragment is
-    kept on the row, per body. Rows are never changed once made. A row may hold stand-ins
-    (`stand_in`) where each use puts its own text (see Filled).
+    kept on the row, per body (its nodes). Rows are never changed once made. A row may hold
+    stand-ins (`stand_in`) where each use puts its own text (see Filled).
     """
 
     __slots__ = ("fragments", "stand_ins")
@@ -118,25 +120,24 @@ class Row(dict):  # type: ignore[type-arg]
         self.fragments: dict[Any, Fragment | None] = {}
         self.stand_ins: dict[Any, tuple[tuple[int, str], ...]] = {}
 
-    def fragment(self, body: Any, depth: int) -> Fragment | None:
-        """What `body` (a section body compiled for `depth` scopes around it) collects over
-        this row, or None when it looks up something the row does not have: the scopes
-        around it could answer that."""
+    def fragment(self, body: Body) -> Fragment | None:
+        """What `body` (a section's nodes) collects over this row, or None when it looks up
+        something the row does not have: the scopes around it could answer that."""
         fragments = self.fragments
         if body in fragments:
             return fragments[body]
-        made = fragments[body] = _fragment(self, body, depth)
+        made = fragments[body] = _fragment(self, body)
         return made
 
-    def holes(self, body: Any, depth: int) -> tuple[Fragment, tuple[tuple[int, str], ...]] | None:
+    def holes(self, body: Body) -> tuple[Fragment, tuple[tuple[int, str], ...]] | None:
         """The fragment, and where its stand-ins sit in its texts (found once per body)."""
-        made = self.fragment(body, depth)
+        made = self.fragment(body)
         if made is None:
             return None
         found = self.stand_ins.get(body)
         if found is None:
             found = self.stand_ins[body] = tuple(
-                (at, text) for at, text in enumerate(made[0]) if text.__class__ is _StandIn)
+                (at, text) for at, text in enumerate(made[0]) if isinstance(text, _StandIn))
         return made, found
 
     def _refuse(self, *_args: Any, **_kwargs: Any) -> None:
@@ -179,12 +180,12 @@ class Filled(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._values())
 
-    def fragment(self, body: Any, depth: int) -> Fragment | None:
+    def fragment(self, body: Body) -> Fragment | None:
         fills = self.fills
         for text in fills.values():
-            if text.__class__ is not str or not text or text.isspace():
+            if not isinstance(text, str) or not text or text.isspace():
                 return None  # absent or blank: another shape, so the table is walked
-        made = self.row.holes(body, depth)
+        made = self.row.holes(body)
         if made is None:
             return None
         (texts, shape), holes = made
@@ -198,6 +199,7 @@ class Filled(Mapping[str, Any]):
 
 
 Fragment = tuple[tuple[str, ...], tuple[int, ...]]  # the texts and shape one item adds
+Body = tuple[Any, ...]  # a section's nodes (or a template's): what a fragment is kept for
 
 
 class _Outside(dict):  # type: ignore[type-arg]
@@ -210,169 +212,74 @@ class _Outside(dict):  # type: ignore[type-arg]
         super().__init__()
         self.reached = False
 
-    def get(self, key: Any, default: Any = None) -> Any:
+    def __contains__(self, key: object) -> bool:
         self.reached = True
-        return default
+        return False
 
 
-def _fragment(row: Row, body: Any, depth: int) -> Fragment | None:
+def _fragment(row: Row, body: Body) -> Fragment | None:
     """What `body` collects over `row` alone, or None when a lookup went past the row."""
     outside = _Outside()
-    texts: list[str] = []
-    shape: list[int] = []
-    body(*([outside] * depth), row, row, texts.append, None, shape.append)
+    walk = _Collect(False)
+    walk.nodes(body, [outside, row])
     if outside.reached:
         return None
-    return tuple(texts), tuple(shape)
+    return tuple(walk.texts), tuple(walk.shape)
 
 
-def collector(template: Template, depth: int, named: bool = True) -> Collector:
-    """The template's collect walk compiled to Python for `depth` base scopes, once.
+class _Collect:
+    """One collect walk: `render`'s walk over the same scopes, keeping only the inserted texts
+    (and their names, when `named`) and the shape."""
 
-    Like a template engine that compiles templates to code: each name lookup is written out
-    against the scopes it can see (known from the section nesting), each section body becomes a
-    function called per item. `named`: also collect each text's name (the base template needs
-    them to place its sections; a component's does not, and its walk takes list items given as
-    `Row`s from their fragments). Kept on the template, which is immutable and owned by the
-    registry; a race between two threads compiles it twice, to the same code.
-    """
-    cache: dict[tuple[int, bool], Collector] = template.collectors
-    found = cache.get((depth, named))
-    if found is None:
-        found = _Writer(depth, named).collector(template)
-        with _collectors_lock:
-            cache[depth, named] = found
-    return found
+    __slots__ = ("texts", "names", "shape", "named")
 
-
-class _Writer:
-    """Writes one template's collect walk as Python source, a function per section body."""
-
-    def __init__(self, depth: int, named: bool) -> None:
-        self.depth = depth
+    def __init__(self, named: bool) -> None:
+        self.texts: list[str] = []
+        self.names: list[str] = []
+        self.shape: list[int] = []
         self.named = named
-        self.functions: list[str] = []
 
-    @staticmethod
-    def scopes(d: int) -> list[str]:
-        return [f"m{i}" for i in range(d)]
-
-    def lookup(self, path: tuple[str, ...], d: int, pad: str) -> list[str]:
-        if not path:
-            return [f"{pad}v = dot"]
-        head = repr(path[0])
-        out = [f"{pad}v = m{d - 1}.get({head}, M)"]
-        inner = pad
-        for i in range(d - 2, -1, -1):
-            out.append(f"{inner}if v is M:")
-            inner += " "
-            out.append(f"{inner}v = m{i}.get({head}, M)")
-        for part in path[1:]:
-            out.append(f"{pad}v = v.get({part!r}, M) if v is not M and is_table(v) else M")
-        return out
-
-    def variable(self, name: str, pad: str) -> list[str]:
-        found = [f"{pad}    T(t)"] + ([f"{pad}    N({name!r})"] if self.named else [])
-        return [f"{pad}t = v if v.__class__ is str else text_of(v)",
-                f"{pad}if t and not t.isspace():", *found, f"{pad}    S(1)",
-                f"{pad}else:", f"{pad}    S(0)"]
-
-    def items(self, child: str, d: int, pad: str) -> list[str]:
-        """A loop over a list's items; without names, a Row's fragment stands for a call."""
-        outer = ", ".join(self.scopes(d))
-        call = f"{child}({outer}{', ' if outer else ''}" \
-               f"(it if it.__class__ is dict or is_table(it) else E), it, T, N, S)"
-        if self.named:
-            return [f"{pad}for it in v:", f"{pad}    {call}"]
-        return [f"{pad}for it in v:",
-                f"{pad}    f = it.fragment({child}, {d}) if it.__class__ is Row "
-                "else None",
-                f"{pad}    if f is None:",
-                f"{pad}        {call}",
-                f"{pad}    else:",
-                f"{pad}        T.__self__.extend(f[0])",
-                f"{pad}        S.__self__.extend(f[1])"]
-
-    def section(self, node: Any, d: int, pad: str) -> list[str]:
-        child = self.body(node.children, d + 1)
-        outer = ", ".join(self.scopes(d))
-        call = f"{child}({outer}{', ' if outer else ''}%s, %s, T, N, S)"
-        if node.inverted:
-            return [f"{pad}if truthy(v):", f"{pad}    S(0)", f"{pad}else:", f"{pad}    S(1)",
-                    f"{pad}    " + call % ("E", "dot")]
-        loop = self.items(child, d, pad + "    ")
-        return [f"{pad}c = v.__class__",
-                f"{pad}if c is bool:",  # the usual test, and a missing value, come first
-                f"{pad}    if v:",
-                f"{pad}        S(1)",
-                f"{pad}        " + call % ("E", "v"),
-                f"{pad}    else:",
-                f"{pad}        S(0)",
-                f"{pad}elif v is M or v is None:", f"{pad}    S(0)",
-                f"{pad}elif c is list or c is tuple:", f"{pad}    S(len(v))", *loop,
-                f"{pad}elif c is str:",
-                f"{pad}    if v and not v.isspace():",
-                f"{pad}        S(1)",
-                f"{pad}        " + call % ("E", "v"),
-                f"{pad}    else:",
-                f"{pad}        S(0)",
-                f"{pad}elif not truthy(v):", f"{pad}    S(0)",
-                f"{pad}elif is_list(v):", f"{pad}    S(len(v))", *loop,
-                f"{pad}elif c is dict or is_table(v):", f"{pad}    S(1)",
-                f"{pad}    " + call % ("v", "v"),
-                f"{pad}else:", f"{pad}    S(1)", f"{pad}    " + call % ("E", "v")]
-
-    def body(self, nodes: tuple[Any, ...], d: int) -> str:
-        """Write a function for `nodes` seen with d scopes; return its name."""
-        name = f"_f{len(self.functions)}"
-        self.functions.append("")  # reserve the slot: nested bodies are written first
-        slot = len(self.functions) - 1
-        out = [f"def {name}({', '.join([*self.scopes(d), 'dot', 'T', 'N', 'S'])}):"]
+    def nodes(self, nodes: Body, scopes: list[Any]) -> None:
         for node in nodes:
-            if node.__class__ is str:
+            if isinstance(node, str):
                 continue
-            out += self.lookup(node.path, d, "    ")
-            out += self.variable(node.name, "    ") if node.__class__ is _Var else \
-                self.section(node, d, "    ")
-        if len(out) == 1:
-            out.append("    pass")
-        self.functions[slot] = "\n".join(out)
-        return name
+            value = _lookup(node.path, scopes)
+            if isinstance(node, _Var):
+                self.variable(node.name, value)
+            else:
+                self.section(node, scopes, value)
 
-    def collector(self, template: Template) -> Collector:
-        depth = self.depth
-        entry = self.body(template.nodes, depth)
-        names = ", ".join(self.scopes(depth))
-        top = "" if self.named or not depth else f"""\
-    if scopes[-1].__class__ is Filled:
-        try:
-            f = scopes[-1].fragment({entry}, {depth - 1})
-        except NotText:
-            return None
-        if f is not None:
-            return list(f[0]), [], f[1]
-"""
-        source = "\n\n".join([*self.functions, f"""\
-def collect(scopes):
-{top}    texts = []
-    names = []
-    shape = []
-    {names}{',' if depth == 1 else ''} = [s if is_table(s) else E for s in scopes]
-    try:
-        {entry}({names}{', ' if depth else ''}scopes[-1] if scopes else E, texts.append,
-            {'names.append' if self.named else 'None'}, shape.append)
-    except NotText:
-        return None
-    return texts, names, tuple(shape)
-"""])
-        namespace: dict[str, Any] = {
-            "M": _MISSING, "E": _EMPTY, "is_table": _is_table, "is_list": _is_list,
-            "truthy": _truthy, "text_of": _text_of, "NotText": _NotText, "Row": Row,
-            "Filled": Filled}
-        code = compile(source, f"<promptc collect {template.source}>", "exec")
-        exec(code, namespace)  # noqa: S102 - generated above from the parsed template only
-        collect_fn: Collector = namespace["collect"]
-        return collect_fn
+    def variable(self, name: str, value: Any) -> None:
+        text = _text_of(value)
+        if text and not text.isspace():
+            self.texts.append(text)
+            if self.named:
+                self.names.append(name)
+            self.shape.append(1)
+        else:
+            self.shape.append(0)
+
+    def section(self, node: Any, scopes: list[Any], value: Any) -> None:
+        truthy = _truthy(value)
+        if node.inverted or not truthy:
+            shown = node.inverted and not truthy
+            self.shape.append(1 if shown else 0)
+            if shown:
+                self.nodes(node.children, scopes)
+            return
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        # a list: its items; a table, or a truthy plain value: the section's `{{.}}`
+        self.shape.append(len(items))
+        for item in items:
+            kept = item.fragment(node.children) if isinstance(item, Row) and not self.named \
+                else None
+            if kept is not None:
+                self.texts.extend(kept[0])
+                self.shape.extend(kept[1])
+                continue
+            scopes.append(item)
+            self.nodes(node.children, scopes)
+            scopes.pop()
 
 
 def layout_of(template: Template, scopes: list[Any]) -> tuple[Layout, Collected] | None:
@@ -398,7 +305,7 @@ def layout_of(template: Template, scopes: list[Any]) -> tuple[Layout, Collected]
     ops: list[Any] = []
     run: list[str] = []
     for piece in clean_pieces(pieces):
-        if piece.__class__ is str:
+        if isinstance(piece, str):
             run.append(piece)
         else:
             if run:
@@ -411,7 +318,7 @@ def layout_of(template: Template, scopes: list[Any]) -> tuple[Layout, Collected]
 
 
 def join(layout: Layout, texts: Sequence[str]) -> str:
-    return "".join([op if op.__class__ is str else texts[op] for op in layout])
+    return "".join([op if isinstance(op, str) else texts[op] for op in layout])
 
 
 LayoutGet = Callable[[tuple[int, ...]], "Layout | None"]
@@ -420,20 +327,8 @@ LayoutPut = Callable[[tuple[int, ...], Layout], Layout]
 
 def laid_out(template: Template, scopes: list[Any], get: LayoutGet, put: LayoutPut,
              named: bool = True) -> tuple[Layout, Collected] | None:
-    """The layout and collected texts for a render (None: some value is not text).
-
-    The first render of a template at a depth walks it once to make both; from the second on,
-    the compiled collector finds the shape and the layout comes from the caller's memo.
-    """
-    depth = len(scopes)
-    if (depth, named) not in template.collectors:
-        count = template.renders.get(depth, 0)
-        template.renders[depth] = count + 1
-        if count == 0:
-            made = layout_of(template, scopes)
-            if made is not None:
-                put(made[1][2], made[0])
-            return made
+    """The layout and collected texts for a render (None: some value is not text): the walk
+    finds the shape, and the layout comes from the caller's memo (made on a new shape)."""
     collected = collect(template, scopes, named)
     if collected is None:
         return None

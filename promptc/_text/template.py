@@ -73,15 +73,16 @@ class Use:
     section: bool  # a section tag ({{#name}} / {{^name}}), not an inserted value
 
 
-# Compiled nodes: str (literal) | _Var | _Section
-@attrs.frozen
+# Compiled nodes: str (literal) | _Var | _Section (hashed once: a section's nodes key what a
+# layout Row keeps for it)
+@attrs.frozen(cache_hash=True)
 class _Var:
     path: tuple[str, ...]
     name: str
     line: int
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class _Section:
     path: tuple[str, ...]
     name: str
@@ -103,11 +104,6 @@ class Template:
     sections: frozenset[str] = frozenset()  # names used as {{#x}} / {{^x}} anywhere
     all_names: tuple[str, ...] = ()  # every name, in order of first use ("." excluded)
     uses: tuple[Use, ...] = ()  # every name wherever it stands, once per enclosing sections
-    # compiled collect walks, by number of base scopes (see layout.collector), made on the second
-    # render at that depth (`renders` counts them): a template rendered once never pays for it
-    collectors: dict[tuple[int, bool], Any] = attrs.field(factory=dict, eq=False, repr=False)
-    renders: dict[int, int] = attrs.field(factory=dict, eq=False, repr=False)
-
 
 
 def flat_names(template: Template) -> tuple[str, ...] | None:
@@ -115,9 +111,9 @@ def flat_names(template: Template) -> tuple[str, ...] | None:
     order (a base template usually is); None when it has a section or a dotted name."""
     names = []
     for node in template.nodes:
-        if node.__class__ is str:
+        if isinstance(node, str):
             continue
-        if node.__class__ is not _Var or len(node.path) != 1:
+        if not isinstance(node, _Var) or len(node.path) != 1:
             return None
         names.append(node.name)
     return tuple(names)
@@ -216,8 +212,8 @@ _parsed: Memo[tuple[str, str], Template] = Memo(2048)  # (text, source) -> Templ
 
 def parsed_template(text: str, source: str) -> Template:
     """`compile_template`, once per (text, file) in a process: a template depends on nothing
-    else, and a parsed one is immutable (its compiled walks are pure functions of it). Every
-    Compiler built from the same files shares them; no request data is ever kept here."""
+    else, and a parsed one is immutable. Every Compiler built from the same files shares
+    them; no request data is ever kept here."""
     key = (text, source)
     template: Template | None = _parsed.get(key)
     if template is None:
@@ -323,8 +319,7 @@ _MISSING = object()
 
 
 def _is_table(value: Any) -> bool:
-    """A mapping (plain dicts first: the abstract-class check is slow on the hot path)."""
-    return value.__class__ is dict or isinstance(value, Mapping)
+    return isinstance(value, (dict, Mapping))  # a dict is found without the abstract check
 
 
 def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
@@ -333,7 +328,7 @@ def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
     head = path[0]
     for i in range(len(scopes) - 1, -1, -1):
         scope = scopes[i]
-        if (scope.__class__ is dict or isinstance(scope, Mapping)) and head in scope:
+        if isinstance(scope, (dict, Mapping)) and head in scope:
             value = scope[head]
             break
     else:
@@ -347,27 +342,19 @@ def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
 
 
 def _truthy(value: Any) -> bool:
-    cls = value.__class__
-    if cls is str:
-        return not value.isspace() and value != ""
-    if cls is bool:
-        return value  # type: ignore[no-any-return]
+    """Whether a section shows: not for a missing value, false, blank text or an empty list or
+    table; for any number (0 too)."""
     if value is _MISSING or value is None:
         return False
-    if cls is list or cls is tuple or cls is dict:
-        return len(value) > 0
-    return _truthy_other(value)
-
-
-def _truthy_other(value: Any) -> bool:
-    """Truthiness of the rarer kinds of value (text and table subclasses, atoms, numbers)."""
-    if value.__class__ is Flag:
+    if isinstance(value, bool):
+        return value
+    if type(value) is Flag:
         return value == "true"
     if isinstance(value, str):
         return bool(value.strip())
     if isinstance(value, Value):
         return bool(value.text.strip())
-    if isinstance(value, (list, tuple, Mapping)):
+    if isinstance(value, (list, tuple, dict, Mapping)):
         return len(value) > 0
     return True
 
@@ -396,9 +383,10 @@ def _ignore(_count: int) -> None:
 
 
 def text_of_value(value: Any) -> str | None:
-    """The text a value inserts: text, a number, a structured input's JSON; None for anything
-    else (a plain list or table, a boolean)."""
-    if value.__class__ is str:
+    """The text a value inserts: text (a text subclass, such as a boolean input's or trusted
+    text, as the text it is), a number, a structured input's JSON; None for anything else (a
+    plain list or table, a boolean)."""
+    if type(value) is str:
         text: str = value
         return text
     if isinstance(value, str):
@@ -427,9 +415,9 @@ class _Renderer:
 
     def nodes(self, nodes: tuple[Any, ...], scopes: list[Any]) -> None:
         for node in nodes:
-            if node.__class__ is str:
+            if isinstance(node, str):
                 self.append(node)
-            elif node.__class__ is _Var:
+            elif isinstance(node, _Var):
                 self.variable(node, _lookup(node.path, scopes))
             else:
                 self.section(node, scopes, _lookup(node.path, scopes))

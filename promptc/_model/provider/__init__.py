@@ -5,7 +5,7 @@ One concern per module:
 - `ids`: model and provider ids folded to the form everything compares (`normalize_model_id`).
 - `patterns`: the family-pattern language (`claude-*-{4..}`): tokenizer, parser, matcher.
 - `capabilities`, `rules`: the capabilities and the family/model rows of the model data.
-- `overlay`, `compiled`: the hand-kept overlay, and its marshal copy for a fast start.
+- `overlay`: the hand-kept overlay.
 - `tables`: the generated table's format, read and written; `litellm_map` makes one from
   LiteLLM's model map (tooling only).
 - `paths`, `data`: where the model data lives, and the data a process uses (read once).
@@ -16,14 +16,13 @@ What the rest of promptc uses is importable from here.
 """
 
 from .capabilities import CAPABILITIES, TOKEN_ENCODINGS
-from .compiled import shipped_overlay
 from .data import ModelData, local_providers, model_data, model_table
 from .facts import Fact, ModelFacts, capability_sources, model_facts
 from .families import FAMILY_FILE, family_findings, merged_families, read_families
 from .ids import (model_tokens, normalize_model_id, normalize_provider, tokens_start_with,
                   undated)
 from .info import ProviderInfo, encoding_for, resolve_provider
-from .overlay import Overlay
+from .overlay import Overlay, shipped_overlay
 from .paths import shipped_table_path, user_data_dir, user_table_path
 from .rules import FamilyRule
 from .tables import MAX_TABLE_FILE, TABLE_FIELDS, TABLE_FORMAT, ModelTable, parse_table

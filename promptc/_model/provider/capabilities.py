@@ -32,7 +32,7 @@ def check_facts(row: Mapping[str, Any], source: str, field: str) -> dict[str, An
 
 def _checked(name: str, value: Any, source: str, field: str) -> Any:
     kind = _KIND[name]
-    if value.__class__ is not kind or (isinstance(value, int) and value < 0):
+    if type(value) is not kind or (isinstance(value, int) and value < 0):
         wanted = "a non-negative integer" if kind is int else kind.__name__
         raise ConfigError(f"must be {wanted}, got {value!r}", source=source, field=field)
     if name == "encoding" and value not in TOKEN_ENCODINGS:

@@ -17,9 +17,8 @@ import attrs
 
 from ..._base.errors import ConfigError
 from ..._base.files import read_text_file
-from .compiled import shipped_overlay
 from .ids import normalize_model_id
-from .overlay import Overlay
+from .overlay import Overlay, shipped_overlay
 from .paths import shipped_table_path, user_table_path
 from .tables import MAX_TABLE_FILE, ModelTable, parse_table
 

@@ -19,9 +19,8 @@ from typing import Any
 from ..._base.errors import ConfigError
 from ..._base.files import parse_json, read_text_file
 from .capabilities import INT_FACTS
-from .compiled import shipped_overlay
 from .ids import normalize_model_id
-from .overlay import Overlay
+from .overlay import Overlay, shipped_overlay
 from .tables import MAX_TABLE_FILE, TABLE_FIELDS, TABLE_FORMAT, Row, encode_row, parse_table
 
 __all__ = ["CHAT_MODES", "table_from_litellm", "read_source_map", "table_from_file",

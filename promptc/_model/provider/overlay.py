@@ -2,7 +2,7 @@
 
 It holds promptc's defaults, a local server's defaults, the model families, model rows for
 facts LiteLLM's map lacks or gets wrong, and the spellings that fold provider ids and gateway
-prefixes to one form. `compiled.py` keeps a marshal copy of it for a fast start.
+prefixes to one form. `shipped_overlay()` reads promptc's own, once per process.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from typing import Any
 import attrs
 
 from ..._base.errors import ConfigError
+from ..._base.files import parse_toml, read_text_file
 from .capabilities import CAPABILITIES, check_facts
 from .ids import normalize_model_id, normalize_provider
+from .paths import overlay_path
 from .rules import FamilyRule, check_keys, parse_rule, str_list, table_list, text_value
 
-__all__ = ["Overlay", "parse_overlay", "fold_provider"]
+__all__ = ["Overlay", "parse_overlay", "fold_provider", "shipped_overlay"]
 
 
 @attrs.frozen
@@ -172,3 +174,11 @@ def _glued_prefixes(spellings: Mapping[str, Any], source: str) -> tuple[tuple[st
     glued = {tuple(normalize_model_id(p).split("-"))
              for p in str_list(spellings.get("prefixes", []), source, "spellings.prefixes")}
     return tuple(sorted(glued, key=lambda p: (-len(p), p)))
+
+
+@functools.cache
+def shipped_overlay() -> Overlay:
+    """The overlay shipped with promptc, read from its TOML once per process."""
+    path = overlay_path()
+    return parse_overlay(parse_toml(read_text_file(path, ConfigError), path, ConfigError),
+                         str(path))

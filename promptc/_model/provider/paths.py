@@ -8,8 +8,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["DATA_DIR", "shipped_table_path", "overlay_path", "compiled_overlay_path",
-           "vendors_path", "user_data_dir", "user_table_path"]
+__all__ = ["DATA_DIR", "shipped_table_path", "overlay_path", "vendors_path", "user_data_dir",
+           "user_table_path"]
 
 # promptc/_data, spelled from this file's path as given (not resolved: a path shown to the user
 # stays the one Python imported from).
@@ -22,10 +22,6 @@ def shipped_table_path() -> Path:
 
 def overlay_path() -> Path:
     return DATA_DIR / "models.overlay.toml"
-
-
-def compiled_overlay_path() -> Path:
-    return DATA_DIR / "models.overlay.marshal"
 
 
 def vendors_path() -> Path:

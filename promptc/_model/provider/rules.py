@@ -152,9 +152,7 @@ def check_keys(row: Mapping[str, Any], allowed: Iterable[str], source: str, fiel
 
 
 def str_list(value: Any, source: str, field: str) -> tuple[str, ...]:
-    # set(map(type, …)) and map(str.strip, …) run in C: this is read at every start.
-    if value.__class__ is not list or not set(map(type, value)) <= {str} or \
-            not all(map(str.strip, value)):
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ConfigError("must be a list of non-empty strings", source=source, field=field)
     return tuple(value)
 
