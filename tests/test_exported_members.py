@@ -169,7 +169,8 @@ TRI_STATE = {**{f"promptc.ProviderInfo.__init__.{field}": "from the model data"
                 for field in CAPABILITIES},
              "promptc.TraceEntry.__init__.matched": "the matcher raised",
              "promptc.Compiler.default.user": "as the project file says (default: on)",
-             "promptc.Compiler.default.builtins": "as the project file says (default: on)"}
+             "promptc.Compiler.default.builtins": "as the project file says (default: on)",
+             "promptc.Compiler.compile.strict": "as the project file says (default: lenient)"}
 
 
 def test_no_boolean_has_two_ways_to_say_no() -> None:
@@ -216,11 +217,18 @@ def test_the_wheel_ships_py_typed(tmp_path: Path) -> None:
     [wheel] = WheelBuilder(str(ROOT)).build(directory=str(tmp_path), versions=["standard"])
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "promptc/py.typed" in names
-    # `promptc init` writes its scaffold from package data
-    from promptc._review.project_init import SCAFFOLD
-    for path in SCAFFOLD.rglob("*"):
-        if path.is_file() and "__pycache__" not in path.parts:
-            assert f"promptc/_data/init/{path.relative_to(SCAFFOLD).as_posix()}" in names, path
+    # `promptc init` writes each starting point's files from package data
+    from promptc._review.project_init import STARTERS
+    package = ROOT / "promptc"
+    for folder in STARTERS.values():
+        files = [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+        assert len(files) > 5, folder
+        for path in files:
+            assert f"promptc/{path.relative_to(package).as_posix()}" in names, path
+    # and `new-variant --from` its variant.toml
+    from promptc._review.scaffold import SCAFFOLD_TOML
+    assert SCAFFOLD_TOML.is_file()
+    assert f"promptc/{SCAFFOLD_TOML.relative_to(ROOT / 'promptc').as_posix()}" in names
     for name in PUBLIC_MODULES:
         path = name.replace(".", "/")
         assert f"{path}.py" in names or f"{path}/__init__.py" in names, name

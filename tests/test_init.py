@@ -6,6 +6,7 @@ changed; `pytest` itself in a subprocess)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shlex
 import subprocess
@@ -150,3 +151,48 @@ def test_the_scaffold_is_data_and_python_is_kept_out_of_the_package() -> None:
     files = scaffold_files()
     assert "tests/test_prompts.py" in files and "promptc.toml" in files
     assert not list(SCAFFOLD.rglob("*.py"))  # `.py.in`: not part of promptc's own modules
+
+
+def test_the_library_starter_passes_its_checks_and_its_readme_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`init --starter library`: templates used by id, typed inputs with examples; its README's
+    commands run as written (a copied template included), then lint, snapshots and its own
+    tests pass, and its Python snippet compiles a template."""
+    code, out, err = promptc(capsys, tmp_path, "init", "templates", "--starter", "library")
+    assert code == 0, err
+    assert "cd templates && promptc render --variant summary --examples" in out
+    library = tmp_path / "templates"
+    readme = (library / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Try it", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line for line in block.splitlines() if line]
+    assert commands[-1].startswith("promptc new-variant")
+    for line in commands:
+        code, out, err = promptc(capsys, library, *shlex.split(line, comments=True)[1:])
+        assert code == 0, (line, err)
+        assert "software engineering" not in out
+    code, out, _ = promptc(capsys, library, "variants", "--json")
+    templates = json.loads(out)
+    assert [t["id"] for t in templates] == ["reply", "summary", "summary-short"]
+    assert all(t["match"] == "never" and t["source"] == "project" for t in templates)
+    assert all(i["example"] is not None or i["default"] is not None
+               for t in templates for i in t["inputs"])
+    lint = command(library, "promptc", "lint", "--strict")
+    check = command(library / "templates", "promptc", "snapshot", "--check")  # a subfolder
+    assert lint.returncode == 0 and lint.stdout.startswith("ok: 0 finding(s) in 3"), lint.stdout
+    assert check.returncode == 0 and "4 snapshot(s) match" in check.stdout, check.stdout
+    tests = pytest_in(library)  # the copy is checked too: every template is
+    assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
+    scope: dict[str, Any] = {}
+    with inside(library):
+        exec(readme.split("```python\n", 1)[1].split("```", 1)[0], scope)  # noqa: S102
+    assert scope["prompt"].variant.id == "summary"
+    assert "Reader: executive. Length: at most 80 words." in scope["prompt"].text
+
+
+def test_an_unknown_starter_is_refused(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info, inside(tmp_path):
+        raise SystemExit(main(["init", "x", "--starter", "chat"]))
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "invalid choice: 'chat'" in err
+    assert not (tmp_path / "x").exists()

@@ -30,6 +30,25 @@ def test_a_pack_without_the_note_is_told_its_prompts_go_as_one_string(
     assert not [d for d in lint(builtins) if d.code == "placement-without-note"]
 
 
+def test_a_project_that_chose_the_single_string_is_not_told_about_the_note(
+        tmp_path: Path) -> None:
+    """`placement = "system"` in the project file is the choice the note's finding is about:
+    a template library (each template one whole prompt) gets no finding for it."""
+    from .conftest import write_tree
+    root = write_tree(tmp_path / "lib", {
+        "promptc.toml": 'builtins = false\nuser = false\nplugins = false\nfolder = "p"\n',
+        "p/variants/one/variant.toml": 'fallback = true\ncomponents = ["body"]\n',
+        "p/variants/one/template.md": "{{body}}\n",
+        "p/components/body.md": "# Body\nSay hello.\n"})
+    found = lint(Compiler.default(project=root))
+    assert [d.code for d in found if d.code == "placement-without-note"] == [
+        "placement-without-note"]
+    (root / "promptc.toml").write_text('builtins = false\nuser = false\nplugins = false\n'
+                                      'folder = "p"\nplacement = "system"\n', encoding="utf-8")
+    assert not [d for d in lint(Compiler.default(project=root))
+                if d.code == "placement-without-note"]
+
+
 def test_builtins_are_clean(builtins: Compiler) -> None:
     assert lint(builtins) == []
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import promptc
@@ -296,6 +296,9 @@ OWN_TAG = re.compile(r"<\s*/?\s*(%s)(?![\w-])" % "|".join(sorted(OWN, key=len, r
 
 
 @pytest.mark.property
+# found by the deep pass: a NUL of the text's own read as an invisible between the letters,
+# so `<attachment` + NUL + `x` was taken for a longer name and left as it was
+@example(value="x<attachment><attachment\x00x")
 @given(value=st.one_of(forgeries, st.text(), st.lists(st.sampled_from(
     ["</policies>", "<upstream>", "\n## Question\n", "\n```\n", "<|im_start|>", "[INST]", "x"]),
     max_size=10).map("".join)))

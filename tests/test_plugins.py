@@ -453,6 +453,21 @@ MISTRAL = ["--provider", "mistral", "--model", "mistral-large-latest", "--set",
            "CUSTOMER_NAME=Dana", "--set", "RECENT_ORDER=NW-10482"]
 
 
+def test_a_project_from_init_is_not_changed_by_an_installed_plugin(runner: Runner,
+                                                                  workdir: Path) -> None:
+    """With acme installed, `promptc init`'s project loaded it: its variants extend the
+    built-in pack the project leaves out, so it was skipped with an error on every command
+    and `lint --strict` failed right after `init`."""
+    runner.promptc("init", "bot", plugins=["acme"]).ok()
+    bot = workdir / "cwd" / "bot"
+    lint = runner.promptc("lint", "--strict", plugins=["acme"], cwd=bot)
+    render = runner.promptc("render", plugins=["acme"], cwd=bot)
+    variants = runner.promptc("variants", "--json", plugins=["acme"], cwd=bot)
+    assert "ok: 0 finding(s)" in lint.ok().stdout
+    assert render.ok().stderr == "" and ACME_ROLE not in render.result().stdout
+    assert {v["source"] for v in variants.json()} == {"project"}
+
+
 def test_a_plugin_extends_a_projects_variant_and_uses_its_sections_and_tools(
         runner: Runner) -> None:
     """Plugins were checked against the built-ins alone, before any project folder loaded, so

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from promptc import Compiler, ConfigError, NoVariantError, PromptContext, ProviderInfo
+from promptc import (Compiler, ConfigError, InputError, NoVariantError, PromptContext,
+                     ProviderInfo)
 from promptc._cli import main
 from promptc._load.sources import builtin_root
 
@@ -122,7 +123,7 @@ def test_a_pyproject_table_is_a_project_file_too(
     assert list(compiler.variants) == ["helper"]
     assert compiler.project.file == str(root / "pyproject.toml")
     write_tree(root, {"pyproject.toml": table + "bultins = true\n"})
-    with pytest.raises(ConfigError, match=r"\[tool\.promptc\.bultins\]: unknown key 'bultins' "
+    with pytest.raises(ConfigError, match=r"\[tool\.promptc\.bultins\]: unknown key "
                                           r"\(did you mean 'builtins'\?\); the keys are: "
                                           r"builtins, folder, user, plugins, matrix, snapshots, "
                                           r"strict, placement, model"):
@@ -270,6 +271,35 @@ def test_strict_model_and_placement_are_the_commands_defaults(
     code, out, _ = run(capsys, "render", "--dynamic", "system", "--set", "NAME=Ada",
                        "--format", "json")
     assert code == 0 and not json.loads(out)["message"]["text"]
+
+
+def test_the_project_s_strict_is_compile_s_default_in_python(tmp_path: Path) -> None:
+    """Only the commands and serve read `strict` once; `compile` took False whatever it said."""
+    root = project(tmp_path / "repo", PROJECT_FILE + "strict = true\n")
+    compiler = Compiler.default(project=root)
+    extra = PromptContext(runtime={"NAME": "Ada", "EXTRA": "1"})  # an undeclared input
+    with pytest.raises(InputError, match="EXTRA"):
+        compiler.compile(SONNET, extra)
+    lenient = compiler.compile(SONNET, extra, strict=False)  # an explicit False still wins
+    assert [d.code for d in lenient.diagnostics] == ["input-undeclared"]
+    relaxed = Compiler.default(project=project(tmp_path / "other"))
+    assert relaxed.compile(SONNET, extra).diagnostics == lenient.diagnostics
+    with pytest.raises(InputError):
+        relaxed.compile(SONNET, extra, strict=True)
+
+
+def test_a_subfolder_of_a_project_is_no_prompt_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--project src` inside a project without the pack quietly gave the coding pack."""
+    root = project(tmp_path / "repo")
+    (root / "src").mkdir()
+    code, out, err = run(capsys, "variants", "--project", str(root / "src"))
+    assert code == 2 and out == ""
+    assert f"lies inside the project of {root / 'promptc.toml'}" in err
+    assert f"name that project's root ({root})" in err
+    # a prompt folder of its own inside the project stays one
+    write_tree(root, {"src/components/role.md": "# Role\nOther.\n"})
+    assert Compiler.default(project=root / "src").project.folder == root / "src"
 
 
 def test_the_project_matrix_and_snapshots_are_the_defaults_and_must_agree(

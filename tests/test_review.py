@@ -177,6 +177,14 @@ def test_new_variant_renders_exactly_like_its_base(tmp_path: Path, monkeypatch: 
     assert code == 0
     toml = tmp_path / ".promptc" / "variants" / "mine" / "variant.toml"
     assert toml.is_file() and 'extends = "generic"' in toml.read_text(encoding="utf-8")
+    # its prose is data (promptc/_data/new_variant/), filled in, not Python's
+    from promptc._review import scaffold
+    written = toml.read_text(encoding="utf-8")
+    prose = [line for line in written.splitlines() if line.startswith("# ") and "'" not in line]
+    assert len(prose) > 5
+    source = Path(scaffold.__file__).read_text(encoding="utf-8")
+    assert not [line for line in prose if line[2:] in source]
+    assert written.startswith("# Variant 'mine': starts as an exact copy of 'generic' and ")
     common = ["render", "--no-user", "--no-plugins", "--provider", "openai", "--model",
               "gpt-4.1", "--date", "2026-01-01", "--strict"]
     code_a, mine, _ = run(capsys, *common, "--variant", "mine")

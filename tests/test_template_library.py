@@ -11,7 +11,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from promptc import Compiler, PromptContext, ProviderInfo
+from promptc import Compiler, ConfigError, PromptContext, ProviderInfo
 from promptc._cli import main
 from promptc._model.placeholders import STANDARD
 from promptc._review.copy_variant import copy_variant
@@ -52,10 +52,11 @@ def test_variants_json_lists_each_variants_inputs(library: Path,
     assert code == 0
     assert rows["base"]["inputs"] == [
         {"name": "TOPIC", "type": "string", "required": True, "default": None,
-         "example": "tides", "label": "Topic", "description": ""},
+         "example": "tides", "label": "Topic", "description": "", "options": []},
         {"name": "WORDS", "type": "number", "required": False, "default": 100,
-         "example": None, "label": "", "description": ""}]
+         "example": None, "label": "", "description": "", "options": []}]
     assert [i["name"] for i in rows["terse"]["inputs"]] == ["TOPIC", "WORDS", "TONE"]
+    assert rows["terse"]["inputs"][2]["options"] == ["dry", "warm"]  # a select's choices
 
 
 def test_render_examples_previews_with_example_values(library: Path,
@@ -154,6 +155,39 @@ def test_copy_from_the_cli_is_self_contained_and_keeps_what_exists(
     assert code == 2 and "did you mean 'terse'" in err
     code, _, err = run(capsys, "new-variant", "x", "--dir", str(library), *SOURCES)
     assert code == 2 and "--from BASE" in err and "--copy FROM" in err
+
+
+def test_a_copy_keeps_the_section_edits_of_its_chain(
+        tree: Callable[[dict[str, str | bytes]], Path]) -> None:
+    """A copy lost its original's section edits: it rendered without them, and a section an
+    edit removed came back as an error for the template's unplaced slot."""
+    folder = tree({
+        **LIBRARY,
+        "variants/mid/variant.toml": 'extends = "terse"\n[component.intro]\nappend = "A1"\n'
+                                     'prepend = "P1"\n',
+        "variants/top/variant.toml": 'extends = "mid"\n[component.intro]\nappend = "A2"\n'
+                                     'prepend_file = "p2.md"\n',
+        "variants/top/p2.md": "P2 on {{TOPIC}}\n",
+        "variants/lit/variant.toml": 'extends = "mid"\n[component.intro]\nappend = "A2"\n'
+                                     'prepend = "P2"\n',
+        "variants/gone/variant.toml": 'extends = "terse"\n[component.intro]\nremove = true\n'})
+    compiler = Compiler.from_folders(folder, builtins=False)
+    context = PromptContext(runtime={"TOPIC": "tides", "TONE": "dry"})
+    info = ProviderInfo("acme", "m")
+    for original in ("mid", "lit", "gone"):
+        copy_variant(compiler, f"{original}2", original, folder)
+        copied = Compiler.from_folders(folder, builtins=False)
+        assert copied.compile(info, context, variant=f"{original}2", strict=True).text == \
+            compiler.compile(info, context, variant=original, strict=True).text
+    toml = (folder / "variants/mid2/variant.toml").read_text(encoding="utf-8")
+    assert '[component.intro]\nprepend = "P1"\nappend = "A1"' in toml
+    toml = (folder / "variants/lit2/variant.toml").read_text(encoding="utf-8")
+    assert '[component.intro]\nprepend = "P2\\n\\nP1"\nappend = "A1\\n\\nA2"' in toml
+    assert "remove = true" in (folder / "variants/gone2/variant.toml").read_text(encoding="utf-8")
+    # two prepends down the chain, one of them a file: no one key holds both
+    with pytest.raises(ConfigError, match=r"section 'intro' of variant 'top' has 2 stacked "
+                                          r"prepend edits, one of them from a file .*--from"):
+        copy_variant(compiler, "top2", "top", folder)
 
 
 # --- capabilities ----------------------------------------------------------------------------

@@ -127,6 +127,14 @@ def _plan(cls: type) -> tuple[dict[str, Nested | None], tuple[str, ...]]:
     return plan
 
 
+def _unknown(key: Any, fields: Mapping[str, Any], aliases: Mapping[str, str] | None) -> str:
+    """`unknown field (did you mean 'x'?); the fields are: …`, each as a file spells it (an
+    alias in place of the field it names)."""
+    renamed = {field: alias for alias, field in (aliases or {}).items()}
+    written = [renamed.get(field, field) for field in fields]
+    return f"unknown field{did_you_mean(str(key), written)}; the fields are: {', '.join(written)}"
+
+
 def _join(path: str, key: Any) -> str:
     return f"{path}.{key}" if path else str(key)
 
@@ -144,8 +152,7 @@ def build_record(cls: type, data: Any, *, path: str = "", source: str | None = N
     for key, value in data.items():
         name = aliases.get(key, key) if aliases else key
         if name not in fields:
-            raise error("unknown field" + did_you_mean(str(key), fields), source=source,
-                        field=_join(path, key))
+            raise error(_unknown(key, fields, aliases), source=source, field=_join(path, key))
         nested = fields[name]
         if nested is not None and value is not None:
             value = _built(nested, value, _join(path, key), source, error)

@@ -28,7 +28,8 @@ def cmd_inputs(args: argparse.Namespace) -> int:
         if not model and compiler.default_model is not None:  # the project file's `model`
             provider, model = provider or compiler.default_model[0], compiler.default_model[1]
         if not model:
-            raise UsageError("give --variant, or --provider and --model")
+            raise UsageError("give --variant, or --provider and --model (or the project "
+                             "file's `model`, \"provider/model\")")
         variant = compiler.resolve(ProviderInfo(provider or "", model)).variant
     schema = inputs_schema(variant.id, variant.inputs)
     if args.json:
@@ -66,7 +67,8 @@ def cmd_new_variant(args: argparse.Namespace) -> int:
         path = new_variant(compiler, args.id, args.base, Path(args.dir) if args.dir else None,
                            force=args.force)
         sys.stdout.write(f"wrote {clean(path)}\n")
-    sys.stdout.write(f"try: promptc render --variant {clean(args.id)} --provider P --model M\n")
+    model = "" if compiler.default_model else " --provider P --model M"  # the project's own
+    sys.stdout.write(f"try: promptc render --variant {clean(args.id)}{model}\n")
     return 0
 
 
@@ -120,14 +122,15 @@ def add_new_variant_command(sub: Any, commands: dict[str, Command] = COMMANDS,
 def cmd_init(args: argparse.Namespace) -> int:
     from .._review.project_init import init_project
     root = Path(args.dir)
-    done = init_project(root, force=args.force)
+    done = init_project(root, force=args.force, starter=args.starter)
     shown = clean(root)
     sys.stdout.write(f"wrote {len(done.files)} file(s) and {len(done.snapshots)} snapshot(s) "
                      f"in {shown}: a project without the built-in coding pack "
                      "(promptc.toml: builtins = false)\n")
     where = "" if root.resolve() == Path.cwd().resolve() else f"cd {shown} && "
-    sys.stdout.write(f"next: {where}promptc render   (then README.md there: snapshots, pytest, "
-                     "CI)\n")
+    first = "promptc render" if args.starter == "assistant" else \
+        "promptc render --variant summary --examples"
+    sys.stdout.write(f"next: {where}{first}   (then README.md there: snapshots, pytest, CI)\n")
     return 0
 
 
@@ -138,9 +141,12 @@ def add_init_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                 "built-in coding pack, a role, a policies section, a per-request section fed "
                 "by a declared input, one tool, a Claude variant and a GPT variant that differ "
                 "in a section, a snapshot matrix and its snapshots, a pytest test, and a "
-                "README with the commands and a CI recipe. Right after it, `promptc lint "
-                "--strict`, `promptc snapshot --check` and `pytest` pass there.",
-                ["promptc init support-bot", "promptc init", "promptc init . --force"],
+                "README with the commands and a CI recipe. `--starter library` writes a "
+                "template library instead: templates used by id, with typed inputs and an "
+                "example for each. Right after it, `promptc lint --strict`, `promptc snapshot "
+                "--check` and `pytest` pass there.",
+                ["promptc init support-bot", "promptc init . --force",
+                 "promptc init templates --starter library"],
                 "0 written · 2 the folder already holds the files (without --force)",
                 "docs/projects.md in the promptc repository")
     p.add_argument("dir", nargs="?", default=".", metavar="DIR",
@@ -148,4 +154,7 @@ def add_init_command(sub: Any, commands: dict[str, Command] = COMMANDS,
                         "directory)")
     p.add_argument("--force", action="store_true",
                    help="overwrite files of the same names")
+    p.add_argument("--starter", choices=("assistant", "library"), default="assistant",
+                   help="what the project starts as: an assistant with a variant per model "
+                        "family (default), or a library of templates used by id")
     commands["init"] = cmd_init

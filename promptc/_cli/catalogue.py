@@ -26,10 +26,11 @@ __all__ = ["input_rows", "with_examples", "cmd_token_catalogue", "model_list"]
 
 
 def input_rows(specs: Sequence[InputSpec]) -> list[dict[str, Any]]:
-    """A variant's inputs as `variants --json` lists them."""
+    """A variant's inputs as `variants --json` lists them (`options`: a select's choices, which
+    a catalogue shows; the rest of a declaration is `promptc inputs --json`'s schema)."""
     return [{"name": s.name, "type": s.type, "required": s.required,
              "default": thaw(s.default), "example": thaw(s.example), "label": s.label,
-             "description": s.description} for s in specs]
+             "description": s.description, "options": list(s.options)} for s in specs]
 
 
 def with_examples(variant: Variant, ctx: PromptContext) -> PromptContext:

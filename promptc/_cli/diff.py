@@ -54,8 +54,9 @@ def _both_sides(args: argparse.Namespace, compiler: Compiler
     """The request the options describe, and the same with the --to-… options applied."""
     info, ctx = target_from(args, compiler.features, compiler.default_model)
     info_b, ctx_b = _other_side(args, compiler, info)
-    a = compiler.compile(info, ctx, variant=args.variant, count_tokens=True)
-    b = compiler.compile(info_b, ctx_b, variant=_other_variant(args), count_tokens=True)
+    a = compiler.compile(info, ctx, variant=args.variant, count_tokens=True, strict=False)
+    b = compiler.compile(info_b, ctx_b, variant=_other_variant(args), count_tokens=True,
+                         strict=False)
     return a, b
 
 

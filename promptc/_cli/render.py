@@ -66,7 +66,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 def cmd_parse(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
     info, ctx = target_from(args, compiler.features, compiler.default_model)
-    prompt = compiler.compile(info, ctx, variant=args.variant)
+    prompt = compiler.compile(info, ctx, variant=args.variant, strict=False)
     reply = read_input_text(args.reply)
     data, has_errors = parse_data(prompt, reply)
     print_json(data)

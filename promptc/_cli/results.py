@@ -110,7 +110,7 @@ def explain_data(compiler: Compiler, info: ProviderInfo, ctx: PromptContext,
         if variant is None:
             raise
         resolution = compiler.registry.variant_for(variant)  # pinned: nothing else to try
-    prompt = compiler.compile(info, ctx, variant=variant, count_tokens=True)
+    prompt = compiler.compile(info, ctx, variant=variant, count_tokens=True, strict=False)
     v = prompt.variant
     choice = prompt.tools.choice
     data: dict[str, Any] = {

@@ -212,7 +212,7 @@ def tools(call: Call) -> Any:
 def parse(call: Call) -> Any:
     """`parse`: the reply's prose, calls and errors, in order."""
     info, ctx = target(call)
-    prompt = call.compiler.compile(info, ctx, variant=call.params.get("variant"))
+    prompt = call.compiler.compile(info, ctx, variant=call.params.get("variant"), strict=False)
     return parse_data(prompt, call.params["reply"], call.params.get("mode"))[0]
 
 
@@ -220,7 +220,7 @@ def check(call: Call) -> Any:
     """A provider's call object through the call checker: `{"ok": true, "call": …}`, or
     `{"ok": false, "error": …, "tool_result": …}` with the error result ready to send."""
     info, ctx = target(call)
-    prompt = call.compiler.compile(info, ctx, variant=call.params.get("variant"))
+    prompt = call.compiler.compile(info, ctx, variant=call.params.get("variant"), strict=False)
     checked = prompt.tools.check(call.params["call"], mode=call.params.get("mode"))
     if isinstance(checked, CallError):
         return {"ok": False, "error": checked.to_dict(), "tool_result": checked.tool_result()}

@@ -37,7 +37,7 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     compiler = compiler_from(args)
     info, ctx = target_from(args, compiler.features, compiler.default_model)
     prompt = compiler.compile(info, ctx, variant=args.variant, count_tokens=True,
-                              budget=args.budget)
+                              budget=args.budget, strict=False)
     rep = _counted(prompt)
     if args.json:
         print_json(_tokens_data(prompt, rep))

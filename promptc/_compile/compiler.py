@@ -286,22 +286,26 @@ class Compiler:
 
     def compile(self, provider: ProviderInfo | None = None,
                 context: PromptContext | Mapping[str, Any] | None = None, *,
-                strict: bool = False, budget: int | None = None,
+                strict: bool | None = None, budget: int | None = None,
                 count_tokens: bool = False, variant: str | None = None,
                 dynamic: Placement | None = None) -> CompiledPrompt:
         """Build the prompt for one request.
 
-        `context` is a PromptContext or its plain data. Lenient (default): failing matchers,
+        `context` is a PromptContext or its plain data. Lenient: failing matchers,
         components, plugins and tool conditions are skipped and reported in `diagnostics`.
-        Strict: the first warning or error raises a typed error. `dynamic`: where the text
-        that can change during a session is sent (`prompt.text` is the whole prompt either
-        way). "message", the default: the system prompt (`prompt.system`) is the static block
-        and a note saying where the rest is, and the session- and request-class text is the
-        first user message (`prompt.message`); "system": `prompt.text` as the system prompt.
-        By default a pack without the note keeps the single string (see dynamic.py).
+        Strict: the first warning or error raises a typed error. `strict=None` (the default)
+        takes the project file's `strict` (lenient without one); True or False wins over it.
+        `dynamic`: where the text that can change during a session is sent (`prompt.text` is
+        the whole prompt either way). "message", the default: the system prompt
+        (`prompt.system`) is the static block and a note saying where the rest is, and the
+        session- and request-class text is the first user message (`prompt.message`);
+        "system": `prompt.text` as the system prompt. By default (None) the project file's
+        `placement`, else "message"; a pack without the note keeps the single string (see
+        dynamic.py).
         """
         ctx, seen = self._context(context)                                      # 0. context
         provider = _provider_of(provider, ctx)
+        strict = self.project.strict if strict is None else bool(strict)
         route = self._routed(provider, variant, strict)                         # 1. route
         date = ctx.date if ctx.date is not None else datetime.date.today().isoformat()
         counted = bool(count_tokens)

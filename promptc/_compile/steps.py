@@ -15,6 +15,7 @@ from typing import Literal
 import attrs
 
 from .._base.suggest import did_you_mean
+from .._load.component_defs import BUILTIN_COMPONENTS
 from .._model.cache import RANK, CacheClass, most_volatile
 from .._model.component import Component
 from .._model.context import FIELD_CLASSES
@@ -219,6 +220,15 @@ def _cache(reads: set[str], comp: Component | None, tools_class: CacheClass,
     return cache
 
 
+def _not_loaded(cid: str) -> str:
+    """Why a name of the built-in pack is missing: the pack is left out (a project's
+    `builtins = false`, `--no-builtins`), and a project names only its own sections."""
+    if cid not in BUILTIN_COMPONENTS:
+        return ""
+    return (f" ({cid!r} is a section of the built-in coding pack, which is not loaded here: "
+            f"`builtins = false` or --no-builtins; write components/{cid}.md of your own)")
+
+
 def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Component],
               tools_class: CacheClass, diags: list[Diagnostic],
               stable_class: CacheClass = "static",
@@ -228,7 +238,7 @@ def bind_step(v: Variant, cid: str, index: int, components: Mapping[str, Compone
     if comp is None and cid not in v.component_templates:
         diags.append(Diagnostic("error", "component-missing",
                                 f"variant {v.id!r} lists component {cid!r}, which is not "
-                                "registered; its section is skipped" +
+                                "registered; its section is skipped" + _not_loaded(cid) +
                                 did_you_mean(cid, components), cid))
         return None
     texts = _texts(v, cid, comp)

@@ -20,7 +20,7 @@ import attrs
 from .._base.errors import ConfigError
 from .._base.files import parse_toml, read_text_file
 from .._base.records import describe
-from .._base.suggest import did_you_mean
+from .._base.suggest import unknown_key
 from .sources import find_project_folder, repository_root
 
 __all__ = ["Project", "PROJECT_FILE", "PYPROJECT", "ENV", "KEYS", "PLACEMENTS", "NO_PROJECT",
@@ -122,8 +122,7 @@ def find_project_file(start: str | Path) -> Path | None:
 
 def _check_key(key: str, value: Any, source: str, field: str) -> None:
     if key not in KEYS:
-        raise ConfigError(f"unknown key {key!r}{did_you_mean(key, KEYS)}; the keys are: "
-                          f"{', '.join(KEYS)}", source=source, field=field)
+        raise ConfigError(unknown_key(key, KEYS), source=source, field=field)
     types, what = KEYS[key]
     if not isinstance(value, types):
         raise ConfigError(f"must be {what}, got {describe(value)}", source=source, field=field)
@@ -213,7 +212,21 @@ def project_of_folder(folder: Path) -> Project:
         settings = read_project(owner)
         if settings.folder is not None and settings.folder.resolve() == folder.resolve():
             return settings
+    _check_prompt_folder(folder)
     return Project(folder=folder)
+
+
+def _check_prompt_folder(folder: Path) -> None:
+    """A folder inside a project that holds nothing of a prompt folder is a mistaken name
+    (a subfolder of the project, say), not an empty prompt folder over the built-in pack."""
+    if any((folder / part).exists() for part in ("variants", "components", "models.toml")):
+        return
+    above = find_project_file(folder)
+    if above is not None:
+        raise ConfigError(f"is not a project root or prompt folder, but lies inside the project "
+                          f"of {above}: name that project's root ({above.parent}) instead, or "
+                          "name none to find the project from the working directory",
+                          source=str(folder))
 
 
 def project_for(project: str | Path | bool | None, start: str | Path | None = None,

@@ -33,6 +33,7 @@ from .elements import own_tags
 from .features import declared_features
 from .noops import unused_overrides
 from .section_edits import sections_of
+from .sources import left_out_note
 from .folders import Layer, RawVariant, TextFile
 
 __all__ = ["Registry", "build_registry", "build_blamed", "TraceEntry", "Resolution",
@@ -461,7 +462,8 @@ class _Resolver:
             others = [vid for vid in self.raws if vid != raw.id]
             raise VariantConfigError(f"extends unknown variant {parent_id!r}" +
                                      did_you_mean(parent_id, others) +
-                                     f"; no source defines it (sources: {self.sources})",
+                                     f"; no source defines it (sources: {self.sources})" +
+                                     left_out_note("variant", parent_id, self.sources),
                                      source=raw.toml_path, field="extends")
         return self.variant(parent_id, here)
 
@@ -568,6 +570,7 @@ def _tool_names(table: Mapping[str, Any], parent: Variant | None,
         if name not in tools and name not in overrides:
             raise VariantConfigError(f"unknown tool {name!r}" + did_you_mean(name, tools) +
                                      "; no source defines it" +
-                                     (f" (sources: {sources})" if sources else ""),
+                                     (f" (sources: {sources})" if sources else "") +
+                                     left_out_note("tool", name, sources),
                                      source=src, field=f"tools[{i}]")
     return names

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 __all__ = ["builtin_root", "user_folder", "find_project_folder", "repository_root",
-           "project_outside_note"]
+           "project_outside_note", "left_out_note"]
 
 
 def builtin_root() -> Path:
@@ -66,3 +66,18 @@ def project_outside_note(found: Path, start: str | Path) -> str | None:
     return (f"project folder {str(found)!r} was found above the working directory "
             f"{str(here)!r}, which is in no repository (pass --project or --no-project to "
             "choose)")
+
+
+def left_out_note(kind: str, name: str, sources: str) -> str:
+    """For an unknown name the built-in pack defines, when the pack is not among the loaded
+    `sources`: say so (a project with `builtins = false` names only its own)."""
+    if not sources or "builtin" in sources.split(", ") or not name or \
+            any(c in name for c in "/\\:") or name.startswith("."):
+        return ""
+    root = builtin_root()
+    path = root / "variants" / name / "variant.toml" if kind == "variant" else \
+        root / "components" / "tools" / f"{name}.toml"
+    if not path.is_file():
+        return ""
+    return (f"; {name!r} is a {kind} of the built-in coding pack, which is not loaded here "
+            "(`builtins = false` or --no-builtins)")

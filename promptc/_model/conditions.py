@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from .._base.errors import ConfigError
-from .._base.suggest import did_you_mean
+from .._base.suggest import did_you_mean, unknown_key
 from .context import PromptContext
 from .provider import ProviderInfo
 
@@ -109,7 +109,7 @@ class _ConditionKey:
     def visit(self, key: str, value: Any) -> Condition:
         visitor = getattr(self, f"visit_{key}", None) if key in CONDITION_KEYS else None
         if visitor is None:
-            raise self.error("unknown condition key" + did_you_mean(key, CONDITION_KEYS),
+            raise self.error(unknown_key(key, CONDITION_KEYS, "condition key"),
                              source=self.source, field=self.field)
         condition: Condition = visitor(value)
         return condition

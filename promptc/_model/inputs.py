@@ -264,8 +264,8 @@ def _form_type(s: InputSpec) -> dict[str, Any]:
 
 def _form_rules(s: InputSpec) -> dict[str, Any]:
     rules: dict[str, Any] = {}
-    if s.pattern:
-        rules["pattern"] = s.pattern
+    if s.pattern:  # JSON Schema's pattern searches; the declaration's matches the whole value
+        rules["pattern"] = f"^(?:{s.pattern})$"
     if s.max_length is not None:
         rules["maxLength"] = s.max_length
     if s.type == "string" and s.required and not s.allow_empty:

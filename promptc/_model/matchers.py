@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from .._base.errors import VariantConfigError
-from .._base.suggest import did_you_mean
+from .._base.suggest import unknown_key
 from .provider import (ProviderInfo, model_tokens, normalize_model_id, normalize_provider,
                        tokens_start_with)
 
@@ -192,7 +192,7 @@ class _MatchKey:
     def visit(self, key: str, value: Any) -> Matcher:
         visitor = getattr(self, f"visit_{key}", None) if key in MATCH_KEYS else None
         if visitor is None:
-            raise VariantConfigError("unknown matcher key" + did_you_mean(key, MATCH_KEYS),
+            raise VariantConfigError(unknown_key(key, MATCH_KEYS, "matcher key"),
                                      source=self.source, field=self.field)
         matcher: Matcher = visitor(value)
         return matcher

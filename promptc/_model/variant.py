@@ -16,7 +16,7 @@ import re
 from .._base.errors import VariantConfigError
 from .._base.frozen import EMPTY, FrozenDict
 from .._base.records import describe
-from .._base.suggest import did_you_mean
+from .._base.suggest import unknown_key
 from .._text.template import Template
 from .edits import EDIT_KEYS, edit_specs
 from .inputs import InputSpec
@@ -111,8 +111,7 @@ def check_variant_table(data: Mapping[str, Any], source: str) -> None:
 def _check_variant_key(key: str, value: Any, source: str) -> None:
     """A known key with a value of its type (a list: of distinct strings)."""
     if key not in VARIANT_KEYS:
-        raise VariantConfigError("unknown key" + did_you_mean(key, VARIANT_KEYS),
-                                 source=source, field=key)
+        raise VariantConfigError(unknown_key(key, VARIANT_KEYS), source=source, field=key)
     tp = VARIANT_KEYS[key]
     if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
         raise VariantConfigError(f"must be {_type_name(tp)}, got {describe(value)}",
@@ -149,8 +148,7 @@ def parse_component_settings(table: Mapping[str, Any], source: str
                                              field=f"{field}.required")
             elif key not in EDIT_KEYS:  # section edits: checked by edit_specs
                 allowed = ("priority", "required", *EDIT_KEYS)
-                raise VariantConfigError(f"unknown key{did_you_mean(key, allowed)}; the keys "
-                                         f"are: {', '.join(allowed)}", source=source,
+                raise VariantConfigError(unknown_key(key, allowed), source=source,
                                          field=f"{field}.{key}")
         out[cid] = ComponentSettings(priority=spec.get("priority"), required=spec.get("required"))
     return out

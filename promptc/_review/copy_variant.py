@@ -1,10 +1,12 @@
 """`promptc new-variant ID --copy FROM`: a variant's files copied, not extended.
 
-The copy is self-contained: its variant.toml holds everything the original had through its
-`extends` chain (but no `[match]`: a copy is used by id until its author says otherwise), its own
-template and per-variant component and tool files. Copied from a pack the destination does not
-load (a built-in into a project without built-ins), the shared components and tools it uses come
-too, into the destination's `components/`, where no file of the same name is there already.
+The copy is self-contained and renders as the original does: its variant.toml holds everything
+the original had through its `extends` chain (but no `[match]`: a copy is used by id until its
+author says otherwise), its section edits included, its own template and per-variant component
+and tool files. Copied from a pack the destination does not load (a built-in into a project
+without built-ins), the shared components and tools it uses come too, into the destination's
+`components/`, where no file of the same name is there already. It goes to the project's prompt
+folder unless told otherwise.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from .._base.frozen import thaw
 from .._base.suggest import did_you_mean
 from .._compile.compiler import Compiler
 from .._compile.dynamic import NOTE
-from .._load.sources import find_project_folder
+from .._model.edits import SectionEdit
 from .._model.inputs import InputSpec
 from .._model.variant import ID_PATTERN, Variant
+from .scaffold import prompt_folder_of
 
 __all__ = ["copy_variant"]
 
@@ -69,21 +72,64 @@ def _variant_toml(v: Variant, from_id: str) -> str:
         lines.append(f"description = {_value(v.description)}")
     if v.tool_mode != "auto":
         lines.append(f"tool_mode = {_value(v.tool_mode)}")
-    lines += [f"components = {_value(v.components)}", f"tools = {_value(v.tools)}"]
+    # a section an edit removed stays listed, removed again (the template still places it)
+    lines += [f"components = {_value((*v.components, *v.removed))}",
+              f"tools = {_value(v.tools)}"]
     if v.labels:
         lines.append(f"labels = {_value(v.labels)}")
     if v.placeholders:
         lines.append("\n[placeholders]")
         lines += [f"{name} = {_value(text)}" for name, text in v.placeholders.items()]
-    for cid, settings in v.component_settings.items():
+    edits = _edit_keys(v)
+    for cid in dict.fromkeys((*v.component_settings, *edits)):
+        settings = v.component_settings.get(cid)
         table = {k: getattr(settings, k) for k in ("priority", "required")
-                 if getattr(settings, k) is not None}
+                 if settings is not None and getattr(settings, k) is not None}
+        table.update(edits.get(cid, {}))
         if table:
             lines.append(f"\n[component.{cid}]")
             lines += [f"{k} = {_value(value)}" for k, value in table.items()]
     for spec in v.inputs:
         lines += _input_table(spec)
     return "\n".join(lines) + "\n"
+
+
+def _edit_file(cid: str, kind: str) -> str:
+    """The copy's name for the template file of one section's prepend or append."""
+    return f"{cid}.{kind}.md"
+
+
+def _stacked(v: Variant, cid: str, kind: str) -> tuple[SectionEdit, ...]:
+    """The prepends or appends of one section, down the chain (the parent's first); more
+    than one with a file among them cannot be one key of one table."""
+    found = tuple(e for e in v.edits.get(cid, ()) if e.kind == kind)
+    if len(found) > 1 and any(e.template is not None for e in found):
+        where = "; ".join(e.origin for e in found)
+        raise ConfigError(f"section {cid!r} of variant {v.id!r} has {len(found)} stacked "
+                          f"{kind} edits, one of them from a file ({where}): a copy cannot "
+                          "hold them in one key; extend the variant instead (--from)",
+                          field="copy")
+    return found
+
+
+def _edit_keys(v: Variant) -> dict[str, dict[str, Any]]:
+    """Each edited section's keys in the copy: `remove`, or its prepend and append (the
+    literal texts of a chain joined as the build joins them; a file's template as a file of
+    the copy, `_own_files`)."""
+    out: dict[str, dict[str, Any]] = {cid: {"remove": True} for cid in v.removed}
+    for cid in v.edits:
+        if cid in v.removed:
+            continue
+        for kind in ("prepend", "append"):
+            found = _stacked(v, cid, kind)
+            if len(found) == 1 and found[0].template is not None:
+                out.setdefault(cid, {})[f"{kind}_file"] = _edit_file(cid, kind)
+                continue
+            texts = [e.text.strip("\n") for e in found if e.text.strip()]
+            if texts:  # each prepend goes before what came before it
+                out.setdefault(cid, {})[kind] = "\n\n".join(
+                    reversed(texts) if kind == "prepend" else texts)
+    return out
 
 
 def _source_variant(compiler: Compiler, from_id: str) -> tuple[Variant, Compiler]:
@@ -109,7 +155,7 @@ def _shared_files(v: Variant, pack: Compiler, compiler: Compiler) -> dict[str, s
     out: dict[str, str] = {}
     # the environment note is read by id, not listed: it comes along so that the copy is sent
     # split as the original is (see promptc/_compile/dynamic.py)
-    for cid in (*v.components, NOTE):
+    for cid in (*v.components, *v.removed, NOTE):
         comp = pack.registry.components.get(cid)
         if cid in compiler.registry.components or comp is None or comp.template is None:
             continue
@@ -131,6 +177,10 @@ def _own_files(v: Variant, from_id: str) -> dict[str, str]:
     out = {"variant.toml": _variant_toml(v, from_id), "template.md": v.template.text}
     for cid, template in v.component_templates.items():
         out[f"components/{cid}.md"] = template.text
+    for cid, edits in v.edits.items():
+        for edit in edits:
+            if edit.template is not None and edit.kind != "remove":
+                out[_edit_file(cid, edit.kind)] = edit.template.text
     for name, spec in v.tool_overrides.items():
         text = _read(spec.origin)
         if text is None:
@@ -152,8 +202,7 @@ def copy_variant(compiler: Compiler, variant_id: str, from_id: str,
                           f"({compiler.registry.variants[variant_id].source}); pick another id "
                           "or pass --force", field="id")
     v, pack = _source_variant(compiler, from_id)
-    root = folder if folder is not None else (find_project_folder(Path.cwd()) or
-                                              Path.cwd() / ".promptc")
+    root = folder if folder is not None else prompt_folder_of(compiler)
     home = root / "variants" / variant_id
     if home.exists() and not force:
         raise ConfigError("already exists; pass --force to overwrite", source=str(home))

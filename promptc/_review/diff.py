@@ -227,8 +227,8 @@ def sessions_differ(compiler: Compiler, provider: Any, first: Any, second: Any,
     The metamorphic check behind "the static part depends on neither cwd nor date": sections
     listed under `differ` must all be session- or request-class.
     """
-    a = compiler.compile(provider, first, variant=variant)
-    b = compiler.compile(provider, second, variant=variant)
+    a = compiler.compile(provider, first, variant=variant, strict=False)
+    b = compiler.compile(provider, second, variant=variant, strict=False)
     sa = {s.id: s for s in a.sections}
     sb = {s.id: s for s in b.sections}
     differ = sorted(i for i in sa.keys() | sb.keys()

@@ -117,8 +117,10 @@ def _consistency_findings(compiler: Compiler, variant: Variant,
 def _note_findings(compiler: Compiler, variant: Variant) -> list[Diagnostic]:
     """A variant without an `environment_note` cannot take the split placement by default:
     its prompts go as one string, so a mode switch or a new day rewrites the cached
-    conversation (info: the prompt is right, it just costs more)."""
-    if note_text(variant, compiler.registry.components)[0]:
+    conversation (info: the prompt is right, it just costs more). A project whose file says
+    `placement = "system"` chose the single string: nothing to say."""
+    if compiler.project.placement == "system" or \
+            note_text(variant, compiler.registry.components)[0]:
         return []
     return [Diagnostic(
         "info", "placement-without-note",

@@ -1,9 +1,12 @@
 """`promptc init`: a new project with its own prompts and none of the built-in coding pack.
 
-The files it writes are data, shipped in the wheel under `promptc/_data/init/` (a file named
-`*.in` is written without that suffix: Python source kept out of promptc's own package). Then
-the project's snapshot matrix is rendered into its snapshot folder, so `promptc lint --strict`,
-`promptc snapshot --check` and `pytest` pass in it at once.
+Two starting points (`--starter`): an assistant (sections, a tool, a Claude and a GPT variant
+chosen by model) and a template library (templates used by id, typed inputs with examples). The
+files each writes are data, shipped in the wheel under `promptc/_data/init/` and
+`promptc/_data/init_library/` (a file named `*.in` is written without that suffix: Python source
+kept out of promptc's own package). Then the project's snapshot matrix is rendered into its
+snapshot folder, so `promptc lint --strict`, `promptc snapshot --check` and `pytest` pass in it
+at once.
 """
 
 from __future__ import annotations
@@ -19,17 +22,20 @@ from .._load.project import PROJECT_FILE, PYPROJECT, find_project_file
 from .manifest import matrix_name
 from .snapshot import expected_files, load_matrix, update_dir
 
-__all__ = ["SCAFFOLD", "scaffold_files", "init_project", "Initialized"]
+__all__ = ["SCAFFOLD", "STARTERS", "scaffold_files", "init_project", "Initialized"]
 
 SCAFFOLD = Path(__file__).resolve().parent.parent / "_data" / "init"
+# starting point -> the folder of the files it writes
+STARTERS = {"assistant": SCAFFOLD, "library": SCAFFOLD.parent / "init_library"}
 
 
-def scaffold_files() -> dict[str, str]:
+def scaffold_files(starter: str = "assistant") -> dict[str, str]:
     """{path relative to the project root: text} of every file `init` writes."""
     out: dict[str, str] = {}
-    for path in sorted(SCAFFOLD.rglob("*")):
+    folder = STARTERS[starter]
+    for path in sorted(folder.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
-            relative = path.relative_to(SCAFFOLD).as_posix()
+            relative = path.relative_to(folder).as_posix()
             out[relative.removesuffix(".in")] = read_text_file(path, ConfigError)
     return out
 
@@ -59,11 +65,15 @@ def _check_free(root: Path, files: dict[str, str], force: bool) -> None:
                           "them", source=str(root))
 
 
-def init_project(root: Path, force: bool = False) -> Initialized:
-    """Write the scaffold into `root` (made if missing) and render its snapshots."""
+def init_project(root: Path, force: bool = False, starter: str = "assistant") -> Initialized:
+    """Write a starting point's files into `root` (made if missing) and render its
+    snapshots."""
+    if starter not in STARTERS:
+        raise ConfigError(f"unknown starting point {starter!r}; the starting points are: "
+                          f"{', '.join(STARTERS)}", field="starter")
     if root.exists() and not root.is_dir():
         raise ConfigError("is not a folder", source=str(root))
-    files = scaffold_files()
+    files = scaffold_files(starter)
     _check_free(root, files, force)
     for name, text in files.items():
         write_text_file(root / name, text, root, ConfigError)

@@ -5,43 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from .._base.errors import ConfigError, NoVariantError
-from .._base.files import write_text_file
+from .._base.files import read_text_file, write_text_file
 from .._compile.compiler import Compiler
 from .._load.sources import find_project_folder
 from .._model.variant import ID_PATTERN, Variant
 
-__all__ = ["new_variant", "VARIANT_TOML"]
+__all__ = ["new_variant", "prompt_folder_of", "SCAFFOLD_TOML"]
 
-# The commented variant.toml a new variant starts from. Everything but `extends` is commented
-# out, so the new variant inherits all of its base and renders exactly like it until edited.
-VARIANT_TOML = """\
-# Variant {id!r}: starts as an exact copy of {base!r} and changes only what you uncomment.
-# Reference: docs/authoring.md ("Variants") in the promptc repository.
-extends = "{base}"
-
-# What this variant is written for, shown by `promptc variants`.
-# family = "{family}"
-# description = "…"
-
-# When to use it. Without a [match] table the variant is used only when asked for by id
-# (`promptc render --variant {id}`). Variants are tried in ascending (priority, id) order and
-# the first match wins; the built-ins use 50–300, the fallback 1000.
-# priority = 150
-# [match]
-# provider = ["openrouter"]
-# model = ["my-model"]          # token-boundary prefix of the normalized model id
-# native_tools = true
-
-# Send tools natively (function calling) or describe them in the prompt text.
-# tool_mode = "auto"            # text | native | auto
-
-# Reorder, add or drop components (this replaces the inherited list), and choose the tools.
-# components = {components}
-# tools = {tools}
-
-# To change one section's wording, add components/<component id>.md next to this file;
-# to change the layout, add template.md.
-"""
+# The commented variant.toml a new variant starts from (data, shipped in the wheel; its
+# `{id}`, `{base}`, `{family}`, `{components}` and `{tools}` are filled in with str.format).
+# Everything but `extends` is commented out, so the new variant inherits all of its base and
+# renders exactly like it until edited.
+SCAFFOLD_TOML = Path(__file__).resolve().parent.parent / "_data" / "new_variant" / "variant.toml"
 
 
 def new_variant(compiler: Compiler, variant_id: str, base: str, folder: Path | None = None,
@@ -52,20 +27,21 @@ def new_variant(compiler: Compiler, variant_id: str, base: str, folder: Path | N
                           "'-' or '.'", field="id")
     parent = _base_of(compiler, base)
     _check_id_free(compiler, variant_id, force)
-    root = folder if folder is not None else _project_folder(compiler)
+    root = folder if folder is not None else prompt_folder_of(compiler)
     target = root / "variants" / variant_id / "variant.toml"
     if (target.exists() or target.is_symlink()) and not force:
         raise ConfigError("already exists; pass --force to overwrite", source=str(target))
-    write_text_file(target, VARIANT_TOML.format(
+    scaffold = read_text_file(SCAFFOLD_TOML, ConfigError)
+    write_text_file(target, scaffold.format(
         id=variant_id, base=base, family=parent.family,
         components=_toml_list(parent.components), tools=_toml_list(parent.tools)),
         root, ConfigError)
     return target
 
 
-def _project_folder(compiler: Compiler) -> Path:
-    """Where a new variant goes: the project's prompt folder (its project file's `folder`),
-    else the nearest `.promptc/`, else a new one here."""
+def prompt_folder_of(compiler: Compiler) -> Path:
+    """Where a new variant goes (`new-variant --from` and `--copy`): the project's prompt
+    folder (its project file's `folder`), else the nearest `.promptc/`, else a new one here."""
     project = compiler.project
     if project.folder is not None:
         return project.folder

@@ -43,6 +43,7 @@ import attrs
 
 from .._base.errors import ConfigError
 from .._base.files import read_text_file, read_toml, write_text_file
+from .._base.suggest import unknown_key
 from .._compile.compiler import Compiler
 from .._model.context import PromptContext
 from .._model.provider import ProviderInfo
@@ -55,10 +56,11 @@ __all__ = ["Matrix", "Case", "Target", "load_matrix", "default_matrix_path", "re
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 TOOL_FORMATS = ("openai", "anthropic", "gemini")
-_CASE_KEYS = {"provider", "model", "variant", "contexts", "name", "tools", "max_tokens",
-              "min_static_share", "split"}
-_CAP_KEYS = {"context_window", "max_output", "native_tools", "parallel_tools", "images",
-             "prompt_caching", "cache_min_tokens"}
+_CASE_KEYS = ("provider", "model", "variant", "contexts", "name", "tools", "max_tokens",
+              "min_static_share", "split")
+_CAP_KEYS = ("context_window", "max_output", "native_tools", "parallel_tools", "images",
+             "prompt_caching", "cache_min_tokens")
+_MATRIX_KEYS = ("contexts", "case")
 
 
 def safe_id(text: str) -> str:
@@ -114,9 +116,10 @@ def load_matrix(path: str | Path | None = None, compiler: Compiler | None = None
     """Read a matrix file; errors name the file and the field."""
     p = Path(path) if path is not None else default_matrix_path()
     data = read_toml(p, ConfigError)
-    unknown = set(data) - {"contexts", "case"}
+    unknown = sorted(set(data) - set(_MATRIX_KEYS))
     if unknown:
-        raise ConfigError("unknown key", source=str(p), field=sorted(unknown)[0])
+        raise ConfigError(unknown_key(unknown[0], _MATRIX_KEYS), source=str(p),
+                          field=unknown[0])
     table, cases_table = _matrix_tables(data, str(p))
     reader = _MatrixReader(str(p), _load_contexts(p, table, compiler), compiler)
     for i, raw in enumerate(cases_table):
@@ -154,9 +157,10 @@ def _check_case(raw: Any, field: str, where: str) -> Mapping[str, Any]:
     """A `[[case]]` table with known keys, each of its type."""
     if not isinstance(raw, Mapping):
         raise ConfigError("must be a table", source=where, field=field)
-    bad = set(raw) - _CASE_KEYS - _CAP_KEYS
+    bad = sorted(set(raw) - {*_CASE_KEYS, *_CAP_KEYS})
     if bad:
-        raise ConfigError("unknown key", source=where, field=f"{field}.{sorted(bad)[0]}")
+        raise ConfigError(unknown_key(bad[0], (*_CASE_KEYS, *_CAP_KEYS)), source=where,
+                          field=f"{field}.{bad[0]}")
     if not isinstance(raw.get("provider"), str) or not isinstance(raw.get("model"), str):
         raise ConfigError("needs `provider` and `model` strings", source=where, field=field)
     _check_optional_keys(raw, field, where)

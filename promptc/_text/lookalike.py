@@ -98,7 +98,11 @@ def _table() -> dict[int, str]:
 
 def skeleton(text: str) -> str:
     """`text` as a reader sees it, of the same length: invisibles made NUL, look-alikes made
-    the ASCII character they imitate. ASCII text is its own skeleton."""
+    the ASCII character they imitate. ASCII text is its own skeleton, but for a NUL of its
+    own, which a reader sees (it ends a word), so it becomes another control character: in a
+    skeleton, NUL stands for what a reader does not see."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\x01")
     if text.isascii():
         return text
     return _INVISIBLE.sub("\x00", text).translate(_table())

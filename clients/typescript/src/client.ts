@@ -24,11 +24,14 @@ export interface SpawnOptions extends ClientOptions {
   command?: string;
   /** Arguments before `serve` (e.g. `["-m", "promptc"]` with command `python3`). */
   args?: string[];
-  /** A project `.promptc` folder; default: found from `cwd` upwards. */
+  /** The project (`--project`): its root, its project file or its prompt folder; default: the
+   * project file (or `.promptc/`) found from `cwd` upwards. */
   project?: string;
   noProject?: boolean;
   noUser?: boolean;
   noPlugins?: boolean;
+  /** Leave out the built-in coding-agent pack (`--no-builtins`), whatever the project says. */
+  noBuiltins?: boolean;
   /** Only the built-in variants (the three `no…` options together). */
   builtinsOnly?: boolean;
   /** Requests the server answers at the same time (default 4). */
@@ -44,7 +47,8 @@ const STDERR_KEPT = 4000; // characters of the server's log kept for an error me
 function serveArgs(options: SpawnOptions): string[] {
   const flags: [boolean | undefined, string][] = [
     [options.noProject, "--no-project"], [options.noUser, "--no-user"],
-    [options.noPlugins, "--no-plugins"], [options.builtinsOnly, "--builtins-only"],
+    [options.noPlugins, "--no-plugins"], [options.noBuiltins, "--no-builtins"],
+    [options.builtinsOnly, "--builtins-only"],
   ];
   const args = [...(options.args ?? []), "serve", ...flags.filter(([on]) => on).map(([, f]) => f)];
   if (options.project !== undefined) {

@@ -69,11 +69,15 @@ export interface PromptContextData {
 // --- params ---------------------------------------------------------------------------------------
 
 /** The request: which model, and what the client knows. `provider`/`model` override the
- * context's `provider` table (a different model drops the capabilities given for the old one). */
+ * context's `provider` table (a different model drops the capabilities given for the old one);
+ * without either, the project file's `model`. */
 export interface TargetParams {
   provider?: string;
   model?: string;
   context?: PromptContextData;
+  /** Values for the variant's declared inputs, over the context's `runtime` (a missing required
+   * one, or a value that breaks its declaration, is an `InputError` in every mode). */
+  runtime?: { [name: string]: Json };
   /** A variant id instead of matching (`variants()` lists them). */
   variant?: string;
   native_tools?: boolean;
@@ -377,6 +381,19 @@ export interface ExplainResult {
 }
 
 /** One row of `promptc variants --json`, in the order variants are tried. */
+/** One declared runtime input of a variant (`promptc variants --json`). */
+export interface InputRow {
+  name: string;
+  type: "string" | "number" | "boolean" | "select" | "date" | "list" | "object";
+  required: boolean;
+  default: Json;
+  example: Json;
+  label: string;
+  description: string;
+  /** A select input's choices (empty for other types). */
+  options: string[];
+}
+
 export interface VariantRow {
   id: string;
   family: string;
@@ -389,6 +406,7 @@ export interface VariantRow {
   path: string;
   description: string;
   overrides: string[];
+  inputs: InputRow[];
 }
 
 export interface VersionResult {

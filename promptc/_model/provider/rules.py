@@ -146,8 +146,8 @@ def check_keys(row: Mapping[str, Any], allowed: Iterable[str], source: str, fiel
     allowed = tuple(allowed)
     for key in row:
         if key not in allowed:
-            from ..._base.suggest import did_you_mean
-            raise ConfigError("unknown key" + did_you_mean(str(key), allowed), source=source,
+            from ..._base.suggest import unknown_key
+            raise ConfigError(unknown_key(str(key), allowed), source=source,
                               field=f"{field}.{key}")
 
 
