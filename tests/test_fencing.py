@@ -377,7 +377,10 @@ def test_no_slot_forges_a_tag_or_a_section_inside_its_element(
         [m.group(0).lower() for m in OWN_TAG.finditer(seen(neutral.text))]
     assert not open_fence(prompt.text)
     if slot == "mcp tool description" and prompt.tools.mode == "native":
-        [tool] = [t for t in prompt.tools.anthropic() if t["name"].endswith("__create_issue")]
+        # MCP tools are functions of their own with the whole-string placement only
+        functions = builtins.compile(provider, put(base, value), variant=variant,
+                                     dynamic="system").tools
+        [tool] = [t for t in functions.anthropic() if t["name"].endswith("__create_issue")]
         assert tool["description"].startswith("[MCP github] ")
         rest = tool["description"][len("[MCP github] "):]
         assert not re.search(r"\[\s*mcp", seen(rest), re.I)
