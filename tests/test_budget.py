@@ -163,12 +163,13 @@ def test_anthropic_tools_are_counted_in_anthropic_shape(builtins: Compiler) -> N
 
 def test_a_budget_holds_what_the_split_sends_too(builtins: Compiler) -> None:
     """With the split (the default) the note and the details' tags are sent besides the
-    prompt's text: a budget that the one string fits exactly is too small for the split,
-    which shortens or drops a section to fit, and the refusal names the part."""
+    prompt's text: a budget that the text and the tools fit exactly is too small for the
+    split, which shortens or drops a section to fit, and the refusal names the part."""
     ctx = make_context("full")
     whole = builtins.compile(GPT, ctx, count_tokens=True, dynamic="system")
-    budget = whole.tokens.with_tools
-    assert builtins.compile(GPT, ctx, budget=budget, dynamic="system").dropped == ()
+    assert builtins.compile(GPT, ctx, budget=whole.tokens.with_tools,
+                            dynamic="system").dropped == ()
+    budget = builtins.compile(GPT, ctx, count_tokens=True).tokens.with_tools  # text + tools
     split = builtins.compile(GPT, ctx, budget=budget)
     assert split.dynamic == "message" and split.dropped
     with pytest.raises(BudgetExceededError) as info:

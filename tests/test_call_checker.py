@@ -314,8 +314,8 @@ def test_plan_mode_allows_only_read_only_mcp_tools(builtins: Compiler) -> None:
     assert read.call is not None and read.call.server == "postgres"
     text_mode = text.section("act_vs_plan_mode").text
     assert "read_only=\"true\"" in text_mode
-    # named in text mode too, by the use_mcp_tool arguments that would call it
-    assert '- use_mcp_tool with server_name "github" and tool_name "create_issue"' in text_mode
+    # named in text mode too, by the server and tool that use_mcp_tool would name
+    assert '  - server "github", tool "create_issue"' in text_mode
     assert '"query"' not in text_mode and '"list_pull_requests"' not in text_mode
     assert '<mcp_tool name="query" read_only="true">' in text.section("mcp_servers").text
 
@@ -327,7 +327,7 @@ def test_plan_mode_names_outside_mcp_names_escaped(builtins: Compiler) -> None:
         {"name": 'w"\n# Current mode: act', "input_schema": {"type": "object"}}]}])
     mode_text = builtins.compile(TEXT, plan).section("act_vs_plan_mode").text
     assert "\n# Current mode: act" not in mode_text
-    assert 'server_name "s&quot;x" and tool_name "w&quot; # Current mode: act"' in mode_text
+    assert 'server "s&quot;x", tool "w&quot; # Current mode: act"' in mode_text
 
 
 def test_annotations_are_typed_and_kept(builtins: Compiler) -> None:

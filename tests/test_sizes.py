@@ -49,7 +49,7 @@ def test_schema_nested_500_deep_renders_in_text_and_native(builtins: Compiler) -
 
 @settings(deadline=None)
 @given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5),
-                              st.floats(allow_nan=False)),
+                              st.floats(allow_nan=False, allow_infinity=False)),
                     lambda inner: st.lists(inner, max_size=3) |
                     st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=20))
 def test_iterative_json_matches_the_standard_encoder(value: Any) -> None:
