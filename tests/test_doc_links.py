@@ -14,7 +14,7 @@ PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md"), ROOT / "examp
                 *(ROOT / "examples").glob("*/README.md"),
                 ROOT / "clients" / "typescript" / "README.md"])
 FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
-LINK = re.compile(r"!?\[(?:[^\]\n]|\][^(])*?\]\(([^)\s]+)\)")
+LINK = re.compile(r"!?\[(?:[^\]]|\][^(])*?\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 
 
