@@ -4,7 +4,7 @@ request of the same session scripts billed under the same model of each provider
 Run from the repository root, in the environment the README's test command makes:
 
     python benchmarks/session_costs.py                     # the day scripts
-    python benchmarks/session_costs.py --readme README.md  # and the README's tables
+    python benchmarks/session_costs.py --readme docs/caching.md  # and the tables of docs/caching.md
     python benchmarks/session_costs.py --reference PATH/cline-bench.mjs --json out.json
     python benchmarks/session_costs.py benchmarks/sessions/day-openai.toml
 
@@ -42,8 +42,8 @@ whole-string placement with a marker after every section and no limit of 4 (`Eve
 `replay(marker_limit=None)`): the most any breakpoints could read from the cache for that
 text, which bounds what promptc's own three markers can reach there.
 
-`--readme README.md` writes both tables, with the date and the price source, between the
-README's `<!-- benchmarks/session_costs.py: begin -->` and `end` comments. Nothing is
+`--readme docs/caching.md` writes both tables, with the date and the price source, between
+the page's `<!-- benchmarks/session_costs.py: begin -->` and `end` comments. Nothing is
 asserted: tests/ checks behaviour; this measures.
 """
 
@@ -275,7 +275,7 @@ README_END = "<!-- benchmarks/session_costs.py: end -->"
 def readme_block(results: list[dict[str, Any]], today: str) -> str:
     sources = "; ".join(sorted({r["price_source"] for r in results if r["price_source"]}))
     return "\n".join([README_BEGIN, f"Measured {today} with `python benchmarks/"
-                      f"session_costs.py --readme README.md` (prices: {sources}):", "",
+                      f"session_costs.py --readme docs/caching.md` (prices: {sources}):", "",
                       table(results), "", arithmetic(results), README_END])
 
 

@@ -6,7 +6,7 @@
     [r.brk for r in report.requests if r.brk]  # where the cached prefix broke, and why
     report.to_dict()                           # what `promptc session --format json` prints
 
-The script format, the providers' rules and their sources: README, "Replaying a session", and
+The script format, the providers' rules and their sources: docs/caching.md, "Replaying a session", and
 `promptc help session`.
 """
 

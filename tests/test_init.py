@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from promptc._review.project_init import SCAFFOLD, scaffold_files
 
 OTHER_PYTEST_PLUGINS = ("hypothesispytest", "xdist", "xdist.looponfail", "langsmith_plugin",
                         "anyio")
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "projects.md"
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 @contextlib.contextmanager
@@ -74,11 +75,13 @@ def new_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 def test_the_five_minute_guide_runs_as_written(new_project: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """docs/projects.md, right after `promptc init`: a project built from the docs alone
-    renders, lints strictly, matches its snapshots, passes its tests, is used from Python."""
-    docs = DOCS.read_text(encoding="utf-8").split("## Your own prompt in five minutes", 1)[1]
-    block = docs.split("```sh\n", 1)[1].split("```", 1)[0]
-    lines = [line for line in block.splitlines() if line.startswith(("promptc ", "pytest"))]
+    """The README's "Your own prompt in five minutes", right after `promptc init`: a project
+    built from the docs alone renders, lints strictly, matches its snapshots, passes its tests,
+    takes a change and is used from Python."""
+    guide = README.read_text(encoding="utf-8").split(
+        "\n## Your own prompt in five minutes\n", 1)[1].split("\n## ", 1)[0]
+    first, change = re.findall(r"```sh\n(.*?)```", guide, re.S)
+    lines = [line for line in first.splitlines() if line.startswith(("promptc ", "pytest"))]
     assert lines[0].startswith("promptc init support-bot && cd support-bot")
     assert lines[-1].startswith("pytest")
     for line in lines[1:-1]:
@@ -91,10 +94,52 @@ def test_the_five_minute_guide_runs_as_written(new_project: Path,
     assert check.returncode == 0 and "4 snapshot(s) match" in check.stdout, check.stdout
     tests = pytest_in(new_project)
     assert tests.returncode == 0 and "5 passed" in tests.stdout, tests.stdout + tests.stderr
+
+    # Change a prompt, see the change (exit 1), accept it.
+    edit, see, accept = [line for line in change.splitlines() if line]
+    echo, text, append, path = shlex.split(edit)
+    assert (echo, append) == ("echo", ">>")
+    with (new_project / path).open("a", encoding="utf-8") as file:
+        file.write(text + "\n")
+    code, out, _ = promptc(capsys, new_project, *shlex.split(see, comments=True)[1:])
+    assert code == 1 and f"+{text}" in out and "policies" in out
+    code, _, err = promptc(capsys, new_project, *shlex.split(accept, comments=True)[1:])
+    assert code == 0, err
+    assert promptc(capsys, new_project, "snapshot", "--check")[0] == 0
+
     scope: dict[str, Any] = {}
     with inside(new_project):
-        exec(docs.split("```python\n", 1)[1].split("```", 1)[0], scope)  # noqa: S102
-    assert "You are talking with Sam." in scope["prompt"].text
+        exec(guide.split("```python\n", 1)[1].split("```", 1)[0], scope)  # noqa: S102
+    prompt, payload = scope["prompt"], scope["payload"]
+    assert "You are talking with Sam." in prompt.text and text in prompt.text
+    assert "Sam" in prompt.message and "Sam" not in prompt.system  # the per-request part
+    assert [tool["name"] for tool in payload["tools"]] == ["search_help_center"]
+    details, question = payload["messages"]
+    assert details["role"] == "user"
+    assert [block["text"] for block in details["content"]] == [prompt.message]
+    assert question == {"role": "user", "content": "How do I export?"}
+
+
+def test_the_readme_review_commands_run_in_the_new_project(
+        new_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's "Reviewing prompt changes", in the project `init` made, after a change."""
+    readme = README.read_text(encoding="utf-8")
+    section = readme.split("\n## Reviewing prompt changes\n", 1)[1].split("\n## ", 1)[0]
+    lines = re.findall(r"```sh\n(.*?)```", section, re.S)[0].splitlines()
+    (new_project / "prompts" / "components" / "style.md").write_text("Be brief.\n",
+                                                                    encoding="utf-8")
+    expected = iter([1, 0, 0, 0])  # --check sees the change, --update accepts it
+    for line in lines:
+        argv = shlex.split(line, comments=True)[1:]
+        target = argv[argv.index(">") + 1] if ">" in argv else None
+        argv = argv[:argv.index(">")] if target else argv
+        code, out, err = promptc(capsys, new_project, *argv)
+        assert code == next(expected), (line, err)
+        if target:
+            (new_project / target).write_text(out, encoding="utf-8")
+        if "--to-model" in argv:
+            assert "assistant-gpt" in out and "policies" in out
+    assert "No prompt changed" in (new_project / "review.md").read_text(encoding="utf-8")
 
 
 def test_the_new_project_has_none_of_the_coding_pack(

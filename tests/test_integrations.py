@@ -1,9 +1,9 @@
 """promptc.integrations through the real frameworks, against a local fake server.
 
-Each README snippet (section "Integrations") runs exactly as written, with `compiler`,
-`provider`, `context`, `prompt` and `run_tool` defined, the framework's base URL pointed at a
-FakeServer on 127.0.0.1 and every other address refused; the tests assert what went over the
-wire and what reached `run_tool`.
+Each snippet of docs/integrations.md (once the README's "Integrations") runs exactly as written,
+with `compiler`, `provider`, `context`, `prompt` and `run_tool` defined, the framework's base URL
+pointed at a FakeServer on 127.0.0.1 and every other address refused; the tests assert what went
+over the wire and what reached `run_tool`.
 """
 
 from __future__ import annotations
@@ -31,19 +31,16 @@ from promptc.testing import make_context  # noqa: E402
 
 from .fakeserver import FakeServer, Reply  # noqa: E402
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
 GPT = ProviderInfo("openai", "gpt-4.1")
 CLAUDE = ProviderInfo("anthropic", "claude-sonnet-4-5")
 LIST_CALL = Reply("", (("list_files", {"path": ".", "recursive": None}),))
 
 
 def snippets() -> dict[str, str]:
-    """The README's integration snippets, by the module each imports."""
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Integrations"):]
-    section = section[:section.index("\n## ", 5)]
+    """The page's integration snippets, by the module each imports."""
     out = {}
-    for code in re.findall(r"```python\n(.*?)```", section, re.S):
+    for code in re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S):
         [module] = re.findall(r"promptc\.integrations\.(\w+)", code)
         out[module] = code
     return out
@@ -112,7 +109,7 @@ def run_snippet(module: str, builtins: Compiler, provider: ProviderInfo
                              "prompt": prompt, "run_tool": runner}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(SNIPPETS[module], f"README.md:{module}", "exec"), scope)
+        exec(compile(SNIPPETS[module], f"docs/integrations.md:{module}", "exec"), scope)
     return prompt, runner, out.getvalue(), scope
 
 
@@ -120,7 +117,7 @@ def marks(items: list[dict[str, Any]]) -> list[int]:
     return [i for i, item in enumerate(items) if "cache_control" in item]
 
 
-# --- the README snippets -------------------------------------------------------------------------
+# --- the page's snippets -----------------------------------------------------------------------
 
 def test_litellm_snippet_keeps_anthropic_cache_markers(builtins: Compiler,
                                                        server: FakeServer) -> None:

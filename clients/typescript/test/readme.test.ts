@@ -1,6 +1,6 @@
-// The README's TypeScript example, as written there: it type-checks against this package, and it
-// runs, sending the Messages API exactly the system blocks and tools `compile` gives (a local
-// server stands in for the API).
+// The TypeScript example of docs/serve.md (once in the README), as written there: it
+// type-checks against this package, and it runs, sending the Messages API exactly the system
+// blocks and tools `compile` gives (a local server stands in for the API).
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -18,12 +18,11 @@ import ts from "typescript";
 import { PromptcClient } from "../src/index.js";
 
 const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const README = readFileSync(join(PACKAGE, "..", "..", "README.md"), "utf8");
+const SERVE_PAGE = readFileSync(join(PACKAGE, "..", "..", "docs", "serve.md"), "utf8");
 
 function example(): string {
-  const section = README.split("## From any language: `promptc serve`")[1]?.split("\n## ")[0];
-  const block = section?.match(/```ts\n([\s\S]*?)\n```/);
-  assert.ok(block?.[1], "the README's serve section has a ```ts example");
+  const block = SERVE_PAGE.match(/```ts\n([\s\S]*?)\n```/);
+  assert.ok(block?.[1], "docs/serve.md has a ```ts example");
   return block[1];
 }
 
@@ -53,7 +52,7 @@ async function fakeApi(): Promise<{ url: string; posted: Posted[]; close: () => 
   return { url: `http://127.0.0.1:${port}`, posted, close: () => server.close() };
 }
 
-test("the README's agent example type-checks and sends promptc's prompt", async () => {
+test("the serve page's agent example type-checks and sends promptc's prompt", async () => {
   // inside the package (dist/), so `import "promptc-client"` resolves to this build
   const source = join(PACKAGE, "dist", "readme_example.ts");
   writeFileSync(source, example());
