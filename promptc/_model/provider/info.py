@@ -56,6 +56,7 @@ class ProviderInfo:
     reasoning: bool | None = attrs.field(default=None, validator=_BOOL)
     responses_only: bool | None = attrs.field(default=None, validator=_BOOL)
     knowledge_cutoff: str | None = attrs.field(default=None, validator=_OPT_STR)
+    cache_tools: bool | None = attrs.field(default=None, validator=_BOOL)
 
     @property
     def normalized_model(self) -> str:
