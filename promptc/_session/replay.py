@@ -25,6 +25,7 @@ import attrs
 
 from .._base.errors import ConfigError
 from .._compile.compiler import Compiler
+from .._model.formats import provider_format
 from .._model.placeholders import STANDARD
 from .._model.prices import Prices, model_prices
 from .._model.provider import ProviderInfo, encoding_for
@@ -41,7 +42,10 @@ class PromptSource(Protocol):
     """What builds a request's prompt: promptc's compiler, or (in benchmarks/) the reference."""
 
     def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
-             dynamic: str | None, breakpoints: int) -> PromptWire: ...
+             dynamic: str | None, breakpoints: int) -> PromptWire:
+        """The request's prompt as format `api` (a format's id: promptc/_model/formats.py)
+        sends it."""
+        ...
 
     def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None: ...
 
@@ -168,6 +172,7 @@ class _Replay:
         self.results: list[RequestResult] = []
         self.prices: dict[tuple[str, str], Prices | None] = {}
         self.rules: dict[str, str] = {}
+        self.formats: dict[tuple[str, str], str] = {}
         self.provider, self.model = script.provider, script.model
         self.context: dict[str, Any] = dict(script.context)
         self.context.pop("provider", None)  # the script's provider and model decide
@@ -216,7 +221,8 @@ class _Replay:
     def _request(self, step: Step, first_of_step: bool) -> None:
         info = ProviderInfo(self.provider, self.model)
         api = _api_of(self.provider, self.model, self.script.source)
-        wire = self.source.wire(info, self.context, api, self.dynamic, self.breakpoints)
+        wire = self.source.wire(info, self.context, self._format(info), self.dynamic,
+                                self.breakpoints)
         self.placement = self.placement or wire.placement
         before = len(self.conversation.history.pieces)  # what earlier requests sent of it
         sent = self._sent(wire)
@@ -243,6 +249,15 @@ class _Replay:
         self.last = _Last(namespace, sent, usage.cached_pieces if not usage.rejected else
                           (self.last.cached if self.last else 0), dict(self.context),
                           self.model, wire.variant, self.now)
+
+    def _format(self, info: ProviderInfo) -> str:
+        """The format the request is sent in: the provider's own API's (Anthropic's for Claude
+        on Vertex AI)."""
+        key = (info.provider, info.model)
+        found = self.formats.get(key)
+        if found is None:
+            found = self.formats[key] = provider_format(info.resolved()).id
+        return found
 
     def _bill(self, info: ProviderInfo, api: str, namespace: tuple[str, ...], sent: Sent
               ) -> tuple[Usage, int]:
