@@ -34,6 +34,8 @@ CALLS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "gemini": ({"functionCall": {"name": "list_files", "args": ARGS, "id": "t1"}},
                {"functionResponse": {"name": "list_files", "response": {"output": "a.py"},
                                      "id": "t1"}}),
+    "bedrock": ({"toolUse": {"toolUseId": "t1", "name": "list_files", "input": ARGS}},
+                {"toolResult": {"toolUseId": "t1", "content": [{"text": "a.py"}]}}),
 }
 
 
@@ -120,7 +122,8 @@ def prompts(builtins: Compiler, full_context: PromptContext) -> dict[str, Any]:
     models = {"anthropic": ProviderInfo("anthropic", "claude-sonnet-4-5"),
               "openai": ProviderInfo("openai", "gpt-5"),
               "openai-responses": ProviderInfo("openai", "gpt-5", responses_only=True),
-              "gemini": ProviderInfo("gemini", "gemini-2.5-pro")}
+              "gemini": ProviderInfo("gemini", "gemini-2.5-pro"),
+              "bedrock": ProviderInfo("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0")}
     assert set(models) == set(FORMAT_IDS), "a format without a model here"
     return {fid: builtins.compile(info, full_context) for fid, info in models.items()}
 

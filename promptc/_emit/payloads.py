@@ -5,19 +5,20 @@ Anthropic caches the exact prefix tools → system → messages up to a block ma
 `cache_control`; at most 4 markers per request, and a prefix shorter than the model's minimum is
 not cached at all (silently). So markers go at the end of the built-in tool block, the static
 block, the session block, and only where the prefix up to them (tools included) reaches the
-minimum (the model data says whether a model is cached, and whether after its tools). OpenAI
-caches automatically; a `prompt_cache_key` derived from what is sent first (the
+minimum. Bedrock's Converse API caches the same prefix at `cachePoint` blocks, placed the same
+way (`to_bedrock`; the model data says which models take them, and where). OpenAI caches
+automatically; a `prompt_cache_key` derived from what is sent first (the
 built-in tools and the static text) routes requests that share that prefix to the same cache.
 
 With the split placement (the default, `compile(..., dynamic="message")`) the system prompt is
 `prompt.system` and the session- and request-class text is `prompt.message`: each adapter adds
-it as a user message of its own that opens the conversation (`messages` for Anthropic and Chat
-Completions, `input` for Responses, `contents` for Gemini), before the client's
+it as a user message of its own that opens the conversation (`messages` for Anthropic, Chat
+Completions and Converse, `input` for Responses, `contents` for Gemini), before the client's
 own `messages` when it passes them. Given the prompt of the request before (`previous=`),
 `messages` is the conversation as the client kept it (the messages promptc added included) and
 the adapter adds the update, when the details changed, as a message of its own after it;
 without `messages`, the payload carries only what promptc adds (see details.py). Anthropic's
-first message is two blocks when it opens with the session's tool catalogue
+(and Converse's) first message is two blocks when it opens with the session's tool catalogue
 (`prompt.message_cut`), and the place after the system prompt's markers is the end of that
 catalogue: a user with the same MCP servers and skills reads it from the cache.
 """
@@ -71,7 +72,7 @@ class CompiledPrompt(Protocol):
     def message_update(self, previous: Any) -> str: ...
 
 
-__all__ = ["to_anthropic", "to_openai", "to_gemini", "cache_key",
+__all__ = ["to_anthropic", "to_openai", "to_gemini", "to_bedrock", "cache_key",
            "count_cache_markers", "default_openai_api", "MAX_ANTHROPIC_BREAKPOINTS",
            "PayloadOptions", "PAYLOADS", "payload", "native_tools"]
 
@@ -103,8 +104,8 @@ def _conversation(prompt: CompiledPrompt, fmt: str, previous: Any, messages: Mes
 
 
 def count_cache_markers(messages: Sequence[Mapping[str, Any]], fmt: str = "anthropic") -> int:
-    """The cache markers in a conversation of format `fmt` (`cache_control` for Anthropic): on
-    its content blocks, and on the blocks inside a tool result."""
+    """The cache markers in a conversation (`cache_control` for Anthropic, `cachePoint`
+    blocks for Converse): on its content blocks, and on the blocks inside a tool result."""
     marker = format_named(fmt).marker
     return marker.count(messages) if marker is not None else 0
 
@@ -134,6 +135,25 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
     `prompt.request_text` with the latest user message instead).
     """
     return _marked(prompt, format_named("anthropic"), breakpoints, cache_min_tokens,
+                   include_request, conversation_markers, previous, messages, ttl)
+
+
+def to_bedrock(prompt: CompiledPrompt, breakpoints: int = 2,
+               cache_min_tokens: int | None = None,
+               include_request: bool = True,
+               conversation_markers: int | Messages = 0,
+               previous: Any = None, messages: Messages | None = None,
+               ttl: Literal["5m", "1h"] | None = None) -> dict[str, Any]:
+    """The Converse API's arguments (boto3's `client.converse(modelId=…, **payload)`):
+    `system` text blocks, `toolConfig` with each tool's `toolSpec` (when native) and the
+    details in `messages`, with `cachePoint` blocks where `to_anthropic` puts its markers.
+
+    Bedrock caches tools → system → messages as Anthropic does, at most 4 checkpoints per
+    request, each only once its prefix reaches the model's minimum. Which models take
+    checkpoints, and where, is the model data's: none for a model Bedrock does not cache
+    (Bedrock refuses the request), none after the tools for a model whose cache leaves them
+    out (Nova). The arguments are `to_anthropic`'s."""
+    return _marked(prompt, format_named("bedrock"), breakpoints, cache_min_tokens,
                    include_request, conversation_markers, previous, messages, ttl)
 
 
@@ -196,8 +216,8 @@ def _cacheable_places(prompt: CompiledPrompt, fmt: str, native: bool, blocks: Se
     tools follow it, then each system block, then the end of the first message's tool
     catalogue), from the first whose prefix, tools included, reaches `minimum` tokens: below it
     the provider caches nothing. Counted lazily: once one prefix is long enough, the later ones
-    are too. `tools_cached` false: the model's cache takes no marker after the tools (the model
-    data's `cache_tools`), whose tokens still count towards the prefix."""
+    are too. `tools_cached` false: the model's cache takes no marker after the tools (Nova on
+    Bedrock), whose tokens still count towards the prefix."""
     reached, running = _tools_prefix(prompt, fmt, native, minimum)
     if reached and tools_cached:
         yield "tools", prompt.tools.stable - 1
@@ -327,6 +347,7 @@ PAYLOADS: Mapping[str, Builder] = {
     "openai-responses": lambda p, o, b: to_openai(p, "responses", strict=o.strict_tools,
                                                   previous=b),
     "gemini": lambda p, o, b: to_gemini(p, schema=o.gemini_schema, previous=b),
+    "bedrock": lambda p, o, b: to_bedrock(p, o.breakpoints, previous=b, ttl=o.ttl),
 }
 
 

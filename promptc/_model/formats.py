@@ -1,7 +1,7 @@
 """The provider wire formats promptc speaks, each declared once with what differs on the wire.
 
 A format is one request shape: Anthropic Messages, OpenAI Chat Completions, OpenAI Responses,
-Gemini. Its record says
+Gemini, AWS Bedrock Converse. Its record says
 
 - how a tool is written (`forms`: one per schema dialect or strictness the format offers, the
   first its default) and what holds the list (`wrap`, and `tools_at` in a payload);
@@ -16,7 +16,7 @@ Every stage's per-format table is keyed by `Format.id` and checked to cover ever
 (tests/test_formats.py). Adding a format is a record here, its payload in
 promptc/_emit/payloads.py and its `to_…` method on the compiled prompt. What caching costs and
 how long an entry lives is per provider and model (the model data, promptc/_session/rules.py),
-not per format.
+not per format: Claude and Nova both speak Converse and cache differently.
 """
 
 from __future__ import annotations
@@ -66,21 +66,35 @@ class Reply:
 @attrs.frozen
 class Marker:
     """How a format writes a cache marker after a content block: a key on the block itself
-    (Anthropic's `cache_control`)."""
+    (Anthropic's `cache_control`) or a block of its own after it (Converse's `cachePoint`)."""
 
     key: str
+    own_block: bool
     value: Callable[[str | None], dict[str, Any]]  # the marker's value for a lifetime ("1h")
 
     def place(self, blocks: Sequence[dict[str, Any]], after: Sequence[int],
               ttl: str | None = None) -> list[dict[str, Any]]:
         """`blocks` with a marker after each block whose index is in `after`."""
         ends = set(after)
-        return [{**b, self.key: self.value(ttl)} if i in ends else b
-                for i, b in enumerate(blocks)]
+        out: list[dict[str, Any]] = []
+        for i, block in enumerate(blocks):
+            if i in ends and not self.own_block:
+                block = {**block, self.key: self.value(ttl)}
+            out.append(block)
+            if i in ends and self.own_block:
+                out.append({self.key: self.value(ttl)})
+        return out
 
     def read(self, blocks: Sequence[Any]) -> list[tuple[Any, bool]]:
-        """Each content block and whether a marker ends it."""
-        return [(b, isinstance(b, Mapping) and self.key in b) for b in blocks]
+        """Each content block (markers of their own left out) and whether a marker ends it."""
+        out: list[tuple[Any, bool]] = []
+        for block in blocks:
+            if self.own_block and isinstance(block, Mapping) and self.key in block:
+                if out:
+                    out[-1] = (out[-1][0], True)
+                continue
+            out.append((block, isinstance(block, Mapping) and self.key in block))
+        return out
 
     def count(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """The markers in a conversation: on its content blocks, and on the blocks inside a
@@ -92,10 +106,15 @@ class Marker:
                 if not isinstance(block, Mapping):
                     continue
                 found += self.key in block
-                inner = block.get("content")
-                found += sum(1 for b in inner if isinstance(b, Mapping) and self.key in b) \
-                    if isinstance(inner, list) else 0
+                for inner in (block.get("content"), _inner_result(block)):
+                    found += sum(1 for b in inner if isinstance(b, Mapping) and self.key in b) \
+                        if isinstance(inner, list) else 0
         return found
+
+
+def _inner_result(block: Mapping[str, Any]) -> Any:
+    result = block.get("toolResult")
+    return result.get("content") if isinstance(result, Mapping) else None
 
 
 @attrs.frozen
@@ -175,6 +194,15 @@ def _gemini_json_tool(name: str, description: str, schema: dict[str, Any] | None
     return {"name": name, "description": description, "parameters_json_schema": schema}
 
 
+def _converse_tool(name: str, description: str, schema: dict[str, Any] | None, _strict: bool
+                   ) -> dict[str, Any]:
+    spec: dict[str, Any] = {"name": name}
+    if description:  # Converse takes no empty description
+        spec["description"] = description
+    spec["inputSchema"] = {"json": schema}
+    return {"toolSpec": spec}
+
+
 def _function_declarations(entries: list[Any]) -> Any:
     return [{"function_declarations": entries}]
 
@@ -191,8 +219,16 @@ def _anthropic_block(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
+def _converse_block(text: str) -> dict[str, Any]:
+    return {"text": text}
+
+
 def _anthropic_message(text: str, cut: int) -> dict[str, Any]:
     return {"role": "user", "content": [_anthropic_block(p) for p in _parts(text, cut)]}
+
+
+def _converse_message(text: str, cut: int) -> dict[str, Any]:
+    return {"role": "user", "content": [_converse_block(p) for p in _parts(text, cut)]}
 
 
 def _plain_message(text: str, _cut: int) -> dict[str, Any]:
@@ -250,6 +286,14 @@ def _read_gemini(d: Mapping[str, Any]) -> CallParts | None:
     return None
 
 
+def _read_converse(d: Mapping[str, Any]) -> CallParts | None:
+    block = d.get("toolUse")
+    inner = block if isinstance(block, Mapping) else d if "toolUseId" in d else None
+    if inner is None:
+        return None
+    return "bedrock", _str(inner.get("toolUseId")), inner.get("name"), inner.get("input"), False
+
+
 def _anthropic_result(call_id: str | None, _name: str, content: str, is_error: bool
                       ) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": content}
@@ -282,10 +326,22 @@ def _function_response(call_id: str | None, name: str, content: str, is_error: b
     return response
 
 
+def _converse_result(call_id: str | None, _name: str, content: str, is_error: bool
+                     ) -> dict[str, Any]:
+    result: dict[str, Any] = {"toolUseId": call_id, "content": [{"text": content}]}
+    if is_error:
+        result["status"] = "error"
+    return {"toolResult": result}
+
+
 # --- the table -----------------------------------------------------------------------------------
 
 def _anthropic_marker(ttl: str | None) -> dict[str, Any]:
     return {"type": "ephemeral", **({"ttl": ttl} if ttl else {})}
+
+
+def _cache_point(ttl: str | None) -> dict[str, Any]:
+    return {"type": "default", **({"ttl": ttl} if ttl else {})}
 
 
 FORMATS: tuple[Format, ...] = (
@@ -296,7 +352,7 @@ FORMATS: tuple[Format, ...] = (
            replies=(Reply("anthropic", _anthropic_result),),
            read_call=_read_anthropic, calls_as="an Anthropic tool_use block",
            providers=("anthropic",),
-           marker=Marker("cache_control", _anthropic_marker), max_markers=4,
+           marker=Marker("cache_control", False, _anthropic_marker), max_markers=4,
            text_block=_anthropic_block),
     Format("openai", "OpenAI Chat Completions", "openai", api="chat",
            forms=(ToolForm("openai", "strict", _openai_chat),
@@ -330,6 +386,15 @@ FORMATS: tuple[Format, ...] = (
            wrap=_function_declarations,
            providers=("google", "gemini", "vertex_ai", "vertex", "google_ai_studio"),
            conversation="contents"),
+    Format("bedrock", "AWS Bedrock Converse", "bedrock",
+           forms=(ToolForm("bedrock", "json", _converse_tool),),
+           system="system",
+           message=_converse_message,
+           replies=(Reply("bedrock", _converse_result),),
+           read_call=_read_converse, calls_as="a Bedrock Converse toolUse block",
+           providers=("bedrock",), tools_at=("toolConfig", "tools"), alternates=True,
+           marker=Marker("cachePoint", True, _cache_point), max_markers=4,
+           text_block=_converse_block),
 )
 
 FORMAT_IDS = tuple(f.id for f in FORMATS)
@@ -338,9 +403,8 @@ TOOL_FORMS: Mapping[str, tuple[Format, ToolForm]] = {t.id: (f, t) for f in FORMA
                                                      for t in f.forms}
 WIRES = tuple(r.wire for f in FORMATS for r in f.replies)
 _BY_ID = {f.id: f for f in FORMATS}
-# Providers that serve Claude in Anthropic's Messages shape (Bedrock's InvokeModel, Vertex AI's
-# rawPredict).
-_CLAUDE_HOSTS = ("bedrock", "vertex_ai", "vertex")
+# Providers that serve Claude in Anthropic's Messages shape (Vertex AI's rawPredict).
+_CLAUDE_HOSTS = ("vertex_ai", "vertex")
 
 
 def format_named(name: str) -> Format:
@@ -366,9 +430,9 @@ def default_openai_api(provider: ProviderInfo) -> Literal["chat", "responses"]:
 
 
 def provider_format(provider: ProviderInfo) -> Format:
-    """The format a provider's own API takes: Anthropic's for Anthropic (and Claude on Bedrock
-    and Vertex AI), Gemini's for Google's APIs, else OpenAI Chat Completions (the shape
-    OpenAI-compatible servers, routers and gateways take)."""
+    """The format a provider's own API takes: Anthropic's for Anthropic (and Claude on Vertex
+    AI), Converse for Bedrock, Gemini's for Google's APIs, else OpenAI Chat Completions (the
+    shape OpenAI-compatible servers, routers and gateways take)."""
     name = normalize_provider(provider.provider)
     if name in _CLAUDE_HOSTS and (provider.family or "").lower().startswith("claude"):
         return _BY_ID["anthropic"]
