@@ -1,8 +1,8 @@
 """AWS Bedrock's Converse API, through the format table: `prompt.to_bedrock()` gives arguments
 botocore's own request validator accepts (offline), boto3 sends them to a local fake server for
 a session that switches mode and then day, a `toolUse` block is checked and answered with a
-`toolResult`; the model data decides where a model takes checkpoints (Claude and Nova differ;
-Llama takes none: Bedrock would refuse it)."""
+`toolResult`, and the session simulator bills Bedrock by the model data (Claude and Nova differ;
+Llama is not cached at all, and Bedrock would refuse a checkpoint for it)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import attrs
 import pytest
 
 from promptc import CacheMarkerError, CallError, Compiler, PromptContext, ProviderInfo, ToolCall
+from promptc.session import SessionScript, replay
 
 from .fakeserver import FakeServer, Reply
 
@@ -248,3 +249,24 @@ def test_a_tool_use_is_checked_and_answered_with_a_tool_result(builtins: Compile
     assert converse_errors(SONNET, again) == ""
     bedrock.converse(modelId=SONNET, **again)
     assert server.requests[-1].body["messages"][-1] == results
+
+
+def script(model: str, **extra: Any) -> SessionScript:
+    return SessionScript.from_dict({
+        "provider": "bedrock", "model": model, "turn_tokens": 200, **extra,
+        "request": [{}, {"repeat": 2}, {"mode": "plan"}]}, source="bedrock.toml")
+
+
+def test_the_simulator_bills_bedrock_by_its_rules_and_the_model_data(
+        builtins: Compiler, full_context: PromptContext) -> None:
+    context = full_context.to_dict()
+    claude = replay(script(SONNET, context=context), compiler=builtins)
+    assert claude.rules and all(r.startswith("Bedrock: explicit cachePoint") for r in claude.rules)
+    first, *rest = claude.requests
+    assert first.cache_write > 0 and first.cache_read == 0 and first.markers == 4
+    assert all(r.cache_read >= first.cache_write for r in rest)  # read back, as Anthropic's
+    nova = replay(script(NOVA, context=context), compiler=builtins)
+    assert nova.requests[1].cache_read > 0
+    llama = replay(script(LLAMA, context=context), compiler=builtins)
+    assert [(r.cache_read, r.cache_write, r.markers) for r in llama.requests][:3] == \
+        [(0, 0, 0)] * 3  # no marker anywhere: Bedrock would refuse one for Llama

@@ -307,7 +307,7 @@ def test_gemini_minimum_by_model(model: str, minimum: int) -> None:
 
 def test_providers_map_to_their_rules() -> None:
     assert rules_for("anthropic", "claude-sonnet-4-5") == "anthropic"
-    assert rules_for("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0") == "anthropic"
+    assert rules_for("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0") == "bedrock"
     assert rules_for("azure", "gpt-5") == "openai"
     assert rules_for("vertex_ai", "gemini-2.5-pro") == "gemini"
     assert rules_for("vertex_ai", "claude-sonnet-4-5") == "anthropic"
