@@ -169,7 +169,7 @@ def test_each_format_end_to_end(prompts: dict[str, Any], fid: str) -> None:
 
 
 def test_an_unknown_shape_names_every_format() -> None:
-    from promptc._calls.wire import _EXPECTED
+    from promptc._calls.call_objects import _EXPECTED
     for fmt in FORMATS:
         assert fmt.calls_as in _EXPECTED
     assert re.search(r"as JSON$", _EXPECTED)

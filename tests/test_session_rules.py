@@ -18,7 +18,7 @@ import pytest
 from promptc import ProviderInfo
 from promptc._model.prices import model_prices
 from promptc._session.replay import _cost
-from promptc._session.rules import (AnthropicRules, CacheState, GeminiRules, OpenAIRules,
+from promptc._session.billing import (AnthropicRules, CacheState, GeminiRules, OpenAIRules,
                                     Usage, rules_for, rules_of)
 from promptc._session.wire import Piece, common_prefix, digest
 

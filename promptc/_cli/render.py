@@ -11,7 +11,7 @@ from .._model.formats import FORMATS
 from .args import (COMMANDS, Command, CommandFactory, add_command, add_payload_options, add_target,
                    compiler_from, non_negative, print_diagnostics, print_json, read_input_text,
                    strict_from, target_from)
-from .budget import report_budget
+from .budget_report import report_budget
 from .format import clean, table
 from .results import (PAYLOAD_FORMATS, native_tools, parse_data, payload, payload_options,
                       render_data)

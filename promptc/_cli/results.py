@@ -9,7 +9,7 @@ import attrs
 
 from .._base.errors import NoVariantError
 from .._calls.records import ToolCall
-from .._compile.result import CompiledPrompt, prompt_to_dict
+from .._compile.compiled import CompiledPrompt, prompt_to_dict
 from .._emit.payloads import PayloadOptions, native_tools, payload
 from .._model.formats import DOORS
 from .._model.provider import ProviderInfo, capability_sources, resolve_provider
@@ -39,7 +39,7 @@ def render_data(prompt: CompiledPrompt) -> dict[str, Any]:
     """`render --format json`: the prompt, and the budget report when a budget changed it."""
     data = prompt_to_dict(prompt)
     if prompt.dropped:
-        from .budget import budget_summary
+        from .budget_report import budget_summary
         data["budget_report"] = budget_summary(prompt)[2]
     return data
 

@@ -15,7 +15,7 @@ Gemini, AWS Bedrock Converse. Its record says
 Every stage's per-format table is keyed by `Format.id` and checked to cover every format
 (tests/test_formats.py). Adding a format is a record here, its payload in
 promptc/_emit/payloads.py and its `to_…` method on the compiled prompt. What caching costs and
-how long an entry lives is per provider and model (the model data, promptc/_session/rules.py),
+how long an entry lives is per provider and model (the model data, promptc/_session/billing.py),
 not per format: Claude and Nova both speak Converse and cache differently.
 """
 

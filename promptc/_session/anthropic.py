@@ -1,4 +1,4 @@
-"""Anthropic's prompt caching as the documentation describes it (sources: rules.py,
+"""Anthropic's prompt caching as the documentation describes it (sources: billing.py,
 docs/caching.md); Bedrock's checkpoints (`cachePoint`) follow the same rules.
 
 - A `cache_control` marker writes one entry: the prefix tools → system → messages ending with
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from .cache import CacheState, Usage, as_sent
+from .cache_state import CacheState, Usage, as_sent
 from .wire import DEFAULT_TTL, Piece, Sent
 
 __all__ = ["AnthropicRules", "MAX_MARKERS", "LOOKBACK_POSITIONS"]

@@ -1,5 +1,5 @@
 """Automatic prefix caching: OpenAI and Gemini, as their documentation describes it (sources:
-rules.py, docs/caching.md). Reuse is best-effort on both: the providers promise no hit, and
+billing.py, docs/caching.md). Reuse is best-effort on both: the providers promise no hit, and
 these rules give the hit a request can get when it is routed to the cache that holds its
 prefix.
 
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from .cache import CacheState, Marks, Reach, Usage, as_sent
+from .cache_state import CacheState, Marks, Reach, Usage, as_sent
 from .wire import Piece, Sent, common_prefix
 
 __all__ = ["OpenAIRules", "GeminiRules", "OPENAI_STEP", "IN_MEMORY_MINUTES",

@@ -30,7 +30,7 @@ from .._model.placeholders import STANDARD
 from .._model.prices import Prices, model_prices
 from .._model.provider import ProviderInfo, encoding_for
 from .result import Break, Part, RequestResult, SessionReport, totals_of
-from .rules import MARKED, MAX_MARKERS, AnthropicRules, CacheState, Usage, rules_for, rules_of
+from .billing import MARKED, MAX_MARKERS, AnthropicRules, CacheState, Usage, rules_for, rules_of
 from .script import SessionScript, Step, load_script
 from .wire import (DEFAULT_TTL, LIFETIMES, History, Piece, PromptWire, Sent, digest,
                    prompt_wire)

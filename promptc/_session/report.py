@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from .result import Gate, RequestResult, SessionReport
-from .rules import MARKED, rules_for
+from .billing import MARKED, rules_for
 
 __all__ = ["HEADERS", "ALIGN", "request_rows", "summary", "notes", "markdown"]
 

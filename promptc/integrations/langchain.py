@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._emit.payloads import cache_key
 from .._model.provider import normalize_provider
 from ._common import Mode, ToolRunner, answer, framework_format, require

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._emit.details import compose, details_message
 from .._emit.payloads import cache_key
 from .._model.provider import normalize_provider

@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._compile.compiler import Compiler
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._emit.details import DetailsLog
 from .._emit.payloads import cache_key
 from .._model.context import PromptContext

@@ -26,7 +26,7 @@ from .._model.provider import ProviderInfo, normalize_model_id, normalize_provid
 from .anthropic import LOOKBACK_POSITIONS, MAX_MARKERS, AnthropicRules
 from .automatic import (BREAKPOINT_MINUTES, EXTENDED_MINUTES, IN_MEMORY_MINUTES, OPENAI_STEP,
                         GeminiRules, OpenAIRules)
-from .cache import CacheRules, CacheState, Usage
+from .cache_state import CacheRules, CacheState, Usage
 from .wire import DEFAULT_TTL
 
 __all__ = ["Usage", "CacheRules", "AnthropicRules", "OpenAIRules", "GeminiRules", "CacheState",
