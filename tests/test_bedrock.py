@@ -124,9 +124,10 @@ def test_the_model_data_decides_where_a_model_is_cached(builtins: Compiler,
 def test_a_fifth_cache_point_is_refused_before_it_is_sent(builtins: Compiler,
                                                           full_context: PromptContext) -> None:
     prompt = builtins.compile(ProviderInfo("bedrock", SONNET), full_context)
-    history = [{"role": "user", "content": [{"text": ASK}, {"cachePoint": {"type": "default"}}]},
+    point = {"cachePoint": {"type": "default"}}
+    history = [{"role": "user", "content": [{"text": ASK}, point]},
                {"role": "assistant", "content": [{"text": "OK"}]},
-               {"role": "user", "content": [{"text": "Go on."}, {"cachePoint": {"type": "default"}}]}]
+               {"role": "user", "content": [{"text": "Go on."}, point]}]
     assert all_points(prompt.to_bedrock(breakpoints=2, messages=history)) == 2 + 2
     with pytest.raises(CacheMarkerError, match="Bedrock Converse refuses more than 4"):
         prompt.to_bedrock(breakpoints=3, messages=history)

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._base.frozen import FreshCopies
 from .._model.formats import TOOL_FORMS, tool_form
-from .schemas import Converted, Problem, gemini_form, strict_form
+from .schemas import Converted, SchemaProblem, gemini_form, strict_form
 from .schemas.strict import Reword
 
 __all__ = ["SchemaForms", "Shape", "tool_entry", "FORMATS", "FunctionList"]
@@ -33,7 +33,7 @@ class SchemaForms:
 
     __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies", "_found")
 
-    def __init__(self, schema: dict[str, Any], problems: tuple[Problem, ...] = (),
+    def __init__(self, schema: dict[str, Any], problems: tuple[SchemaProblem, ...] = (),
                  reword: Reword | None = None) -> None:
         self.schema = schema
         self._problems = problems  # what checking the schema as it arrived found
@@ -41,7 +41,7 @@ class SchemaForms:
         self._strict: Converted | None = None
         self._gemini: Converted | None = None
         self._copies: dict[str, FreshCopies] = {}
-        self._found: dict[str, tuple[Problem, ...]] = {}  # problems by form, found once
+        self._found: dict[str, tuple[SchemaProblem, ...]] = {}  # problems by form, found once
 
     @property
     def strict(self) -> dict[str, Any] | None:
@@ -59,7 +59,7 @@ class SchemaForms:
             done = self._gemini = gemini_form(self.schema)
         return done.schema
 
-    def problems(self, kind: str) -> tuple[Problem, ...]:
+    def problems(self, kind: str) -> tuple[SchemaProblem, ...]:
         """What is wrong with the schema, for one form (`json`, `strict`, `gemini`): found
         once per form (every session that connects the server asks)."""
         found = self._found.get(kind)
@@ -67,7 +67,7 @@ class SchemaForms:
             found = self._found[kind] = self._problems_of(kind)
         return found
 
-    def _problems_of(self, kind: str) -> tuple[Problem, ...]:
+    def _problems_of(self, kind: str) -> tuple[SchemaProblem, ...]:
         if kind == "json":
             return self._problems
         self.form(kind)

@@ -40,7 +40,7 @@ from .details import compose, details_message
 from .toolset import ToolSet, default_openai_api
 
 
-class CompiledPrompt(Protocol):
+class PromptView(Protocol):
     """What the adapters read of a compiled prompt (promptc's CompiledPrompt has it)."""
 
     @property
@@ -80,7 +80,7 @@ MAX_ANTHROPIC_BREAKPOINTS = format_named("anthropic").max_markers
 Messages = Sequence[Mapping[str, Any]]
 
 
-def _system_text(prompt: CompiledPrompt, include_request: bool) -> str:
+def _system_text(prompt: PromptView, include_request: bool) -> str:
     text = prompt.system
     if include_request:
         return text
@@ -88,7 +88,7 @@ def _system_text(prompt: CompiledPrompt, include_request: bool) -> str:
     return text[: len(text) - len(tail)].rstrip("\n") if tail else text
 
 
-def _conversation(prompt: CompiledPrompt, fmt: str, previous: Any, messages: Messages | None,
+def _conversation(prompt: PromptView, fmt: str, previous: Any, messages: Messages | None,
                   first: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """What follows the system prompt: the first details message (a new conversation) or the
     update since `previous` (a continued one), with the client's `messages` (joined to the
@@ -110,7 +110,7 @@ def count_cache_markers(messages: Sequence[Mapping[str, Any]], fmt: str = "anthr
     return marker.count(messages) if marker is not None else 0
 
 
-def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
+def to_anthropic(prompt: PromptView, breakpoints: int = 2,
                  cache_min_tokens: int | None = None,
                  include_request: bool = True,
                  conversation_markers: int | Messages = 0,
@@ -138,7 +138,7 @@ def to_anthropic(prompt: CompiledPrompt, breakpoints: int = 2,
                    include_request, conversation_markers, previous, messages, ttl)
 
 
-def to_bedrock(prompt: CompiledPrompt, breakpoints: int = 2,
+def to_bedrock(prompt: PromptView, breakpoints: int = 2,
                cache_min_tokens: int | None = None,
                include_request: bool = True,
                conversation_markers: int | Messages = 0,
@@ -157,7 +157,7 @@ def to_bedrock(prompt: CompiledPrompt, breakpoints: int = 2,
                    include_request, conversation_markers, previous, messages, ttl)
 
 
-def _marked(prompt: CompiledPrompt, fmt: Format, breakpoints: int,
+def _marked(prompt: PromptView, fmt: Format, breakpoints: int,
             cache_min_tokens: int | None, include_request: bool,
             conversation_markers: int | Messages, previous: Any, messages: Messages | None,
             ttl: str | None) -> dict[str, Any]:
@@ -205,12 +205,12 @@ def _marked(prompt: CompiledPrompt, fmt: Format, breakpoints: int,
     return out
 
 
-def _sent_blocks(prompt: CompiledPrompt, include_request: bool) -> list[Block]:
+def _sent_blocks(prompt: PromptView, include_request: bool) -> list[Block]:
     return [b for b in prompt.system_blocks
             if b.text and (include_request or b.cache != "request")]
 
 
-def _cacheable_places(prompt: CompiledPrompt, fmt: str, native: bool, blocks: Sequence[Block],
+def _cacheable_places(prompt: PromptView, fmt: str, native: bool, blocks: Sequence[Block],
                       minimum: int, tools_cached: bool = True) -> Iterator[tuple[str, int]]:
     """The places a marker can go, in order (the end of the built-in tool block when per-session
     tools follow it, then each system block, then the end of the first message's tool
@@ -231,7 +231,7 @@ def _cacheable_places(prompt: CompiledPrompt, fmt: str, native: bool, blocks: Se
         yield "message", 0
 
 
-def _tools_prefix(prompt: CompiledPrompt, fmt: str, native: bool, minimum: int
+def _tools_prefix(prompt: PromptView, fmt: str, native: bool, minimum: int
                   ) -> tuple[bool, int]:
     """(whether the built-in tool block, followed by per-session tools, is a place that
     reaches `minimum`; if not, the tokens of all the tools, which the system blocks follow)."""
@@ -245,7 +245,7 @@ def _tools_prefix(prompt: CompiledPrompt, fmt: str, native: bool, minimum: int
     return False, prompt.count_tokens(toolset.json_text(fmt))
 
 
-def _catalogue_cached(prompt: CompiledPrompt, short_by: int) -> bool:
+def _catalogue_cached(prompt: PromptView, short_by: int) -> bool:
     """Whether the first message has a tool catalogue to mark whose prefix reaches the
     minimum (`short_by`: the tokens the prefix before the message lacks)."""
     cut = prompt.message_cut
@@ -267,7 +267,7 @@ def _within_marker_limit(fmt: Format, placed: int,
             field="conversation_markers")
 
 
-def cache_key(prompt: CompiledPrompt, fmt: str = "openai") -> str:
+def cache_key(prompt: PromptView, fmt: str = "openai") -> str:
     """A key shared by requests that send the same thing first: the built-in tool block (in
     the format sent) and the static system text. Per-session tools, the session and request
     text do not change it, so sessions of one variant land on the same cache."""
@@ -277,7 +277,7 @@ def cache_key(prompt: CompiledPrompt, fmt: str = "openai") -> str:
     return "promptc-" + digest.hexdigest()[:32]
 
 
-def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] | None = None,
+def to_openai(prompt: PromptView, api: Literal["chat", "responses"] | None = None,
               role: Literal["system", "developer"] = "system",
               include_request: bool = True, strict: bool = True,
               previous: Any = None, messages: Messages | None = None) -> dict[str, Any]:
@@ -305,7 +305,7 @@ def to_openai(prompt: CompiledPrompt, api: Literal["chat", "responses"] | None =
     return out
 
 
-def to_gemini(prompt: CompiledPrompt, include_request: bool = True,
+def to_gemini(prompt: PromptView, include_request: bool = True,
               schema: Literal["openapi", "json"] = "openapi",
               previous: Any = None, messages: Messages | None = None) -> dict[str, Any]:
     """`system_instruction` + `tools` (function declarations) + `contents` for the Gemini
@@ -338,7 +338,7 @@ class PayloadOptions:
                 *(() if self.strict_tools else ("loose",)))
 
 
-Builder = Callable[[CompiledPrompt, PayloadOptions, Any], "dict[str, Any]"]
+Builder = Callable[[PromptView, PayloadOptions, Any], "dict[str, Any]"]
 
 # Each format's payload, by format id (tests/test_formats.py checks every format has one).
 PAYLOADS: Mapping[str, Builder] = {
@@ -351,7 +351,7 @@ PAYLOADS: Mapping[str, Builder] = {
 }
 
 
-def payload(prompt: CompiledPrompt, door: str, options: PayloadOptions = PayloadOptions(),
+def payload(prompt: PromptView, door: str, options: PayloadOptions = PayloadOptions(),
             previous: Any = None) -> dict[str, Any]:
     """The request payload a door name asks for (`render --format anthropic|openai|gemini…`;
     OpenAI's Chat or Responses API by `options.openai_api`, else the model's), given the

@@ -33,7 +33,7 @@ from .._model.variant import ActiveToolMode, ToolModeChoice
 from .._text.control import neutral_annotations
 from .._model.formats import TOOL_FORMS, default_openai_api, format_named, provider_format
 from .entries import FORMATS, FunctionList, SchemaForms, Shape, tool_entry
-from .schemas import Problem, checked_root
+from .schemas import SchemaProblem, checked_root
 from .wording import mcp_description, strict_reword
 
 if TYPE_CHECKING:  # the call checker is loaded when a call first comes back
@@ -74,7 +74,7 @@ def _mcp_description(binding: McpBinding) -> str:
     return mcp_description(binding.server, binding.tool, binding.description)
 
 
-def _diagnostic(binding: McpBinding, problem: Problem) -> Diagnostic:
+def _diagnostic(binding: McpBinding, problem: SchemaProblem) -> Diagnostic:
     return Diagnostic("warning", problem.code,
                       f"MCP tool {binding.tool!r} of server {binding.server!r} (function "
                       f"{binding.native_name!r}), input schema: {problem.message()}",
@@ -399,8 +399,9 @@ class ToolSet:
               ) -> ToolCall | CallError:
         """A provider's own call object (an Anthropic `tool_use` block, an OpenAI Chat
         `tool_call` or Responses `function_call`, a Gemini function call: any format's,
-        promptc/_model/formats.py; SDK object or JSON) checked: a `ToolCall` to run (its `tool_result(output)` is the answer in the same API's
-        shape) or a `CallError` whose `tool_result()` is the ready error result to send."""
+        promptc/_model/formats.py; SDK object or JSON) checked: a `ToolCall` to run (its
+        `tool_result(output)` is the answer in the same API's shape) or a `CallError` whose
+        `tool_result()` is the ready error result to send."""
         return self._calls(mode).check(call)
 
     def format_call(self, name: str, arguments: Mapping[str, Any]) -> str:

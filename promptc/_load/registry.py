@@ -18,13 +18,12 @@ from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
 from .._model.features import FeatureSet, feature_set
-from .._model.inputs import InputSpec, parse_inputs
+from .._model.inputs import parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
 from .._model.provider import (FamilyRow, ProviderInfo, family_findings, merged_families,
                                model_data, resolve_provider)
 from .._model.tools import ToolSpec
-from .._model.variant import (ComponentSettings, Variant, check_variant_table,
-                              parse_component_settings)
+from .._model.variant import Variant, check_variant_table, parse_component_settings
 from .._text.fence import OWN_TAGS
 from .._text.template import Template, parsed_template
 from .blame import LayerFault, blame

@@ -4,9 +4,9 @@ A piece is a run of the input that is the same or not as a whole: the built-in t
 tools a session brings, each section of the system prompt, each section of the dynamic first
 message, each conversation turn. Pieces carry their token count, a digest of their content and,
 for a format that marks its cache (one whose table entry has a `marker`: Anthropic's
-`cache_control`…), whether a marker ends them and whether they end a content block. Everything is read from the payload promptc's adapter
-builds for the request's format (promptc/_emit/payloads.py, `PAYLOADS`), so the simulator
-measures what a client would send.
+`cache_control`…), whether a marker ends them and whether they end a content block.
+Everything is read from the payload promptc's adapter builds for the request's format
+(promptc/_emit/payloads.py, `PAYLOADS`), so the simulator measures what a client would send.
 """
 
 from __future__ import annotations
