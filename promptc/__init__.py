@@ -20,7 +20,7 @@ from ._base.errors import (BudgetExceededError, CacheMarkerError, ComponentError
                            StrictModeError, TemplateError, ToolSpecError, VariantConfigError)
 from ._compile.compiler import Compiler
 from ._compile.outside import fence
-from ._compile.result import CompiledPrompt, Dropped, Section
+from ._compile.compiled import CompiledPrompt, Dropped, Section
 from ._emit.blocks import Block
 from ._emit.toolset import ToolSet
 from ._load.registry import Registry, Resolution, TraceEntry
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from ._calls.records import (CallError, CallProblem, CallWarning, Notice, OpenCall,
                                  ParsedMessage, Problem, ToolCall)
-    from ._calls.wire import CallShapeError
+    from ._calls.call_objects import CallShapeError
 
     hookimpl: HookimplMarker
     hookspec: HookspecMarker
@@ -117,7 +117,7 @@ __all__ = [
 # The records of calls coming back: loaded with the call checker, on first use.
 _CALL_NAMES = {"CallError": "records", "CallProblem": "records", "CallWarning": "records",
                "Notice": "records", "OpenCall": "records", "ParsedMessage": "records",
-               "Problem": "records", "ToolCall": "records", "CallShapeError": "wire"}
+               "Problem": "records", "ToolCall": "records", "CallShapeError": "call_objects"}
 
 
 def __getattr__(name: str) -> Any:

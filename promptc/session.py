@@ -12,7 +12,7 @@ The script format, the providers' rules and their sources: docs/caching.md, "Rep
 
 from ._session.replay import PromptcSource, PromptSource, replay
 from ._session.result import Break, Gate, RequestResult, SessionReport, Totals
-from ._session.rules import AnthropicRules, CacheRules, GeminiRules, OpenAIRules
+from ._session.billing import AnthropicRules, CacheRules, GeminiRules, OpenAIRules
 from ._session.script import SessionScript, Step, load_script
 from ._session.wire import Piece, PromptWire
 

@@ -41,7 +41,7 @@ import pytest
 
 from ._base.errors import MissingExtraError
 from ._compile.compiler import Compiler
-from ._compile.result import CompiledPrompt
+from ._compile.compiled import CompiledPrompt
 from ._model.context import PromptContext
 from ._model.provider import ProviderInfo
 from ._review.diff import sessions_differ

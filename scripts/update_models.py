@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
 from promptc._base.errors import PromptcError  # noqa: E402
-from promptc._cli.prices import prices_from_litellm, write_prices  # noqa: E402
+from promptc._model.provider.litellm_prices import prices_from_litellm, write_prices  # noqa: E402
 from promptc._model.provider.litellm_map import (  # noqa: E402
     CHAT_MODES, installed_litellm, read_source_map, table_from_file)
 from promptc._model.provider.tables import dump_table  # noqa: E402

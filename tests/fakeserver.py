@@ -1,4 +1,5 @@
-"""A local stand-in for the OpenAI, Anthropic and Gemini HTTP APIs, for tests through real SDKs.
+"""A local stand-in for the OpenAI, Anthropic, Gemini and Bedrock Converse HTTP APIs, for tests
+through real SDKs.
 
 `FakeServer` listens on 127.0.0.1 (a free port), records every request (path and JSON body) and
 answers each API's endpoint with the next scripted reply for it, or a plain "OK" text reply.
@@ -6,7 +7,9 @@ Replies are written in a neutral form — `Reply(text=..., calls=[(name, argumen
 `custom=[(name, input text), ...]` for free-form tools' calls (Responses `custom_tool_call`
 items) — and shaped per API (arguments given as a string go to the OpenAI APIs as that text, unparsable JSON
 included); a request asking for a stream (`"stream": true`, or Gemini's
-`streamGenerateContent`) is answered as server-sent events. Nothing leaves the machine.
+`streamGenerateContent`) is answered as server-sent events (Bedrock's `converse` only, not its
+binary event stream; like Bedrock, it refuses a conversation whose roles do not alternate).
+Nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ def _api(path: str) -> str:
         return "responses"
     if "generateContent" in path or "streamGenerateContent" in path:
         return "gemini"
+    if path.startswith("/model/") and path.endswith("/converse"):
+        return "bedrock"
     return "unknown"
 
 
@@ -156,6 +161,19 @@ def _gemini(reply: Reply, n: int) -> dict[str, Any]:
             "modelVersion": "fake", "responseId": f"resp_{n}"}
 
 
+def _converse(reply: Reply, n: int) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if reply.text:
+        content.append({"text": reply.text})
+    content.extend({"toolUse": {"toolUseId": f"tooluse_{n}_{i}", "name": name,
+                                "input": args if isinstance(args, dict) else {"raw": args}}}
+                   for i, (name, args) in enumerate(reply.calls))
+    return {"output": {"message": {"role": "assistant", "content": content}},
+            "stopReason": "tool_use" if reply.calls else "end_turn",
+            "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+            "metrics": {"latencyMs": 1}}
+
+
 class FakeServer:
     """Start with `with FakeServer() as server:`; `server.url` is its base URL."""
 
@@ -217,12 +235,23 @@ class FakeServer:
                         self._events((None, c) for c in [_gemini(reply, n)])
                     else:
                         self._send(200, _gemini(reply, n))
+                elif api == "bedrock":
+                    roles = [m.get("role") for m in body.get("messages", [])]
+                    if any(a == b for a, b in zip(roles, roles[1:])) or roles[:1] != ["user"]:
+                        self._send(400, {"message": "A conversation must alternate between "
+                                         "user and assistant roles."},
+                                   {"x-amzn-ErrorType": "ValidationException"})
+                    else:
+                        self._send(200, _converse(reply, n))
                 else:
                     self._send(404, {"error": {"message": f"no route {path}"}})
 
-            def _send(self, status: int, data: dict[str, Any]) -> None:
+            def _send(self, status: int, data: dict[str, Any],
+                      headers: dict[str, str] | None = None) -> None:
                 payload = json.dumps(data).encode()
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
@@ -253,7 +282,8 @@ class FakeServer:
         return f"http://{host}:{port}"
 
     def script(self, api: str, *replies: Reply) -> None:
-        """Queue replies for one API: "chat", "responses", "anthropic" or "gemini"."""
+        """Queue replies for one API: "chat", "responses", "anthropic", "gemini" or
+        "bedrock"."""
         with self._lock:
             self._scripts.setdefault(api, []).extend(replies)
 

@@ -63,6 +63,7 @@ RUN_BY = {
                              "from promptc import Component, Trusted"),  # test_outside_text.py
     "docs/authoring.md": ("import promptc",),  # tests/test_outside_text.py
     "docs/caching.md": ("def run_session",),  # tests/test_caching_doc.py
+    "docs/api.md": ("from promptc import ToolCall\n\ndef converse_session",),  # test_bedrock.py
     "docs/integrations.md": ("import", "from"),  # tests/test_integrations.py, each of them
 }
 

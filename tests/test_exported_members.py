@@ -164,7 +164,7 @@ def test_public_signatures_spell_out_their_keywords() -> None:
 # `bool | None` where None is a third answer, not a second False: the capabilities a
 # ProviderInfo leaves to the model data, and a matcher that neither matched nor failed to.
 CAPABILITIES = ("native_tools", "parallel_tools", "images", "prompt_caching", "estimated",
-                "reasoning", "responses_only")
+                "reasoning", "responses_only", "cache_tools")
 TRI_STATE = {**{f"promptc.ProviderInfo.__init__.{field}": "from the model data"
                 for field in CAPABILITIES},
              "promptc.TraceEntry.__init__.matched": "the matcher raised",

@@ -218,7 +218,7 @@ def names(message: str, source: str) -> bool:
 
 def use_compiler(monkeypatch: pytest.MonkeyPatch, compiler: Any) -> None:
     """The commands run below use `compiler` instead of building one from the options."""
-    for module in ("render", "explain", "tokens"):
+    for module in ("render", "explain", "tokens_command"):
         monkeypatch.setattr(f"promptc._cli.{module}.compiler_from", lambda args: compiler)
 
 

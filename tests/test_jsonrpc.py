@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from promptc._cli.jsonrpc import (INTERNAL_ERROR, INVALID_PARAMS, Job, LineWriter, Request,
-                                  RpcError, serve_lines)
+from promptc._cli.jsonrpc import (INTERNAL_ERROR, INVALID_PARAMS, Job, LineWriter, RpcError,
+                                  RpcRequest, serve_lines)
 
 
 def run(lines: list[bytes], handle: Any, workers: int = 2) -> tuple[list[dict[str, Any]],
@@ -29,7 +29,7 @@ def line(**message: Any) -> bytes:
     return json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
 
 
-def echo(request: Request) -> Job:
+def echo(request: RpcRequest) -> Job:
     return Job(lambda: {"method": request.method, "params": request.params})
 
 
@@ -43,7 +43,7 @@ def test_every_kind_of_id_is_answered_with_itself() -> None:
 def test_notifications_run_but_are_never_answered() -> None:
     ran = threading.Event()
 
-    def handle(request: Request) -> Job:
+    def handle(request: RpcRequest) -> Job:
         def work() -> Any:
             ran.set()
             raise RpcError(-32000, "no good")
@@ -71,7 +71,7 @@ def test_a_line_that_is_no_request_is_answered_even_without_an_id() -> None:
 
 
 def test_a_failing_method_is_an_internal_error_and_the_next_request_is_answered() -> None:
-    def handle(request: Request) -> Job:
+    def handle(request: RpcRequest) -> Job:
         if request.method == "bad":
             return Job(lambda: {}["missing"])
         return echo(request)
@@ -83,7 +83,7 @@ def test_a_failing_method_is_an_internal_error_and_the_next_request_is_answered(
 
 
 def test_a_handler_error_is_the_answer() -> None:
-    def handle(request: Request) -> Job:
+    def handle(request: RpcRequest) -> Job:
         raise RpcError(INVALID_PARAMS, "bad params", {"field": "x"})
     answers, _ = run([line(id=1, method="m")], handle)
     assert answers == [{"jsonrpc": "2.0", "id": 1,
@@ -129,7 +129,7 @@ def test_a_reader_that_went_away_does_not_stop_the_server() -> None:
     writer = LineWriter(Gone())
     done: list[int] = []
 
-    def handle(request: Request) -> Job:
+    def handle(request: RpcRequest) -> Job:
         return Job(lambda: done.append(1))
     serve_lines([line(id=i, method="m") for i in range(5)], writer, handle, log=print)
     assert writer.closed and len(done) == 5
@@ -138,7 +138,7 @@ def test_a_reader_that_went_away_does_not_stop_the_server() -> None:
 def test_inline_work_is_ordered_with_the_lines_around_it() -> None:
     state = {"generation": 0}
 
-    def handle(request: Request) -> Job:
+    def handle(request: RpcRequest) -> Job:
         if request.method == "bump":
             return Job(lambda: state.update(generation=state["generation"] + 1), inline=True)
         seen = state["generation"]  # read when the line is read, as serve reads its Compiler

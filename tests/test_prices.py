@@ -15,7 +15,7 @@ import pytest
 from promptc import ConfigError, ProviderInfo
 from promptc._cli import main
 from promptc._model.provider.litellm_map import installed_litellm
-from promptc._cli.prices import dump_prices, prices_from_litellm
+from promptc._model.provider.litellm_prices import dump_prices, prices_from_litellm
 from promptc._model.prices import (model_prices, parse_prices, price_table,
                                    shipped_prices_path, user_prices_path)
 from promptc._model.provider import shipped_table_path

@@ -149,3 +149,39 @@ def test_ollama_vision_models_read_images_and_their_text_siblings_do_not(provide
         assert fact.source == "overlay" and "Ollama" in fact.note, model
     for model in OLLAMA_TEXT:
         assert model_facts(ProviderInfo(provider, model)).value("images") is False, model
+
+
+@pytest.mark.parametrize(("model", "caching", "minimum", "tools"), [
+    ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", True, 1024, True),
+    ("anthropic.claude-3-7-sonnet-20250219-v1:0", True, 1024, True),
+    ("anthropic.claude-3-5-haiku-20241022-v1:0", True, 2048, True),
+    ("global.anthropic.claude-haiku-4-5-20251001-v1:0", True, 4096, True),
+    ("us.anthropic.claude-opus-4-5-20251101-v1:0", True, 4096, True),
+    ("us.amazon.nova-pro-v1:0", True, 1000, False),
+    ("amazon.nova-micro-v1:0", True, 1000, False),
+    ("us.amazon.nova-premier-v1:0", True, 1000, False),
+    ("meta.llama3-1-70b-instruct-v1:0", False, None, None),
+    ("us.deepseek.r1-v1:0", False, None, None),
+    ("anthropic.claude-3-haiku-20240307-v1:0", False, None, None),
+    ("anthropic.claude-3-5-sonnet-20240620-v1:0", False, None, None),
+])
+def test_bedrock_caches_only_the_models_its_prompt_caching_page_lists(
+        model: str, caching: bool, minimum: int | None, tools: bool | None) -> None:
+    """Bedrock refuses a cache checkpoint for a model it does not cache, so the model data
+    says which it caches, from what size, and whether the tools (Nova's cache takes none)."""
+    info = ProviderInfo("bedrock", model).resolved()
+    assert info.prompt_caching is caching
+    if caching:
+        assert (info.cache_min_tokens, info.cache_tools) == (minimum, tools)
+    fact = {f.name: f for f in model_facts(ProviderInfo("bedrock", model)).facts}
+    assert fact["prompt_caching"].source == "overlay"
+    assert "docs.aws.amazon.com/bedrock" in fact["prompt_caching"].note
+
+
+def test_the_bedrock_rows_stay_on_bedrock() -> None:
+    """DeepSeek's own API and Anthropic's cache as before; Claude keeps caching its tools."""
+    assert ProviderInfo("deepseek", "deepseek-chat").resolved().prompt_caching is True
+    claude = ProviderInfo("anthropic", "claude-3-haiku-20240307").resolved()
+    assert claude.prompt_caching is True and claude.cache_tools is True
+    assert ProviderInfo("bedrock_converse", "us.amazon.nova-lite-v1:0").resolved() \
+        .cache_tools is False  # every spelling of Bedrock

@@ -139,6 +139,7 @@ def test_a_project_variant_with_a_builtin_id_builds_on_it(
     code, out, _ = (main(["explain", "--provider", "openai", "--model", "gpt-4.1", "--variant",
                           "generic", "--project", str(project), "--no-user", "--no-plugins",
                           "--json"]), *capsys.readouterr())
+    assert code == 0
     data = json.loads(out)["variant"]
     assert [(c["id"], c["source"]) for c in data["chain"]] == [("generic", "project"),
                                                                ("generic", "builtin")]

@@ -128,6 +128,7 @@ def test_compile_is_render_json_and_its_text_is_render(
      ["--format", "openai", "--openai-api", "responses", "--strict-tools", "no"]),
     ({"format": "gemini", "gemini_schema": "json", "native_tools": True},
      ["--format", "gemini", "--gemini-schema", "json", "--native-tools", "yes"]),
+    ({"format": "bedrock", "breakpoints": 3}, ["--format", "bedrock", "--breakpoints", "3"]),
 ])
 def test_compile_payloads_are_render_payloads(
         server: Server, params: dict[str, Any], flags: list[str],

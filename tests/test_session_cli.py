@@ -142,7 +142,7 @@ def test_help_session_has_the_command_and_the_topic(capsys: pytest.CaptureFixtur
                  "prompt_cache_key", "implicit caching", "4,096", "LiteLLM", "--dynamic system",
                  "use_mcp_tool", "ttl", "turn_seconds", "best-effort"):
         assert fact in out, fact
-    from promptc._session.rules import SOURCES
+    from promptc._session.billing import SOURCES
     for _title, source in SOURCES.values():
         assert source in out, source  # the rules' sources, as in docs/caching.md
 

@@ -18,7 +18,7 @@ import pytest
 from promptc import ProviderInfo
 from promptc._model.prices import model_prices
 from promptc._session.replay import _cost
-from promptc._session.rules import (AnthropicRules, CacheState, GeminiRules, OpenAIRules,
+from promptc._session.billing import (AnthropicRules, CacheState, GeminiRules, OpenAIRules,
                                     Usage, rules_for, rules_of)
 from promptc._session.wire import Piece, common_prefix, digest
 
@@ -307,7 +307,7 @@ def test_gemini_minimum_by_model(model: str, minimum: int) -> None:
 
 def test_providers_map_to_their_rules() -> None:
     assert rules_for("anthropic", "claude-sonnet-4-5") == "anthropic"
-    assert rules_for("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0") == "anthropic"
+    assert rules_for("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0") == "bedrock"
     assert rules_for("azure", "gpt-5") == "openai"
     assert rules_for("vertex_ai", "gemini-2.5-pro") == "gemini"
     assert rules_for("vertex_ai", "claude-sonnet-4-5") == "anthropic"

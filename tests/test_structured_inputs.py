@@ -19,7 +19,7 @@ from promptc._review.lint import lint
 from promptc._text.fence import body
 from promptc.testing import assert_renders_cleanly
 
-from .conftest import MINI, write_tree
+from .conftest import MINI
 
 P = ProviderInfo("acme", "acme-large")
 FILE_SCHEMA = ('{ type = "object", properties = { name = { type = "string" }, '

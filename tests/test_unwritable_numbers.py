@@ -19,7 +19,7 @@ import pytest
 
 from promptc import Compiler, PromptContext, ProviderInfo
 from promptc._cli import main
-from promptc._cli.jsonrpc import INVALID_REQUEST, Job, LineWriter, Request, serve_lines
+from promptc._cli.jsonrpc import INVALID_REQUEST, Job, LineWriter, RpcRequest, serve_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_TEXT = ('{"type": "object", "properties": {'
@@ -87,7 +87,7 @@ def _serve(lines: list[bytes]) -> list[Any]:
     import io
     out = io.BytesIO()
 
-    def handle(request: Request) -> Job:
+    def handle(request: RpcRequest) -> Job:
         return Job(lambda: {"echo": request.params})
     serve_lines(lines, LineWriter(out), handle, workers=1, log=lambda _m: None)
     return [strict_json(line) for line in out.getvalue().decode("utf-8").splitlines()]

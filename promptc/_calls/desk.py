@@ -21,7 +21,7 @@ from .reader import MessageReader
 from .records import CallError, CallProblem, ParsedMessage, Problem, ToolCall
 from .taught import format_call
 from .values import load_json, pairs, unwritable_number
-from .wire import read_provider_call
+from .call_objects import read_provider_call
 
 __all__ = ["CallDesk", "builtin_tools", "mcp_entries", "native_given"]
 

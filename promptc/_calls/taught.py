@@ -266,12 +266,12 @@ def format_call(tool: BuiltinTool, arguments: Mapping[str, Any]) -> str:
     lines = [f"<{tool.name}>"]
     for name in tool.order:
         if name in arguments:
-            lines.append(f"<{name}>{_written(tool, name, arguments[name])}</{name}>")
+            lines.append(f"<{name}>{_written(name, arguments[name])}</{name}>")
     lines.append(f"</{tool.name}>")
     return "\n".join(lines)
 
 
-def _written(tool: BuiltinTool, name: str, value: Any) -> str:
+def _written(name: str, value: Any) -> str:
     """The value's text (a number, flag, array or object as JSON), escaped where it must be:
     an array's strings may hold the parameter's own closing tag too."""
     if isinstance(value, str):

@@ -7,16 +7,16 @@ import argparse
 
 from .args import COMMANDS, PARSERS, DOCS, Parser, VersionAction, add_command, epilog
 from .authoring import add_init_command, add_inputs_command, add_new_variant_command
-from .diff import add_diff_command
+from .diff_command import add_diff_command
 from .explain import add_explain_command, add_variants_command
 from .help import TOPICS, add_help_command
-from .lint import add_lint_command
+from .lint_command import add_lint_command
 from .models import add_models_command
 from .render import TARGET, add_parse_command, add_render_command, add_tools_command
 from .serve import add_serve_command
-from .session import add_session_command
-from .snapshot import add_snapshot_command
-from .tokens import add_tokens_command
+from .session_command import add_session_command
+from .snapshot_command import add_snapshot_command
+from .tokens_command import add_tokens_command
 
 __all__ = ["build_parser", "ALL_CODES"]
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 from .._compile.compiler import Compiler
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .args import (COMMANDS, Command, CommandFactory, add_command, add_json, add_sources,
                    add_target, compiler_from, print_diagnostics, print_json, target_from)
 from .format import Styled, clean, paint, table, terminal_width

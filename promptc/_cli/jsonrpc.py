@@ -1,7 +1,7 @@
 """JSON-RPC 2.0 over a byte stream, one JSON object per line (as MCP's stdio transport).
 
 This module knows the protocol and nothing of promptc: it reads lines, turns each into a
-`Request` or a protocol error, asks a handler for the work, runs it (in a thread pool unless
+`RpcRequest` or a protocol error, asks a handler for the work, runs it (in a thread pool unless
 the handler asks for it to run in order with the reading) and writes one response line per
 request that has an id. Lines never interleave: a response is written whole under a lock.
 Notifications (no `id`) are run but never answered, as the specification says.
@@ -19,7 +19,7 @@ from typing import IO, Any
 import attrs
 
 __all__ = ["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS",
-           "INTERNAL_ERROR", "RpcError", "Request", "Job", "decode", "LineWriter",
+           "INTERNAL_ERROR", "RpcError", "RpcRequest", "Job", "decode", "LineWriter",
            "serve_lines"]
 
 PARSE_ERROR = -32700
@@ -48,7 +48,7 @@ class RpcError(Exception):
 
 
 @attrs.frozen
-class Request:
+class RpcRequest:
     """One call: `id` is `_NO_ID` for a notification."""
 
     id: Any
@@ -85,7 +85,7 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def decode(line: bytes) -> Request:
+def decode(line: bytes) -> RpcRequest:
     """A line as a request, or `_Rejected` (PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS)."""
     message = _message(line)
     request_id = message.get("id", _NO_ID)
@@ -103,7 +103,7 @@ def decode(line: bytes) -> Request:
     if not isinstance(params, dict):
         raise _Rejected(INVALID_REQUEST, "invalid request: `params` must be an object",
                         answer_id)
-    return Request(request_id, method, params)
+    return RpcRequest(request_id, method, params)
 
 
 def _message(line: bytes) -> dict[str, Any]:
@@ -168,11 +168,11 @@ class LineWriter:
                 self.closed = True
 
 
-Handler = Callable[[Request], Job]
+Handler = Callable[[RpcRequest], Job]
 Log = Callable[[str], None]
 
 
-def _answer(writer: LineWriter, request: Request, work: Callable[[], Any], log: Log) -> None:
+def _answer(writer: LineWriter, request: RpcRequest, work: Callable[[], Any], log: Log) -> None:
     try:
         message: dict[str, Any] = {"result": work()}
     except RpcError as err:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from .._base.errors import (BudgetExceededError, ConfigError, ContextError, NoVariantError,
                             PromptcError)
 from .args import COMMANDS, PARSERS, Findings, UsageError
-from .budget import report_budget_failure
+from .budget_report import report_budget_failure
 from .commands import build_parser
 from .format import bound, clean
 

@@ -9,6 +9,7 @@ import argparse
 import datetime
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,6 +20,7 @@ from .._model.provider import (MAX_TABLE_FILE, ModelData, ModelFacts, ProviderIn
                                model_data, model_facts, parse_table, shipped_table_path,
                                user_table_path)
 from .._model.provider.litellm_map import installed_litellm, table_from_file
+from .._model.provider.litellm_prices import remove_user_prices, write_user_prices
 from .._model.provider.tables import dump_table
 from .args import COMMANDS, Command, CommandFactory, UsageError, add_command, print_json
 from .format import clean, table
@@ -191,8 +193,7 @@ def _update(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     model_data.cache_clear()
-    from .prices import update_user_prices
-    prices = update_user_prices(source, new["source"])
+    prices = _user_prices(write_user_prices, "write", source, new["source"])
     data: ModelData = model_data()
     src = new["source"]
     report = {"path": str(target), "prices": str(prices) if prices else None,
@@ -219,8 +220,7 @@ def _reset(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot remove {target}: {exc.strerror or exc}") from None
     model_data.cache_clear()
-    from .prices import reset_user_prices
-    reset_user_prices()
+    _user_prices(remove_user_prices, "remove")
     if args.json:
         print_json({"path": str(target), "removed": existed})
     else:
@@ -247,3 +247,12 @@ def add_models_command(sub: Any, commands: dict[str, Command] = COMMANDS,
     p.add_argument("--json", action="store_true",
                    help="print JSON: every fact with its value, source and reference")
     commands["models"] = cmd_models
+
+
+def _user_prices(change: Callable[..., Any], verb: str, *args: Any) -> Any:
+    """The user's price table written or removed (promptc/_model/provider/litellm_prices.py),
+    a file-system failure reported as bad usage (exit 2)."""
+    try:
+        return change(*args)
+    except OSError as exc:
+        raise UsageError(f"cannot {verb} the price table: {exc.strerror or exc}") from None

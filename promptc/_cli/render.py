@@ -7,17 +7,20 @@ import argparse
 import sys
 from typing import Any
 
+from .._model.formats import FORMATS
 from .args import (COMMANDS, Command, CommandFactory, add_command, add_payload_options, add_target,
                    compiler_from, non_negative, print_diagnostics, print_json, read_input_text,
                    strict_from, target_from)
-from .budget import report_budget
+from .budget_report import report_budget
 from .format import clean, table
-from .results import PayloadOptions, native_tools, parse_data, payload, render_data
+from .results import (PAYLOAD_FORMATS, native_tools, parse_data, payload, payload_options,
+                      render_data)
 
 __all__ = ["cmd_render", "cmd_tools", "cmd_parse", "add_render_command", "add_tools_command",
            "add_parse_command", "TARGET"]
 
 TARGET = "--provider anthropic --model claude-sonnet-4-5"
+MARKED_DOORS = tuple(f.door for f in FORMATS if f.marker is not None)  # they take --breakpoints
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -35,7 +38,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     elif fmt == "json":
         print_json(render_data(prompt))
     else:
-        print_json(payload(prompt, fmt, PayloadOptions.from_args(args)))
+        print_json(payload(prompt, fmt, payload_options(args)))
     if fmt != "json":
         report_budget(prompt)
         print_diagnostics(prompt.diagnostics, skip=("budget-",))
@@ -58,7 +61,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
                              "names below)\n")
             sys.stdout.write(table(["tool"], rows) + "\n")
     else:
-        print_json(native_tools(tools, args.format, PayloadOptions.from_args(args)))
+        print_json(native_tools(tools, args.format, payload_options(args)))
     print_diagnostics(prompt.diagnostics)
     return 0
 
@@ -97,15 +100,15 @@ def add_render_command(sub: Any, commands: dict[str, Command] = COMMANDS,
     p.add_argument("--examples", action="store_true",
                    help="a preview: each input's `example` (else its default) as its value; "
                         "values given with --set/--set-json or the context win")
-    p.add_argument("--format", default="text",
-                   choices=("text", "json", "anthropic", "openai", "gemini"),
+    p.add_argument("--format", default="text", choices=("text", "json", *PAYLOAD_FORMATS),
                    help="text: the prompt (default); json: the prompt with sections, tokens, "
-                        "fingerprints and diagnostics; anthropic|openai|gemini: a request "
+                        f"fingerprints and diagnostics; {'|'.join(PAYLOAD_FORMATS)}: a request "
                         "payload (system prompt + native tools)")
     p.add_argument("--breakpoints", type=int, default=2, choices=(0, 1, 2, 3, 4),
-                   help="cache breakpoints for --format anthropic (default 2): the end of the "
-                        "built-in tools, of the static, session and request blocks, first "
-                        "places first, each only once its prefix reaches the model's minimum")
+                   help=f"cache breakpoints for --format {'|'.join(MARKED_DOORS)} (default 2): "
+                        "the end of the built-in tools, of the static, session and request "
+                        "blocks, first places first, each only once its prefix reaches the "
+                        "model's minimum")
     p.add_argument("--dynamic", choices=("system", "message"),
                    help="message (the default, unless the project file's `placement` says "
                         "otherwise or the pack has no environment note): the static part as "
@@ -130,9 +133,9 @@ def add_tools_command(sub: Any, commands: dict[str, Command] = COMMANDS,
     add_target(p)
     p.add_argument("--strict", action="store_true",
                    help="any warning or error diagnostic fails (exit 1)")
-    p.add_argument("--format", default="text", choices=("text", "openai", "anthropic", "gemini"),
+    p.add_argument("--format", default="text", choices=("text", *PAYLOAD_FORMATS),
                    help="text: the tools section, or the tool names for a native variant "
-                        "(default); openai|anthropic|gemini: native definitions as JSON")
+                        f"(default); {'|'.join(PAYLOAD_FORMATS)}: native definitions as JSON")
     add_payload_options(p)
     commands["tools"] = cmd_tools
 

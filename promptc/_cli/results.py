@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from .._base.errors import NoVariantError
-from .._compile.result import CompiledPrompt, prompt_to_dict
 from .._calls.records import ToolCall
+from .._compile.compiled import CompiledPrompt, prompt_to_dict
+from .._emit.payloads import PayloadOptions, native_tools, payload
+from .._model.formats import DOORS
 from .._model.provider import ProviderInfo, capability_sources, resolve_provider
 
 if TYPE_CHECKING:
@@ -21,61 +22,29 @@ if TYPE_CHECKING:
     from .._model.context import PromptContext
     from .._model.routing import Resolution
 
-__all__ = ["PayloadOptions", "render_data", "payload", "native_tools", "tools_text_data",
+__all__ = ["PayloadOptions", "payload_options", "render_data", "payload", "native_tools",
+           "tools_text_data", "PAYLOAD_FORMATS",
            "Explained", "explain_data", "variant_rows", "parse_data"]
 
 
-@attrs.frozen
-class PayloadOptions:
-    """How a provider payload and native tool definitions are shaped (the CLI's
-    `--breakpoints`, `--openai-api`, `--strict-tools`, `--gemini-schema`)."""
-
-    breakpoints: int = 2
-    openai_api: Literal["chat", "responses"] | None = None  # None: the model's own
-    strict_tools: bool = True
-    gemini_schema: Literal["openapi", "json"] = "openapi"
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> PayloadOptions:
-        return cls(breakpoints=getattr(args, "breakpoints", 2), openai_api=args.openai_api,
-                   strict_tools=args.strict_tools == "yes", gemini_schema=args.gemini_schema)
+def payload_options(args: argparse.Namespace) -> PayloadOptions:
+    """The payload options the command line gives (`--breakpoints`, `--openai-api`,
+    `--strict-tools`, `--gemini-schema`)."""
+    return PayloadOptions(breakpoints=getattr(args, "breakpoints", 2),
+                          openai_api=args.openai_api, strict_tools=args.strict_tools == "yes",
+                          gemini_schema=args.gemini_schema)
 
 
 def render_data(prompt: CompiledPrompt) -> dict[str, Any]:
     """`render --format json`: the prompt, and the budget report when a budget changed it."""
     data = prompt_to_dict(prompt)
     if prompt.dropped:
-        from .budget import budget_summary
+        from .budget_report import budget_summary
         data["budget_report"] = budget_summary(prompt)[2]
     return data
 
 
-_PAYLOADS: dict[str, Callable[[CompiledPrompt, PayloadOptions, CompiledPrompt | None],
-                               dict[str, Any]]] = {
-    "anthropic": lambda p, o, b: p.to_anthropic(breakpoints=o.breakpoints, previous=b),
-    "openai": lambda p, o, b: p.to_openai(api=o.openai_api, strict=o.strict_tools, previous=b),
-    "gemini": lambda p, o, b: p.to_gemini(schema=o.gemini_schema, previous=b),
-}
-
-_TOOLS: dict[str, Callable[[ToolSet, PayloadOptions], list[dict[str, Any]]]] = {
-    "anthropic": lambda t, o: t.anthropic(),
-    "openai": lambda t, o: t.openai(api=o.openai_api, strict=o.strict_tools),
-    "gemini": lambda t, o: t.gemini(schema=o.gemini_schema),
-}
-
-PAYLOAD_FORMATS = tuple(_PAYLOADS)
-
-
-def payload(prompt: CompiledPrompt, fmt: str, options: PayloadOptions,
-            previous: CompiledPrompt | None = None) -> dict[str, Any]:
-    """`render --format anthropic|openai|gemini`: a request payload for that provider (given
-    the session's previous prompt, with the update in place of the first message)."""
-    return _PAYLOADS[fmt](prompt, options, previous)
-
-
-def native_tools(tools: ToolSet, fmt: str, options: PayloadOptions) -> list[dict[str, Any]]:
-    """`tools --format anthropic|openai|gemini`: the native tool definitions."""
-    return _TOOLS[fmt](tools, options)
+PAYLOAD_FORMATS = DOORS  # the names `--format` takes for a payload or native tools
 
 
 def tools_text_data(prompt: CompiledPrompt) -> dict[str, Any]:

@@ -79,10 +79,10 @@ def handler(server: Server) -> Handler:
     from functools import partial
 
     from .._base.suggest import did_you_mean
-    from .jsonrpc import METHOD_NOT_FOUND, Job, Request, RpcError
+    from .jsonrpc import METHOD_NOT_FOUND, Job, RpcError, RpcRequest
     from .serve_methods import METHODS, Call, read_params
 
-    def handle(request: Request) -> Job:
+    def handle(request: RpcRequest) -> Job:
         method = METHODS.get(request.method)
         if method is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {request.method!r}"

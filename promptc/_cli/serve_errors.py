@@ -8,7 +8,7 @@ from typing import Any
 from .._base.errors import (BudgetExceededError, ComponentError, ConfigError, ContextError,
                             InputError, MatcherError, NoVariantError, OfflineDataError,
                             PlaceholderError, PluginError, PromptcError, StrictModeError)
-from .._calls.wire import CallShapeError
+from .._calls.call_objects import CallShapeError
 from .jsonrpc import RpcError
 
 __all__ = ["ERROR_CODES", "rpc_error"]
@@ -41,7 +41,7 @@ def _code(exc: PromptcError) -> int:
 
 
 def _budget_data(exc: BudgetExceededError) -> dict[str, Any]:
-    from .budget import budget_failure
+    from .budget_report import budget_failure
     sentence, rows = budget_failure(exc)
     report = exc.report if isinstance(exc.report, dict) else {}
     return {"message": sentence, "budget": report.get("budget"), "tokens": report.get("total"),

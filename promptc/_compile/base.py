@@ -20,7 +20,7 @@ from .._model.variant import Variant
 from .._text.fence import element
 from .._text.layout import Layout
 from .._text.template import Use, flat_names
-from .result import Dropped, Section
+from .compiled import Dropped, Section
 from .names import SCALAR, ItemScope, Resolved, input_scope, resolve_names
 from .steps import Step, not_in, unchecked_notes
 

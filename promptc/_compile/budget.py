@@ -23,7 +23,7 @@ from .._model.request import Request
 from .._text.tokens import TokenCounter
 from .base import Assembled
 from .plan import Plan
-from .result import Dropped, Section
+from .compiled import Dropped, Section
 from .steps import Form
 
 # Sections that hold the user's own instructions: dropping one is a warning, not an info.

@@ -44,7 +44,7 @@ from .contexts import ContextMemo
 from .dynamic import (DEFAULT_PLACEMENT, MESSAGE_TAG, NOTE, PLACEMENTS, Placement,
                       note_text, place_in_message)
 from .plan import Plan
-from .result import CompiledPrompt, Section
+from .compiled import CompiledPrompt, Section
 
 
 __all__ = ["Compiler", "Route"]
@@ -458,7 +458,7 @@ class Compiler:
                     ) -> PromptContext:
         """Plugins fill context fields the client left empty (plugin code sees the resolved
         provider, in `provider` and in `context.provider`)."""
-        from .._base.records import field_names
+        from .._base.record_builder import field_names
         allowed = set(field_names(PromptContext)) - {"provider"}
         client_provider = ctx.provider
         ctx = ctx.with_provider(provider)

@@ -33,7 +33,7 @@ from .._text.cleanup import clean
 from .._text.template import Template, render
 from .._text.tokens import TokenCounter
 from .._emit.details import MESSAGE_TAG
-from .result import CompiledPrompt, Section
+from .compiled import CompiledPrompt, Section
 
 __all__ = ["Placement", "PLACEMENTS", "DEFAULT_PLACEMENT", "NOTE", "MESSAGE_TAG", "note_text",
            "place_in_message", "CATALOGUE_READS"]

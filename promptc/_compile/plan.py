@@ -35,7 +35,7 @@ from .._text.fence import OWN_TAGS
 from .._text.layout import Layout, laid_out, layout_of, render_clean
 from .builtin_data import BUILTIN_DATA, DataCache
 from .outside import fenced_data
-from .result import Section
+from .compiled import Section
 from .base import (Assembled, FlatLayout, base_scope, base_slots, flat_layout, join_flat,
                    place_sections)
 from .steps import OFFERS, Form, Step, bind_step, class_of

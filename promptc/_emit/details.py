@@ -9,16 +9,17 @@ that only such a message counts; the same tag inside a tool result or the user's
 plain text (the fence escapes it in every outside value promptc inserts).
 
 This module holds what is said in an update (`update_text`), the shape of a details message in
-each provider's request format (`FORMATS`: one entry per format, so a new format is one more
-entry), where the details go in a conversation a client keeps (`compose`), and, for the doors
-that hold a session inside a framework's own history, a record of what was told where
-(`DetailsLog`).
+each provider's request format (`FORMATS`, read from the format table), where the details go in
+a conversation a client keeps (`compose`), and, for the doors that hold a session inside a
+framework's own history, a record of what was told where (`DetailsLog`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
+
+from .._model.formats import FORMATS as WIRE_FORMATS
 
 __all__ = ["MESSAGE_TAG", "FORMATS", "update_text", "details_message", "compose",
            "DetailsLog", "Detailed"]
@@ -58,23 +59,15 @@ def update_text(now: Sequence[_Sectioned], message: str, before: Sequence[_Secti
     return f"<{MESSAGE_TAG}>\n" + "\n\n".join(changed) + f"\n</{MESSAGE_TAG}>"
 
 
-def _anthropic(text: str, cut: int) -> dict[str, Any]:
-    parts = [text[:cut], text[cut:]] if 0 < cut < len(text) else [text]
-    return {"role": "user", "content": [{"type": "text", "text": part} for part in parts]}
-
-
-# A user message of its own holding `text`, per request format; `cut` (Anthropic) splits the
-# first message after the session's tool catalogue, so that a marker can end it.
-FORMATS: Mapping[str, Callable[[str, int], dict[str, Any]]] = {
-    "anthropic": _anthropic,
-    "chat": lambda text, _cut: {"role": "user", "content": text},
-    "responses": lambda text, _cut: {"role": "user", "content": text},
-    "gemini": lambda text, _cut: {"role": "user", "parts": [{"text": text}]},
-}
+# A user message of its own holding `text`, per format (promptc/_model/formats.py); `cut`
+# (the formats whose messages are text blocks) splits the first message after the session's
+# tool catalogue, so that a marker can end it.
+FORMATS: Mapping[str, Callable[[str, int], dict[str, Any]]] = {f.id: f.message
+                                                                for f in WIRE_FORMATS}
 
 
 def details_message(fmt: str, text: str, cut: int = 0) -> dict[str, Any]:
-    """A user message of its own carrying `text`, in request format `fmt`."""
+    """A user message of its own carrying `text`, in format `fmt` (a format's id)."""
     try:
         shape = FORMATS[fmt]
     except KeyError:
@@ -84,17 +77,31 @@ def details_message(fmt: str, text: str, cut: int = 0) -> dict[str, Any]:
 
 
 def compose(first: Mapping[str, Any] | None, update: Mapping[str, Any] | None,
-            messages: Sequence[Mapping[str, Any]] | None, continued: bool
+            messages: Sequence[Mapping[str, Any]] | None, continued: bool, join: bool = False
             ) -> list[dict[str, Any]]:
     """The messages a payload carries. A new conversation (`continued` false) opens with the
     first details message, before the client's `messages`; a continued one (the client passed
     the previous prompt) keeps the client's messages as they are, with the update, when there
     is one, after them. Without `messages`, just what promptc adds: the client appends it to
-    the conversation it keeps (the first message, or the update)."""
+    the conversation it keeps (the first message, or the update). `join` (a format whose roles
+    must alternate): promptc's message and the client's user message next to it are
+    one message, promptc's blocks first when it opens the conversation, last for an update."""
     given = [dict(m) for m in messages] if messages is not None else []
     if continued:
+        if update and join and given and _joins(given[-1], update):
+            return [*given[:-1], {**given[-1], "content": [*given[-1]["content"],
+                                                          *update["content"]]}]
         return [*given, *([dict(update)] if update else [])]
+    if first and join and given and _joins(given[0], first):
+        return [{**given[0], "content": [*first["content"], *given[0]["content"]]},
+                *given[1:]]
     return [*([dict(first)] if first else []), *given]
+
+
+def _joins(theirs: Mapping[str, Any], mine: Mapping[str, Any]) -> bool:
+    """Both are user messages made of content blocks."""
+    return theirs.get("role") == mine.get("role") == "user" and \
+        isinstance(theirs.get("content"), list) and isinstance(mine.get("content"), list)
 
 
 class DetailsLog:

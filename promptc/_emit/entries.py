@@ -1,5 +1,5 @@
 """One tool as each provider wants it: its schema's forms (as given, OpenAI strict, Gemini's
-OpenAPI subset) and its entry per format.
+OpenAPI subset) and its entry per format (each format's shape: promptc/_model/formats.py).
 
 Schemas are normalized per provider (promptc/_emit/schemas/): OpenAI strict where the schema
 allows it, Gemini's OpenAPI subset (or its `parameters_json_schema`), Anthropic's object root.
@@ -13,16 +13,16 @@ from collections.abc import Callable
 from typing import Any
 
 from .._base.frozen import FreshCopies
-from .schemas import Converted, Problem, gemini_form, strict_form
+from .._model.formats import TOOL_FORMS, tool_form
+from .schemas import Converted, SchemaProblem, gemini_form, strict_form
 from .schemas.strict import Reword
 
-__all__ = ["SchemaForms", "Shape", "CUSTOM_FORMATS", "custom_entry", "tool_entry", "FORMATS",
-           "FunctionList", "to_openai", "to_openai_responses", "to_anthropic", "to_gemini"]
+__all__ = ["SchemaForms", "Shape", "tool_entry", "FORMATS", "FunctionList"]
 
 FunctionList = list[tuple[str, str, dict[str, Any]]]  # (name, description, JSON schema)
 
-FORMATS = ("functions", "openai", "openai-loose", "openai-responses", "openai-responses-loose",
-           "anthropic", "gemini", "gemini-json")
+# Every tool format: the plain (name, description, schema) triples, and each format's forms.
+FORMATS = ("functions", *TOOL_FORMS)
 
 
 class SchemaForms:
@@ -33,7 +33,7 @@ class SchemaForms:
 
     __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies", "_found")
 
-    def __init__(self, schema: dict[str, Any], problems: tuple[Problem, ...] = (),
+    def __init__(self, schema: dict[str, Any], problems: tuple[SchemaProblem, ...] = (),
                  reword: Reword | None = None) -> None:
         self.schema = schema
         self._problems = problems  # what checking the schema as it arrived found
@@ -41,7 +41,7 @@ class SchemaForms:
         self._strict: Converted | None = None
         self._gemini: Converted | None = None
         self._copies: dict[str, FreshCopies] = {}
-        self._found: dict[str, tuple[Problem, ...]] = {}  # problems by form, found once
+        self._found: dict[str, tuple[SchemaProblem, ...]] = {}  # problems by form, found once
 
     @property
     def strict(self) -> dict[str, Any] | None:
@@ -59,7 +59,7 @@ class SchemaForms:
             done = self._gemini = gemini_form(self.schema)
         return done.schema
 
-    def problems(self, kind: str) -> tuple[Problem, ...]:
+    def problems(self, kind: str) -> tuple[SchemaProblem, ...]:
         """What is wrong with the schema, for one form (`json`, `strict`, `gemini`): found
         once per form (every session that connects the server asks)."""
         found = self._found.get(kind)
@@ -67,7 +67,7 @@ class SchemaForms:
             found = self._found[kind] = self._problems_of(kind)
         return found
 
-    def _problems_of(self, kind: str) -> tuple[Problem, ...]:
+    def _problems_of(self, kind: str) -> tuple[SchemaProblem, ...]:
         if kind == "json":
             return self._problems
         self.form(kind)
@@ -93,68 +93,24 @@ class SchemaForms:
 Get = Callable[[str], "dict[str, Any] | None"]  # a schema form by kind: shared or a copy
 
 
-def _openai(name: str, description: str, forms: SchemaForms, get: Get) -> Any:
-    strict = forms.strict is not None
-    return {"type": "function", "function": {"name": name, "description": description,
-                                             "parameters": get("strict" if strict else "json"),
-                                             "strict": strict}}
-
-
-def _openai_responses(name: str, description: str, forms: SchemaForms, get: Get) -> Any:
-    strict = forms.strict is not None
-    return {"type": "function", "name": name, "description": description,
-            "parameters": get("strict" if strict else "json"), "strict": strict}
-
-
-def _gemini(name: str, description: str, forms: SchemaForms, get: Get) -> Any:
-    decl: dict[str, Any] = {"name": name, "description": description}
-    if forms.gemini is not None:
-        decl["parameters"] = get("gemini")
-    return decl
-
-
-_ENTRIES: dict[str, Callable[[str, str, SchemaForms, Get], Any]] = {
-    "functions": lambda n, d, _f, get: [n, d, get("json")],
-    "openai": _openai,
-    "openai-responses": _openai_responses,
-    "openai-loose": lambda n, d, _f, get: {"type": "function", "function": {
-        "name": n, "description": d, "parameters": get("json")}},
-    "openai-responses-loose": lambda n, d, _f, get: {
-        "type": "function", "name": n, "description": d, "parameters": get("json"),
-        "strict": False},
-    "anthropic": lambda n, d, _f, get: {"name": n, "description": d, "input_schema": get("json")},
-    "gemini": _gemini,
-    "gemini-json": lambda n, d, _f, get: {"name": n, "description": d,
-                                          "parameters_json_schema": get("json")},
-}
-
-
 def tool_entry(fmt: str, name: str, description: str, forms: SchemaForms, get: Get) -> Any:
-    """One tool's entry in a format; `get(kind)` supplies the schema (shared or a copy)."""
-    make = _ENTRIES.get(fmt)
-    if make is None:
-        raise ValueError(f"unknown tool format {fmt!r}")
-    return make(name, description, forms, get)
-
-
-# The formats that take a free-form tool (the Responses API's `custom` tools; its Chat
-# Completions shape takes them too, but the OpenAI-compatible servers that speak that shape
-# do not all, so a free-form tool goes there as a function of its one string parameter).
-CUSTOM_FORMATS = frozenset(("openai-responses", "openai-responses-loose"))
-
-
-def custom_entry(name: str, description: str) -> dict[str, Any]:
-    """A free-form tool as the Responses API takes it: the model writes its input as raw
-    text (a `custom_tool_call`), with no JSON around it."""
-    return {"type": "custom", "name": name, "description": description,
-            "format": {"type": "text"}}
+    """One tool's entry in a tool format (`functions`, or a form of the format table:
+    promptc/_model/formats.py); `get(kind)` supplies the schema (shared or a copy). A strict
+    form sends the strict schema where strict mode can say it, else the schema as given with
+    `strict: false`."""
+    if fmt == "functions":
+        return [name, description, get("json")]
+    form = tool_form(fmt)[1]
+    strict = form.dialect == "strict" and forms.strict is not None
+    kind = "json" if form.dialect == "strict" and not strict else form.dialect
+    return form.entry(name, description, get(kind), strict)
 
 
 class Shape:
     """One tool as each provider wants it: its name, its description (verbatim) and the forms
     of its schema. `entry` is the shared entry (made once, never handed out); `fresh` a new
     one built from copies, for a client that may change it. `freeform`: the tool is a
-    free-form one where the format takes such tools (`CUSTOM_FORMATS`)."""
+    free-form one, sent as such where the format's form writes them (`ToolForm.custom`)."""
 
     __slots__ = ("name", "description", "forms", "freeform", "_entries")
 
@@ -184,30 +140,7 @@ class Shape:
         return self._make(fmt, self.forms.copy)
 
     def _make(self, fmt: str, get: Get) -> Any:
-        if self.freeform and fmt in CUSTOM_FORMATS:
-            return custom_entry(self.name, self.description)
+        custom = TOOL_FORMS[fmt][1].custom if self.freeform and fmt in TOOL_FORMS else None
+        if custom is not None:
+            return custom(self.name, self.description)
         return tool_entry(fmt, self.name, self.description, self.forms, get)
-
-
-def _shaped(functions: FunctionList, fmt: str) -> list[Any]:
-    return [Shape(n, d, SchemaForms(s)).entry(fmt) for n, d, s in functions]
-
-
-def to_openai(functions: FunctionList) -> list[dict[str, Any]]:
-    """Chat Completions `tools`, plain JSON Schema (optional parameters optional)."""
-    return _shaped(functions, "openai-loose")
-
-
-def to_openai_responses(functions: FunctionList) -> list[dict[str, Any]]:
-    """Responses API `tools` (flat function objects), not strict."""
-    return _shaped(functions, "openai-responses-loose")
-
-
-def to_anthropic(functions: FunctionList) -> list[dict[str, Any]]:
-    return _shaped(functions, "anthropic")
-
-
-def to_gemini(functions: FunctionList) -> list[dict[str, Any]]:
-    """Function declarations with `parameters` in Gemini's OpenAPI subset (left out for a tool
-    without arguments)."""
-    return [{"function_declarations": _shaped(functions, "gemini")}]

@@ -27,13 +27,13 @@ from .._base.frozen import FreshCopies, dumps_json, thaw
 from .._base.memo import Cache, NoCache
 from .._model.context import PromptContext, Skill
 from .._model.diagnostics import Diagnostic
-from .._model.provider import ProviderInfo, normalize_provider
+from .._model.provider import ProviderInfo
 from .._model.tools import EnumSources, McpBinding, ToolSpec, json_schema, per_session
 from .._model.variant import ActiveToolMode, ToolModeChoice
 from .._text.control import neutral_annotations
-from .entries import (FORMATS, FunctionList, SchemaForms, Shape, to_anthropic, to_gemini,
-                      to_openai, to_openai_responses, tool_entry)
-from .schemas import Problem, checked_root
+from .._model.formats import TOOL_FORMS, default_openai_api, format_named, provider_format
+from .entries import FORMATS, FunctionList, SchemaForms, Shape, tool_entry
+from .schemas import SchemaProblem, checked_root
 from .wording import mcp_description, strict_reword
 
 if TYPE_CHECKING:  # the call checker is loaded when a call first comes back
@@ -41,40 +41,21 @@ if TYPE_CHECKING:  # the call checker is loaded when a call first comes back
     from .._calls.desk import CallDesk
     from .._calls.records import CallError, ParsedMessage, ToolCall
 
-# Shape, SchemaForms, FORMATS and the to_* functions live in entries.py and are found here too.
+# Shape, SchemaForms and FORMATS live in entries.py and are found here too.
 __all__ = ["ToolSet", "NativeTools", "ToolBlock", "Shape", "SchemaForms", "FunctionList",
-           "to_openai", "to_openai_responses", "to_anthropic", "to_gemini", "FORMATS",
-           "wire_format", "WireFormat"]
-
-WireFormat = Literal["openai", "anthropic", "gemini"]
+           "FORMATS", "wire_format", "default_openai_api"]
 
 
-def default_openai_api(provider: ProviderInfo) -> Literal["chat", "responses"]:
-    """The OpenAI API a payload takes when the caller names none: Responses for a model the
-    model data says is served only there (LiteLLM marks its entry `"mode": "responses"`; the
-    GPT-5 Codex family says so too), else Chat Completions."""
-    return "responses" if provider.responses_only else "chat"
-
-
-def wire_format(provider: ProviderInfo) -> WireFormat:
-    """The tool format a provider's API takes: Anthropic's for Claude on Anthropic's API (and
-    Bedrock/Vertex, which use its Messages shape), Gemini's for Google's API, else OpenAI's
-    (the shape OpenAI-compatible servers, routers and gateways take)."""
-    name = normalize_provider(provider.provider)
-    family = (provider.family or "").lower()
-    if name == "anthropic" or (name in ("bedrock", "vertex_ai", "vertex")
-                               and family.startswith("claude")):
-        return "anthropic"
-    if name in ("google", "gemini", "vertex_ai", "vertex", "google_ai_studio"):
-        return "gemini"
-    return "openai"
+def wire_format(provider: ProviderInfo) -> str:
+    """The id of the format a provider's own API takes (see `provider_format`): what the
+    native tools are counted and checked as."""
+    return provider_format(provider).id
 
 
 def _wrapped(fmt: str, entries: list[Any]) -> Any:
-    """A format's payload around its entries (Gemini's is one `function_declarations` list)."""
-    if fmt.startswith("gemini"):
-        return [{"function_declarations": entries}]
-    return entries
+    """A tool format's payload around its entries (Gemini's is one `function_declarations`
+    list)."""
+    return TOOL_FORMS[fmt][0].wrap(entries) if fmt in TOOL_FORMS else entries
 
 
 def _mcp_forms(binding: McpBinding) -> SchemaForms:
@@ -93,11 +74,7 @@ def _mcp_description(binding: McpBinding) -> str:
     return mcp_description(binding.server, binding.tool, binding.description)
 
 
-# The schema form each wire format sends (its problems are the ones reported).
-_FORM_OF: dict[str, str] = {"anthropic": "json", "openai": "strict", "gemini": "gemini"}
-
-
-def _diagnostic(binding: McpBinding, problem: Problem) -> Diagnostic:
+def _diagnostic(binding: McpBinding, problem: SchemaProblem) -> Diagnostic:
     return Diagnostic("warning", problem.code,
                       f"MCP tool {binding.tool!r} of server {binding.server!r} (function "
                       f"{binding.native_name!r}), input schema: {problem.message()}",
@@ -241,9 +218,9 @@ class NativeTools:
         return text
 
     def diagnostics(self, fmt: str) -> tuple[Diagnostic, ...]:
-        """What is wrong with the MCP tools' input schemas as wire format `fmt` (anthropic,
-        openai, gemini) sends them: each a warning naming the tool and the keyword."""
-        kind = _FORM_OF.get(fmt, "json")
+        """What is wrong with the MCP tools' input schemas as wire format `fmt` (a format's
+        id) sends them by default: each a warning naming the tool and the keyword."""
+        kind = format_named(fmt).forms[0].dialect
         return tuple(_diagnostic(b, p) for b, forms in zip(self._mcp, self._forms())
                      if forms.problems(kind) for p in forms.problems(kind))
 
@@ -351,9 +328,19 @@ class ToolSet:
                                                      else "gemini-json")
         return result
 
+    def definitions(self, fmt: str) -> Any:
+        """The native definitions in any tool format, a fresh copy: a format's id (its
+        default form: `anthropic`, `gemini`…) or another of its forms (`openai-loose`,
+        `gemini-json`; promptc/_model/formats.py lists them). `openai()`, `anthropic()` and
+        `gemini()` pick the form by their options."""
+        if fmt not in TOOL_FORMS:
+            raise ValueError(f"unknown tool format {fmt!r}; known: {', '.join(TOOL_FORMS)}")
+        return self._payload(fmt)
+
     def json_text(self, fmt: str = "openai", upto: int | None = None) -> str:
-        """The JSON text of a format's payload (`openai`, `openai-responses`, `anthropic`,
-        `gemini`, …; of its first `upto` tools): what token counts and cache keys use."""
+        """The JSON text of a tool format's payload (`openai`, `openai-responses`,
+        `anthropic`, `gemini`, …; of its first `upto` tools): what token counts and cache keys
+        use."""
         return self._tools().json_text(fmt, upto)
 
     def strict_flags(self) -> dict[str, bool]:
@@ -411,9 +398,10 @@ class ToolSet:
     def check(self, call: Any, *, mode: Literal["plan", "act"] | None = None
               ) -> ToolCall | CallError:
         """A provider's own call object (an Anthropic `tool_use` block, an OpenAI Chat
-        `tool_call` or Responses `function_call`, a Gemini function call; SDK object or JSON)
-        checked: a `ToolCall` to run (its `tool_result(output)` is the answer in the same API's
-        shape) or a `CallError` whose `tool_result()` is the ready error result to send."""
+        `tool_call` or Responses `function_call`, a Gemini function call: any format's,
+        promptc/_model/formats.py; SDK object or JSON) checked: a `ToolCall` to run (its
+        `tool_result(output)` is the answer in the same API's shape) or a `CallError` whose
+        `tool_result()` is the ready error result to send."""
         return self._calls(mode).check(call)
 
     def format_call(self, name: str, arguments: Mapping[str, Any]) -> str:

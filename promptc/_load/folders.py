@@ -24,7 +24,7 @@ import attrs
 from .._base.errors import VariantConfigError
 from .._base.files import read_text_file, read_toml
 from .._model.diagnostics import Diagnostic
-from .._model.provider import FAMILY_FILE, FamilyRule, read_families
+from .._model.provider import FAMILY_FILE, FamilyRow, read_families
 from .._model.edits import edit_files
 from .._model.tools import ToolSpec, load_tool_file
 from .._model.variant import ID_PATTERN, check_variant_table
@@ -82,7 +82,7 @@ class Layer:
     notes: tuple[Diagnostic, ...] = ()
     functions: dict[str, Any] = attrs.field(factory=dict)  # cid -> Component (Python, plugins)
     features: tuple[Any, ...] = ()  # Feature records a plugin declares (promptc_features)
-    families: tuple[FamilyRule, ...] = ()  # the folder's models.toml [[family]] rows
+    families: tuple[FamilyRow, ...] = ()  # the folder's models.toml [[family]] rows
 
 
 def _inside(path: Path, root: Path | None, source: str) -> None:
@@ -293,7 +293,7 @@ def _read_layer(root: Path, source: str) -> Layer:
                  tools=tools, notes=tuple(notes), families=_family_file(root, source))
 
 
-def _family_file(root: Path, source: str) -> tuple[FamilyRule, ...]:
+def _family_file(root: Path, source: str) -> tuple[FamilyRow, ...]:
     """A folder's models.toml (the built-in families are the overlay's, not a file here)."""
     path = root / FAMILY_FILE
     if source == "builtin" or not (path.exists() or path.is_symlink()):

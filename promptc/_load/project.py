@@ -19,7 +19,7 @@ import attrs
 
 from .._base.errors import ConfigError
 from .._base.files import parse_toml, read_text_file
-from .._base.records import describe
+from .._base.record_builder import describe
 from .._base.suggest import unknown_key
 from .sources import find_project_folder, repository_root
 

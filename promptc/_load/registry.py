@@ -18,19 +18,18 @@ from .._base.suggest import did_you_mean
 from .._model.component import Component
 from .._model.diagnostics import Diagnostic, Reporter
 from .._model.features import FeatureSet, feature_set
-from .._model.inputs import InputSpec, parse_inputs
+from .._model.inputs import parse_inputs
 from .._model.matchers import NEVER, Matcher, compile_matcher, python_matcher
-from .._model.provider import (FamilyRule, ProviderInfo, family_findings, merged_families,
+from .._model.provider import (FamilyRow, ProviderInfo, family_findings, merged_families,
                                model_data, resolve_provider)
 from .._model.tools import ToolSpec
-from .._model.variant import (ComponentSettings, Variant, check_variant_table,
-                              parse_component_settings)
+from .._model.variant import Variant, check_variant_table, parse_component_settings
 from .._text.fence import OWN_TAGS
 from .._text.template import Template, parsed_template
 from .blame import LayerFault, blame
 from .component_defs import BUILTIN_COMPONENTS, ComponentDef
 from .elements import own_tags
-from .features import declared_features
+from .declared_features import declared_features
 from .noops import unused_overrides
 from .section_edits import sections_of
 from .sources import left_out_note
@@ -81,7 +80,7 @@ class Registry:
     # plugins declare
     features: FeatureSet = attrs.field(factory=lambda: feature_set(()))
     # model families from plugins' and folders' models.toml, tried before the built-in ones
-    families: tuple[FamilyRule, ...] = ()
+    families: tuple[FamilyRow, ...] = ()
     # whether facts may come from the user's model table (not with --no-user/--builtins-only)
     user_models: bool = True
     # the elements outside text may not open or close: every one the templates use (elements.py)

@@ -19,7 +19,7 @@ import attrs
 from .._base.errors import ContextError, PromptcError
 from .._base.files import read_data_file
 from .._base.frozen import EMPTY, FrozenDict, compact_json, freeze, thaw
-from .._base.records import build_record, describe, one_of, optional, text
+from .._base.record_builder import build_record, describe, one_of, optional, text
 from .._base.surrogates import first_surrogate, surrogate_in, surrogate_problem
 from .cache import CacheClass
 from .features import FeatureSet, builtin_features

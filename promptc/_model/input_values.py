@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._base.frozen import compact_json, thaw
-from .._base.records import describe
+from .._base.record_builder import describe
 from .._base.suggest import did_you_mean
 from .._text.fence import OWN_TAGS, body
 from .._text.template import Flag, Structured

@@ -17,7 +17,7 @@ import attrs
 from .._base.errors import ToolSpecError
 from .._base.files import read_toml
 from .._base.frozen import EMPTY, FrozenDict, freeze, thaw
-from .._base.records import build_record, describe, typed
+from .._base.record_builder import build_record, describe, typed
 from .._base.suggest import did_you_mean
 from .._text.control import neutral
 from .._text.fence import attribute

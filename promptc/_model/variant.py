@@ -15,7 +15,7 @@ import re
 
 from .._base.errors import VariantConfigError
 from .._base.frozen import EMPTY, FrozenDict
-from .._base.records import describe
+from .._base.record_builder import describe
 from .._base.suggest import unknown_key
 from .._text.template import Template
 from .edits import EDIT_KEYS, edit_specs

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 import attrs
 
 from .._compile.compiler import Compiler
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._model.context import PromptContext
 from .._model.diagnostics import Diagnostic
 from .._model.provider import ProviderInfo

@@ -21,7 +21,7 @@ from typing import Any
 from .._base.errors import ConfigError
 from .._base.files import read_text_file
 from .._compile.compiler import Compiler
-from .._compile.result import CompiledPrompt, Section
+from .._compile.compiled import CompiledPrompt, Section
 from .._text.tokens import TokenReport
 from .filereview import header_tokens, review_file
 from .hunks import (LAYOUT, TEMPLATE, TOOLS, Bar, CaseReview, Hunk, SectionChange, line_hunks,

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._model.diagnostics import Diagnostic
 
 __all__ = ["pack_headings", "dangling_references", "matches_in", "CATALOGUES"]

@@ -45,6 +45,8 @@ from .._base.errors import ConfigError
 from .._base.files import read_text_file, read_toml, write_text_file
 from .._base.suggest import unknown_key
 from .._compile.compiler import Compiler
+from .._emit.payloads import native_tools
+from .._model.formats import DOORS
 from .._model.context import PromptContext
 from .._model.provider import ProviderInfo
 from .manifest import (BUILTIN, HEADER, MANIFEST, matrix_name, ownership, read_manifest,
@@ -55,7 +57,7 @@ __all__ = ["Matrix", "Case", "Target", "load_matrix", "default_matrix_path", "re
            "ownership", "MANIFEST", "HEADER", "check_matrix"]
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-TOOL_FORMATS = ("openai", "anthropic", "gemini")
+TOOL_FORMATS = DOORS  # what a case's `tools` may name (promptc/_model/formats.py)
 _CASE_KEYS = ("provider", "model", "variant", "contexts", "name", "tools", "max_tokens",
               "min_static_share", "split")
 _CAP_KEYS = ("context_window", "max_output", "native_tools", "parallel_tools", "images",
@@ -357,9 +359,7 @@ def render_split_lines(compiler: Compiler, case: Case, strict: bool = True) -> R
 
 def render_tools(compiler: Compiler, case: ToolCase) -> str:
     prompt = compiler.compile(case.provider, case.context, strict=True, variant=case.variant)
-    tools = prompt.tools
-    data = {"openai": tools.openai, "anthropic": tools.anthropic,
-            "gemini": tools.gemini}[case.format]()
+    data = native_tools(prompt.tools, case.format)
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

@@ -1,4 +1,5 @@
-"""Anthropic's prompt caching as the documentation describes it (sources: rules.py, docs/caching.md).
+"""Anthropic's prompt caching as the documentation describes it (sources: billing.py,
+docs/caching.md); Bedrock's checkpoints (`cachePoint`) follow the same rules.
 
 - A `cache_control` marker writes one entry: the prefix tools → system → messages ending with
   its block, once that prefix reaches the model's minimum (below it nothing is cached, and no
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from .cache import CacheState, Usage, as_sent
+from .cache_state import CacheState, Usage, as_sent
 from .wire import DEFAULT_TTL, Piece, Sent
 
 __all__ = ["AnthropicRules", "MAX_MARKERS", "LOOKBACK_POSITIONS"]
@@ -40,9 +41,11 @@ class AnthropicRules:
     max_markers: int | None = MAX_MARKERS
 
     def describe(self) -> str:
+        who, markers = ("Bedrock", "cachePoint checkpoints") if self.name == "bedrock" else \
+            ("Anthropic", "cache_control markers")
         limit = f"at most {self.max_markers}" if self.max_markers is not None else \
-            "no limit: a what-if, Anthropic allows 4"
-        return (f"Anthropic: explicit cache_control markers ({limit}); a prefix under "
+            f"no limit: a what-if, {who} allows 4"
+        return (f"{who}: explicit {markers} ({limit}); a prefix under "
                 f"{self.minimum:,} tokens is not cached; a read looks back {LOOKBACK_POSITIONS} "
                 "positions from each marker, the marker's own first, a run of tool_use or "
                 "tool_result blocks one position; entries live 5 minutes (1 hour with "

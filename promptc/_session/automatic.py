@@ -1,5 +1,5 @@
 """Automatic prefix caching: OpenAI and Gemini, as their documentation describes it (sources:
-rules.py, docs/caching.md). Reuse is best-effort on both: the providers promise no hit, and
+billing.py, docs/caching.md). Reuse is best-effort on both: the providers promise no hit, and
 these rules give the hit a request can get when it is routed to the cache that holds its
 prefix.
 
@@ -23,10 +23,10 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from .cache import CacheState, Marks, Reach, Usage, as_sent
+from .cache_state import CacheState, Marks, Reach, Usage, as_sent
 from .wire import Piece, Sent, common_prefix
 
-__all__ = ["OpenAIRules", "GeminiRules", "OPENAI_STEP", "IN_MEMORY_MINUTES",
+__all__ = ["OpenAIRules", "GeminiRules", "prefix_bill", "OPENAI_STEP", "IN_MEMORY_MINUTES",
            "EXTENDED_MINUTES", "BREAKPOINT_MINUTES", "GEMINI_MINUTES"]
 
 OPENAI_STEP = 128
@@ -90,6 +90,20 @@ def remember(sent: Sent, state: CacheState, now: float, lifetime: float) -> None
         state.reaches.setdefault(_history_key(sent), Reach()).reach(sent.length, now)
 
 
+def prefix_bill(sent: Sent, state: CacheState, now: float, count: Callable[[str], int],
+                minimum: int, lifetime: float, step: int = 1) -> Usage:
+    """A request of at least `minimum` tokens billed against a cache that holds every prefix
+    sent before (OpenAI before GPT-5.6, Gemini): the longest prefix it shares with a cached
+    request is read, counted in steps of `step` tokens from the minimum (nothing under it);
+    writing costs nothing, and every prefix of this request is cached for `lifetime`."""
+    whole, shared, expired = shared_prefix(sent, state, now, lifetime, count)
+    read = 0 if shared < minimum else minimum + (shared - minimum) // step * step
+    remember(sent, state, now, lifetime)
+    missed, kind = _expiry(expired, lifetime)
+    return Usage(read, 0, sent.total - read, len(sent), read_pieces=whole if read else 0,
+                 missed=missed, miss_kind=kind)
+
+
 @attrs.frozen
 class OpenAIRules:
     """OpenAI's automatic caching; `breakpoints` for GPT-5.6 and later."""
@@ -119,13 +133,8 @@ class OpenAIRules:
                                           f"{self.minimum:,}",))
         if self.breakpoints:
             return self._at_breakpoints(sent, state, now)
-        whole, shared, expired = shared_prefix(sent, state, now, self.lifetime, self.count)
-        read = 0 if shared < self.minimum else \
-            self.minimum + (shared - self.minimum) // OPENAI_STEP * OPENAI_STEP
-        remember(sent, state, now, self.lifetime)
-        missed, kind = _expiry(expired, self.lifetime)
-        return Usage(read, 0, total - read, len(sent), read_pieces=whole, missed=missed,
-                     miss_kind=kind)
+        return prefix_bill(sent, state, now, self.count, self.minimum, self.lifetime,
+                           OPENAI_STEP)
 
     def _at_breakpoints(self, sent: Sent, state: CacheState, now: float) -> Usage:
         """GPT-5.6+: read the longest written prefix; write the rest up to the breakpoint."""
@@ -173,9 +182,4 @@ class GeminiRules:
         if total < self.minimum:
             return Usage(0, 0, total, 0, (f"{total:,} tokens: under the model's {self.minimum:,}"
                                           "-token minimum, nothing is cached",))
-        whole, shared, expired = shared_prefix(sent, state, now, GEMINI_MINUTES, self.count)
-        read = shared if shared >= self.minimum else 0
-        remember(sent, state, now, GEMINI_MINUTES)
-        missed, kind = _expiry(expired, GEMINI_MINUTES)
-        return Usage(read, 0, total - read, len(sent), read_pieces=whole if read else 0,
-                     missed=missed, miss_kind=kind)
+        return prefix_bill(sent, state, now, self.count, self.minimum, GEMINI_MINUTES)

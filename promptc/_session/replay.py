@@ -25,11 +25,12 @@ import attrs
 
 from .._base.errors import ConfigError
 from .._compile.compiler import Compiler
+from .._model.formats import provider_format
 from .._model.placeholders import STANDARD
 from .._model.prices import Prices, model_prices
 from .._model.provider import ProviderInfo, encoding_for
 from .result import Break, Part, RequestResult, SessionReport, totals_of
-from .rules import MAX_MARKERS, AnthropicRules, CacheState, Usage, rules_for, rules_of
+from .billing import MARKED, MAX_MARKERS, AnthropicRules, CacheState, Usage, rules_for, rules_of
 from .script import SessionScript, Step, load_script
 from .wire import (DEFAULT_TTL, LIFETIMES, History, Piece, PromptWire, Sent, digest,
                    prompt_wire)
@@ -41,7 +42,10 @@ class PromptSource(Protocol):
     """What builds a request's prompt: promptc's compiler, or (in benchmarks/) the reference."""
 
     def wire(self, provider: ProviderInfo, context: Mapping[str, Any], api: str,
-             dynamic: str | None, breakpoints: int) -> PromptWire: ...
+             dynamic: str | None, breakpoints: int) -> PromptWire:
+        """The request's prompt as format `api` (a format's id: promptc/_model/formats.py)
+        sends it."""
+        ...
 
     def reads(self, provider: ProviderInfo, where: str) -> frozenset[str] | None: ...
 
@@ -168,6 +172,7 @@ class _Replay:
         self.results: list[RequestResult] = []
         self.prices: dict[tuple[str, str], Prices | None] = {}
         self.rules: dict[str, str] = {}
+        self.targets: dict[tuple[str, str], tuple[str, bool]] = {}
         self.provider, self.model = script.provider, script.model
         self.context: dict[str, Any] = dict(script.context)
         self.context.pop("provider", None)  # the script's provider and model decide
@@ -216,13 +221,14 @@ class _Replay:
     def _request(self, step: Step, first_of_step: bool) -> None:
         info = ProviderInfo(self.provider, self.model)
         api = _api_of(self.provider, self.model, self.script.source)
-        wire = self.source.wire(info, self.context, api, self.dynamic, self.breakpoints)
+        fmt, caches = self._target(info)
+        wire = self.source.wire(info, self.context, fmt, self.dynamic, self.breakpoints)
         self.placement = self.placement or wire.placement
         before = len(self.conversation.history.pieces)  # what earlier requests sent of it
         sent = self._sent(wire)
         namespace = (api, self.provider, self.model) + ((wire.cache_key or "",)
                                                          if api == "openai" else ())
-        usage, markers = self._bill(info, api, namespace, sent)
+        usage, markers = self._bill(info, api, namespace, sent, caches)
         brk = self._break(info, namespace, sent, usage, wire, step, first_of_step)
         lost = _rewritten_static(sent, brk, usage.cache_read)
         rewritten = _rewritten(sent, usage, before)
@@ -244,11 +250,25 @@ class _Replay:
                           (self.last.cached if self.last else 0), dict(self.context),
                           self.model, wire.variant, self.now)
 
-    def _bill(self, info: ProviderInfo, api: str, namespace: tuple[str, ...], sent: Sent
-              ) -> tuple[Usage, int]:
+    def _target(self, info: ProviderInfo) -> tuple[str, bool]:
+        """The format the request is sent in (the provider's own API's: Converse on Bedrock,
+        Anthropic's for Claude on Vertex AI), and whether the model data says the model is
+        cached at all (on Bedrock a client marks nothing for a model that is not: Bedrock
+        would refuse the request)."""
+        key = (info.provider, info.model)
+        found = self.targets.get(key)
+        if found is None:
+            resolved = info.resolved()
+            found = self.targets[key] = (provider_format(resolved).id,
+                                         resolved.prompt_caching is not False)
+        return found
+
+    def _bill(self, info: ProviderInfo, api: str, namespace: tuple[str, ...], sent: Sent,
+              caches: bool = True) -> tuple[Usage, int]:
         """The request billed under its provider's rules, and the cache markers it carries
-        (Anthropic: promptc's and the client's)."""
-        client = sent.last_turns(self.script.client_markers) if api == "anthropic" else []
+        (Anthropic, Bedrock: promptc's and the client's)."""
+        client = sent.last_turns(self.script.client_markers) if api in MARKED and caches \
+            else []
         head = [i for i, p in enumerate(sent.head) if p.marker]
         marks = sorted(set(head) | set(client))
         state = self.states.setdefault(namespace, CacheState())

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from .result import Gate, RequestResult, SessionReport
+from .billing import MARKED, rules_for
 
 __all__ = ["HEADERS", "ALIGN", "request_rows", "summary", "notes", "markdown"]
 
@@ -44,7 +45,8 @@ def summary(report: SessionReport, gates: Sequence[Gate]) -> list[str]:
     s, t = report.script, report.totals
     sources = sorted({f"{p.source}, {p.date}" for p in report.prices})
     head = f"{s.title or s.source}: {s.provider} {s.model}, placement {report.dynamic}"
-    if s.provider == "anthropic" or any(r.provider == "anthropic" for r in report.requests):
+    targets = [(s.provider, s.model), *((r.provider, r.model) for r in report.requests)]
+    if any(rules_for(p, m) in MARKED for p, m in targets):
         head += f", {report.breakpoints} promptc + {s.client_markers} client cache markers"
     if report.script.ttl != "5m" and "cache markers" in head:
         head += f" ({report.script.ttl} lifetime on promptc's)"

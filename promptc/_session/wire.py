@@ -3,9 +3,10 @@
 A piece is a run of the input that is the same or not as a whole: the built-in tool block, the
 tools a session brings, each section of the system prompt, each section of the dynamic first
 message, each conversation turn. Pieces carry their token count, a digest of their content and,
-for Anthropic, whether a `cache_control` marker ends them and whether they end a content block.
-Everything is read from the payloads promptc's adapters build (`to_anthropic`, `to_openai`,
-`to_gemini`), so the simulator measures what a client would send.
+for a format that marks its cache (one whose table entry has a `marker`: Anthropic's
+`cache_control`…), whether a marker ends them and whether they end a content block.
+Everything is read from the payload promptc's adapter builds for the request's format
+(promptc/_emit/payloads.py, `PAYLOADS`), so the simulator measures what a client would send.
 """
 
 from __future__ import annotations
@@ -13,14 +14,18 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Literal, Protocol, overload
+from typing import Any, Literal, Protocol, cast, overload
 
 import attrs
+
+from .._emit.payloads import PAYLOADS, PayloadOptions
+from .._model.formats import Format, format_named
 
 __all__ = ["Piece", "PromptWire", "digest", "prompt_wire", "text_pieces", "Counted",
            "PieceKind", "common_prefix", "History", "Sent", "DEFAULT_TTL"]
 
 PieceKind = Literal["tools", "system", "message", "update", "turn"]
+Lifetime = Literal["5m", "1h"] | None  # what a marker asks for (the script's `ttl`)
 
 
 def digest(*parts: str) -> str:
@@ -263,13 +268,13 @@ def _tool_pieces(prompt: Any, fmt: str, marked_stable: bool) -> list[Piece]:
     return pieces
 
 
-def _block_ends(blocks: Sequence[dict[str, Any]]) -> tuple[frozenset[int], frozenset[int]]:
+def _block_ends(blocks: Sequence[tuple[Any, bool]]) -> tuple[frozenset[int], frozenset[int]]:
     """Where each content block ends in their joined text, and where a marked one does."""
     ends, marked, at = set(), set(), 0
-    for block in blocks:
+    for block, is_marked in blocks:
         at += len(block["text"])
         ends.add(at)
-        if "cache_control" in block:
+        if is_marked:
             marked.add(at)
     return frozenset(ends), frozenset(marked)
 
@@ -277,17 +282,26 @@ def _block_ends(blocks: Sequence[dict[str, Any]]) -> tuple[frozenset[int], froze
 LIFETIMES = {"5m": 5.0, "1h": 60.0}
 
 
-def _anthropic(prompt: Any, breakpoints: int, ttl: str | None = None
-               ) -> tuple[list[Piece], list[Piece]]:
-    """(tools and system, the first message) with the payload's blocks and markers."""
-    payload = prompt.to_anthropic(breakpoints=breakpoints, ttl=ttl)
-    tools = payload.get("tools", [])
+def _dig(payload: Any, path: Sequence[str]) -> Any:
+    for key in path:
+        payload = payload.get(key, {}) if isinstance(payload, dict) else {}
+    return payload
+
+
+def _marked(prompt: Any, fmt: Format, payload: dict[str, Any], ttl: str | None = None
+            ) -> tuple[list[Piece], list[Piece]]:
+    """(tools and system, the first message) with the payload's blocks and markers, for a
+    format that marks its cache (its table entry says how)."""
+    marker = fmt.marker
+    assert marker is not None
+    tools = marker.read(_dig(payload, fmt.tools_at) or [])
     stable = prompt.tools.stable
-    marked_stable = 0 < stable <= len(tools) and "cache_control" in tools[stable - 1]
-    pieces = _tool_pieces(prompt, "anthropic", marked_stable)
-    first = payload.get("messages", [{"content": []}])[0]["content"] if prompt.message else []
-    head = pieces + _system(prompt, *_block_ends(payload["system"]))
-    message = _message(prompt, *_block_ends(first))
+    marked_stable = 0 < stable <= len(tools) and tools[stable - 1][1]
+    pieces = _tool_pieces(prompt, fmt.id, marked_stable)
+    opening = payload.get(fmt.conversation, [{"content": []}])[0]["content"] \
+        if prompt.message else []
+    head = pieces + _system(prompt, *_block_ends(marker.read(payload[fmt.system])))
+    message = _message(prompt, *_block_ends(marker.read(opening)))
     minutes = LIFETIMES.get(ttl or "5m", DEFAULT_TTL)
     if minutes != DEFAULT_TTL:
         head = [attrs.evolve(p, ttl=minutes) if p.marker else p for p in head]
@@ -315,19 +329,22 @@ def _message(prompt: Any, ends: frozenset[int] = frozenset(),
                        "message", _rank_classes(prompt.message_sections), ends, marked)
 
 
-def prompt_wire(prompt: Any, api: str, breakpoints: int = 2, ttl: str | None = None
+def prompt_wire(prompt: Any, fmt: str, breakpoints: int = 2, ttl: str | None = None
                 ) -> PromptWire:
-    """The prompt as `api` (anthropic, openai or gemini) receives it, markers included
-    (`ttl`: the lifetime Anthropic's markers ask for, "5m" or "1h").
+    """The prompt as a request in format `fmt` (a format's id: anthropic, openai, gemini…)
+    delivers it, markers included (`ttl`: the lifetime the markers ask for, "5m"
+    or "1h"), read from the payload promptc's adapter builds for it.
 
-    Tools come first for every provider: Anthropic documents the order tools → system →
-    messages; OpenAI and Gemini do not say where tools sit in the cached prefix, and putting
-    them first is the cautious assumption (a tool change then breaks everything after it)."""
-    key = None
-    if api == "anthropic":
-        head, message = _anthropic(prompt, breakpoints, ttl)
+    Tools come first for every provider: the marking formats document the order tools →
+    system → messages; OpenAI and Gemini do not say where tools sit in the cached prefix, and
+    putting them first is the cautious assumption (a tool change then breaks everything after
+    it)."""
+    wire = format_named(fmt)
+    options = PayloadOptions(breakpoints=breakpoints, ttl=cast(Lifetime, ttl))
+    payload = PAYLOADS[wire.id](prompt, options, None)
+    if wire.marker is not None:
+        head, message = _marked(prompt, wire, payload, ttl)
     else:
-        if api == "openai":
-            key = prompt.to_openai()["prompt_cache_key"]
-        head, message = _tool_pieces(prompt, api, False) + _system(prompt), _message(prompt)
-    return PromptWire(tuple(head), tuple(message), key, prompt.variant.id, prompt.dynamic)
+        head, message = _tool_pieces(prompt, wire.id, False) + _system(prompt), _message(prompt)
+    return PromptWire(tuple(head), tuple(message), payload.get("prompt_cache_key"),
+                      prompt.variant.id, prompt.dynamic)

@@ -19,10 +19,11 @@ from typing import Any, Literal
 
 from .._base.errors import MissingExtraError
 from .._calls.records import CallError, ToolCall
-from .._emit.toolset import ToolSet
+from .._emit.toolset import ToolSet, wire_format
+from .._model.provider import ProviderInfo
 
 __all__ = ["MissingExtraError", "require", "ToolRunner", "Mode", "answer", "answer_async",
-           "failure_text"]
+           "failure_text", "framework_format"]
 
 ToolRunner = Callable[[ToolCall], "str | Awaitable[str]"]
 Mode = Literal["plan", "act"] | None
@@ -37,6 +38,21 @@ def require(module: str, extra: str) -> ModuleType:
     except ImportError as exc:
         raise MissingExtraError(f"this integration needs {module.split('.')[0]!r}: "
                                 f"pip install 'promptc[{extra}]' ({exc})") from None
+
+
+# The shapes the frameworks (LiteLLM, LangChain, Pydantic AI) take from promptc.
+FRAMEWORK_FORMATS = ("anthropic", "openai", "gemini")
+
+
+def framework_format(provider: ProviderInfo) -> str:
+    """The shape a framework's route to the provider takes from promptc: the provider's own
+    API's where a framework speaks it; else (a cloud's own format, which the frameworks'
+    adapters write from these) Anthropic's cache-marked blocks for Claude, OpenAI's for the
+    rest."""
+    fmt = wire_format(provider)
+    if fmt in FRAMEWORK_FORMATS:
+        return fmt
+    return "anthropic" if (provider.family or "").lower().startswith("claude") else "openai"
 
 
 def failure_text(call: ToolCall, exc: BaseException) -> str:

@@ -26,11 +26,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._emit.payloads import cache_key
-from .._emit.toolset import wire_format
 from .._model.provider import normalize_provider
-from ._common import Mode, ToolRunner, answer, require
+from ._common import Mode, ToolRunner, answer, framework_format, require
 
 __all__ = ["system_message", "messages", "bind_tools_kwargs", "answer_calls", "tool_messages"]
 
@@ -39,7 +38,7 @@ def system_message(prompt: CompiledPrompt, *, breakpoints: int = 2,
                    include_request: bool = True) -> Any:
     """A `SystemMessage`: the system prompt as sent, or (Anthropic) its cache-marked blocks."""
     lc = require("langchain_core.messages", "langchain")
-    if wire_format(prompt.provider) == "anthropic":
+    if framework_format(prompt.provider) == "anthropic":
         blocks = prompt.to_anthropic(breakpoints, include_request=include_request)["system"]
         return lc.SystemMessage(content=blocks)
     text = prompt.to_openai("chat", include_request=include_request)["messages"][0]["content"]
@@ -60,7 +59,7 @@ def messages(prompt: CompiledPrompt, conversation: Iterable[Any] = (), *,
         return [*out, *given, *([lc.HumanMessage(content=update)] if update else [])]
     if not prompt.message:
         return [*out, *given]
-    if wire_format(prompt.provider) == "anthropic":  # its blocks, with the catalogue's marker
+    if framework_format(prompt.provider) == "anthropic":  # its blocks, with the marker
         blocks = prompt.to_anthropic(breakpoints, include_request=include_request)["messages"]
         first = lc.HumanMessage(content=blocks[0]["content"])
     else:
@@ -71,7 +70,7 @@ def messages(prompt: CompiledPrompt, conversation: Iterable[Any] = (), *,
 def bind_tools_kwargs(prompt: CompiledPrompt, *, breakpoints: int = 2) -> dict[str, Any]:
     """`tools` for `chat_model.bind_tools(**...)` (an empty list in text mode), and on OpenAI's
     own API the `prompt_cache_key` (bound with the tools, sent with every request)."""
-    fmt = wire_format(prompt.provider)
+    fmt = framework_format(prompt.provider)
     out: dict[str, Any] = {"tools": []}
     if prompt.tools.mode == "native":
         if fmt == "anthropic":

@@ -21,12 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._emit.details import compose, details_message
 from .._emit.payloads import cache_key
-from .._emit.toolset import wire_format
 from .._model.provider import normalize_provider
-from ._common import Mode, ToolRunner, answer, require
+from ._common import Mode, ToolRunner, answer, framework_format, require
 
 __all__ = ["completion_kwargs", "model_name", "answer_calls", "run_tool_calls"]
 
@@ -50,7 +49,7 @@ def completion_kwargs(prompt: CompiledPrompt, messages: Iterable[Mapping[str, An
     """`model`, `messages` (the system prompt first, then with the split the details: the
     first message before `messages`, or given `previous` the update after them), and `tools`
     when the variant sends them natively (+ `prompt_cache_key` on OpenAI routes)."""
-    fmt = wire_format(prompt.provider)
+    fmt = framework_format(prompt.provider)
     native = prompt.tools.mode == "native"
     system: dict[str, Any]
     tools: list[dict[str, Any]] = []
@@ -71,9 +70,9 @@ def completion_kwargs(prompt: CompiledPrompt, messages: Iterable[Mapping[str, An
         if native:
             tools = prompt.tools.openai("chat", strict=fmt == "openai")
     if first is None and prompt.message:
-        first = details_message("chat", prompt.message)
+        first = details_message("openai", prompt.message)
     update = prompt.message_update(previous) if previous is not None else ""
-    sent = compose(first, details_message("chat", update) if update else None, list(messages),
+    sent = compose(first, details_message("openai", update) if update else None, list(messages),
                    previous is not None)
     out: dict[str, Any] = {"model": model or model_name(prompt), "messages": [system, *sent]}
     if tools:

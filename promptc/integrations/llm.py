@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from ._common import ToolRunner, answer, require
 
 __all__ = ["prompt_kwargs", "tools"]

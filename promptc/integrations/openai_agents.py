@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from .._compile.compiler import Compiler
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._emit.details import DetailsLog
 from .._emit.payloads import cache_key
 from .._model.context import PromptContext

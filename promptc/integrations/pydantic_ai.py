@@ -35,13 +35,12 @@ from __future__ import annotations
 from typing import Any
 
 from .._compile.compiler import Compiler
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._emit.details import DetailsLog
 from .._emit.payloads import cache_key
-from .._emit.toolset import wire_format
 from .._model.context import PromptContext
 from .._model.provider import normalize_provider
-from ._common import Mode, ToolRunner, answer_async, require
+from ._common import Mode, ToolRunner, answer_async, framework_format, require
 
 __all__ = ["agent_kwargs", "tools", "toolset", "instructions"]
 
@@ -73,7 +72,7 @@ def _runner(prompt: CompiledPrompt, run_tool: ToolRunner, name: str) -> Any:
 
 def instructions(prompt: CompiledPrompt) -> Any:
     """The instructions: the cache blocks as parts (Anthropic), else the text."""
-    if wire_format(prompt.provider) != "anthropic":
+    if framework_format(prompt.provider) != "anthropic":
         return prompt.text
     require("pydantic_ai", "pydantic-ai")
     from pydantic_ai.messages import InstructionPart
@@ -144,7 +143,7 @@ def agent_kwargs(prompt: CompiledPrompt, run_tool: ToolRunner, *,
                            "toolsets": [tools(prompt, run_tool)]}
     if prompt.message:
         out["capabilities"] = [_history_capability(_Details(prompt, compiler))]
-    fmt = wire_format(prompt.provider)
+    fmt = framework_format(prompt.provider)
     if fmt == "anthropic":
         settings: dict[str, Any] = {"anthropic_cache_instructions": True}
         if _built_in_block_ends_the_tools(prompt):

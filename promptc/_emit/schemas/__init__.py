@@ -14,9 +14,9 @@ set, each form by its own module:
   model sent for optional arguments removed before the tool runs.
 
 The converters are keyword visitors (visitor.py): one visit method per keyword group. The
-`*_form` functions also return the `Problem`s met, which the tool set reports as diagnostics
-naming the tool. Recursion is bounded (`MAX_DEPTH`), so no input reaches Python's recursion
-limit: strict mode gives up on a deeper schema and Gemini gets it cut at that depth.
+`*_form` functions also return the `SchemaProblem`s met, which the tool set reports as
+diagnostics naming the tool. Recursion is bounded (`MAX_DEPTH`), so no input reaches Python's
+recursion limit: strict mode gives up on a deeper schema and Gemini gets it cut at that depth.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from .gemini import EXPANSION_FLOOR, EXPANSION_GROWTH, TOO_LARGE, gemini_form, g
 from .root import checked_root, object_root
 from .strict import (MAX_DEPTH, REQUIRED_UNKNOWN, STRICT_MAX_OBJECT_DEPTH, openai_strict,
                      strict_form)
-from .visitor import Converted, Problem
+from .visitor import Converted, SchemaProblem
 
 __all__ = ["object_root", "checked_root", "openai_strict", "strict_form", "gemini_schema",
-           "gemini_form", "clean", "drop_unasked_nulls", "allows_null", "Converted", "Problem",
-           "MAX_DEPTH", "STRICT_MAX_OBJECT_DEPTH", "EXPANSION_GROWTH", "EXPANSION_FLOOR",
-           "TOO_LARGE", "REQUIRED_UNKNOWN", "KEYWORD_DROPPED"]
+           "gemini_form", "clean", "drop_unasked_nulls", "allows_null", "Converted",
+           "SchemaProblem", "MAX_DEPTH", "STRICT_MAX_OBJECT_DEPTH", "EXPANSION_GROWTH",
+           "EXPANSION_FLOOR", "TOO_LARGE", "REQUIRED_UNKNOWN", "KEYWORD_DROPPED"]
 
 KEYWORD_DROPPED = "schema-keyword-dropped"

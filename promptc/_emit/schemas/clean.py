@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .visitor import Problem
+from .visitor import SchemaProblem
 
 __all__ = ["clean", "carried_numbers", "TYPES", "CODE"]
 
@@ -128,12 +128,12 @@ class _Cleaner:
     __slots__ = ("problems", "work", "numbers_only")
 
     def __init__(self, numbers_only: bool = False) -> None:
-        self.problems: list[Problem] = []
+        self.problems: list[SchemaProblem] = []
         self.work: Work = deque()
         self.numbers_only = numbers_only
 
     def drop(self, keyword: str, path: KeyPath, detail: str) -> None:
-        self.problems.append(Problem(CODE, keyword, where(path), detail + ": dropped"))
+        self.problems.append(SchemaProblem(CODE, keyword, where(path), detail + ": dropped"))
 
     def child(self, value: Any, path: KeyPath) -> Any:
         """A schema value's copy, its contents queued to be cleaned."""
@@ -233,7 +233,7 @@ class _Cleaner:
 _DROPPED = object()
 
 
-def clean(schema: Any, numbers_only: bool = False) -> tuple[Any, tuple[Problem, ...]]:
+def clean(schema: Any, numbers_only: bool = False) -> tuple[Any, tuple[SchemaProblem, ...]]:
     """A copy of `schema` without malformed keyword values, and what was dropped (a value that
     is not a mapping is returned as it is). `numbers_only`: drop only the values holding a
     number JSON cannot carry (`carried_numbers`)."""
@@ -246,7 +246,7 @@ def clean(schema: Any, numbers_only: bool = False) -> tuple[Any, tuple[Problem, 
     return root, tuple(cleaner.problems)
 
 
-def carried_numbers(schema: Any) -> tuple[Any, tuple[Problem, ...]]:
+def carried_numbers(schema: Any) -> tuple[Any, tuple[SchemaProblem, ...]]:
     """`schema` as a text prompt shows it: everything kept but the values holding a number
     JSON cannot carry (each dropped and reported), so no prompt says `Infinity` or `NaN`."""
     return clean(schema, numbers_only=True)

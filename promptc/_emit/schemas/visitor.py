@@ -8,7 +8,7 @@ whole node, say), and the groups after it are skipped. What one group learns for
 node's type, whether it admits null) travels in the `Visit`.
 
 Converters recurse only through `At.deeper`, whose depth they bound, so no input reaches
-Python's recursion limit; `Problem`s are what a converter noticed and the caller reports.
+Python's recursion limit; `SchemaProblem`s are what a converter noticed and the caller reports.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from typing import Any, ClassVar
 
 import attrs
 
-__all__ = ["ALWAYS", "At", "Converted", "KeywordVisitor", "Problem", "Visit", "unique"]
+__all__ = ["ALWAYS", "At", "Converted", "KeywordVisitor", "SchemaProblem", "Visit", "unique"]
 
 ALWAYS: frozenset[str] = frozenset()
 
 
 @attrs.frozen
-class Problem:
+class SchemaProblem:
     """One thing wrong with a schema, found while converting it: `code` is the diagnostic code,
     `keyword` the keyword at fault, `path` where it sits (`properties.address.required`)."""
 
@@ -43,10 +43,10 @@ class Converted:
     """A schema in one provider's form (None: the form cannot say it) and the problems met."""
 
     schema: dict[str, Any] | None
-    problems: tuple[Problem, ...] = ()
+    problems: tuple[SchemaProblem, ...] = ()
 
 
-def unique(problems: list[Problem]) -> tuple[Problem, ...]:
+def unique(problems: list[SchemaProblem]) -> tuple[SchemaProblem, ...]:
     """The problems without repeats (a definition used twice is reported once), in order."""
     return tuple(dict.fromkeys(problems))
 
@@ -91,7 +91,7 @@ class KeywordVisitor:
     __slots__ = ("_visits", "problems")
 
     def __init__(self) -> None:
-        self.problems: list[Problem] = []
+        self.problems: list[SchemaProblem] = []
         self._visits: list[tuple[frozenset[str], Callable[[Visit], bool | None]]] = [
             (keywords, getattr(self, f"visit_{group}")) for group, keywords in self.GROUPS]
 
@@ -103,4 +103,4 @@ class KeywordVisitor:
         return v.out
 
     def problem(self, code: str, keyword: str, at: At, detail: str, *segments: str) -> None:
-        self.problems.append(Problem(code, keyword, at.where(*segments), detail))
+        self.problems.append(SchemaProblem(code, keyword, at.where(*segments), detail))

@@ -12,7 +12,9 @@ __all__ = ["CAPABILITIES", "TOKEN_ENCODINGS", "INT_FACTS", "check_facts"]
 
 CAPABILITIES = ("context_window", "max_output", "native_tools", "parallel_tools", "images",
                 "prompt_caching", "cache_min_tokens", "reasoning", "encoding", "estimated",
-                "responses_only", "knowledge_cutoff")
+                "responses_only", "knowledge_cutoff", "cache_tools")
+# `cache_tools`: a cache marker may end the tool definitions (Claude's caches take one; Nova on
+# Bedrock caches only system and messages, so its markers go after the system text instead).
 # `responses_only`: the model is served only through OpenAI's Responses API (LiteLLM's map marks
 # its entry `"mode": "responses"`), so an OpenAI payload defaults to that shape for it.
 # `knowledge_cutoff`: the month the model's training data ends ("January 2025"), from the maker's

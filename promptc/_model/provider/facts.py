@@ -18,7 +18,7 @@ from .capabilities import CAPABILITIES
 from .data import ModelData, model_data
 from .ids import normalize_model_id, normalize_provider, undated
 from .overlay import Overlay
-from .rules import FamilyRule
+from .rows import FamilyRow
 from .tables import TABLE_FIELDS, ModelTable, Row
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class ModelFacts:
 Facts = dict[str, Fact]  # the layers so far: one fact per capability, the latest winning
 
 
-def model_facts(info: ProviderInfo, families: Sequence[FamilyRule] = (),
+def model_facts(info: ProviderInfo, families: Sequence[FamilyRow] = (),
                 user: bool = True) -> ModelFacts:
     """Every capability of `info` with its value and source, in the layers the module names.
     `families`: from plugins and folders, tried before the overlay's; `user`: whether the
@@ -113,7 +113,7 @@ def model_facts(info: ProviderInfo, families: Sequence[FamilyRule] = (),
 
 
 def _matching_family(tokens: tuple[str, ...], starts: Sequence[int],
-                     extra: Sequence[FamilyRule], overlay: Overlay) -> FamilyRule | None:
+                     extra: Sequence[FamilyRow], overlay: Overlay) -> FamilyRow | None:
     """The first family whose pattern matches: `extra`'s, then the overlay's."""
     if not tokens:
         return None
@@ -121,8 +121,8 @@ def _matching_family(tokens: tuple[str, ...], starts: Sequence[int],
         overlay.family_for(tokens, starts)
 
 
-def _named_family(family: str | None, extra: Sequence[FamilyRule], overlay: Overlay
-                  ) -> FamilyRule | None:
+def _named_family(family: str | None, extra: Sequence[FamilyRow], overlay: Overlay
+                  ) -> FamilyRow | None:
     """The family the client named, by id or alias: `extra`'s, then the overlay's."""
     if not family:
         return None
@@ -130,7 +130,7 @@ def _named_family(family: str | None, extra: Sequence[FamilyRule], overlay: Over
         overlay.family_by_id(family)
 
 
-def _family_of(info: ProviderInfo, named: FamilyRule | None, rule: FamilyRule | None
+def _family_of(info: ProviderInfo, named: FamilyRow | None, rule: FamilyRow | None
                ) -> tuple[str, str, str]:
     """(family id, where it came from, its title)."""
     if info.family:
@@ -145,7 +145,7 @@ def _default_facts(overlay: Overlay) -> Facts:
             for name, value in overlay.defaults.items()}
 
 
-def _lay_family(facts: Facts, family: FamilyRule | None) -> None:
+def _lay_family(facts: Facts, family: FamilyRow | None) -> None:
     if family is None:
         return
     note = f"{family.title}: {family.source}"
@@ -154,14 +154,14 @@ def _lay_family(facts: Facts, family: FamilyRule | None) -> None:
 
 
 def _model_rows(overlay: Overlay, tokens: tuple[str, ...], starts: Sequence[int],
-                provider: str) -> list[FamilyRule]:
+                provider: str) -> list[FamilyRow]:
     """The overlay's model rows for this id and provider, in file order."""
     if not tokens:
         return []
     return [r for r in overlay.models if r.matches(tokens, starts, provider)]
 
 
-def _lay_rows(facts: Facts, rows: Iterable[FamilyRule], *, wins: bool) -> None:
+def _lay_rows(facts: Facts, rows: Iterable[FamilyRow], *, wins: bool) -> None:
     """The facts of the rows that fill gaps (`wins` False) or correct the table (True)."""
     for row in rows:
         if row.wins != wins:
@@ -235,7 +235,7 @@ def _lay_client(facts: Facts, info: ProviderInfo) -> None:
             facts[name] = Fact(name, given, "client", "", "given in the ProviderInfo")
 
 
-def capability_sources(info: ProviderInfo, families: Sequence[FamilyRule] = (),
+def capability_sources(info: ProviderInfo, families: Sequence[FamilyRow] = (),
                        user: bool = True) -> dict[str, tuple[Any, str]]:
     """{capability: (value, "source ref — note")} for `explain`, in CAPABILITIES order, e.g.
     `"table claude-sonnet-4-5 — LiteLLM 1.110.2 (shipped, 2026-12-02)"`, `"client — given in

@@ -24,7 +24,7 @@ from ..._base.suggest import did_you_mean
 from ..diagnostics import Diagnostic
 from .ids import normalize_model_id
 from .overlay import Overlay
-from .rules import FamilyRule, parse_family_row
+from .rows import FamilyRow, parse_family_row
 
 __all__ = ["FAMILY_FILE", "read_families", "merged_families", "family_findings",
            "BUILTIN_FAMILIES"]
@@ -35,7 +35,7 @@ _SHOWN = 3  # model ids a finding names
 FAMILY_FILE = "models.toml"
 
 
-def read_families(path: Path, origin: str) -> tuple[FamilyRule, ...]:
+def read_families(path: Path, origin: str) -> tuple[FamilyRow, ...]:
     """The `[[family]]` rows of a folder's models.toml; errors name the file and the field.
     Each rule's `source` starts with `origin` (`plugin:acme models.toml`), then the row's own
     citation, so `explain` says where a family came from."""
@@ -48,7 +48,7 @@ def read_families(path: Path, origin: str) -> tuple[FamilyRule, ...]:
     if not isinstance(rows, list):
         raise ConfigError("must be an array of tables ([[family]])", source=str(path),
                           field="family")
-    rules: list[FamilyRule] = []
+    rules: list[FamilyRow] = []
     for i, row in enumerate(rows):
         rule = parse_family_row(row, i, str(path))
         if any(r.id == rule.id for r in rules):
@@ -58,15 +58,15 @@ def read_families(path: Path, origin: str) -> tuple[FamilyRule, ...]:
     return tuple(rules)
 
 
-def _cited(rule: FamilyRule, origin: str) -> FamilyRule:
+def _cited(rule: FamilyRow, origin: str) -> FamilyRow:
     return attrs.evolve(rule, source=f"{origin}: {rule.source}" if rule.source else origin)
 
 
-def merged_families(layers: Sequence[tuple[str, Sequence[FamilyRule]]]
-                    ) -> tuple[tuple[FamilyRule, ...], list[tuple[str, str, str]]]:
+def merged_families(layers: Sequence[tuple[str, Sequence[FamilyRow]]]
+                    ) -> tuple[tuple[FamilyRow, ...], list[tuple[str, str, str]]]:
     """The folders' families, tried later-folder first; a later folder's id replaces an
     earlier one's. Returns them and (id, old source, new source) for each replacement."""
-    by_id: dict[str, FamilyRule] = {}
+    by_id: dict[str, FamilyRow] = {}
     replaced: list[tuple[str, str, str]] = []
     for _layer, rules in layers:
         for rule in rules:
@@ -82,11 +82,11 @@ def merged_families(layers: Sequence[tuple[str, Sequence[FamilyRule]]]
 class _Sourced:
     """A family and the source it came from (a layer, or the built-in model data)."""
 
-    rule: FamilyRule
+    rule: FamilyRow
     source: str
 
 
-def family_findings(layers: Sequence[tuple[str, Sequence[FamilyRule]]], overlay: Overlay,
+def family_findings(layers: Sequence[tuple[str, Sequence[FamilyRow]]], overlay: Overlay,
                     known_ids: Iterable[str]) -> list[Diagnostic]:
     """What the folders' families take from another source's family: the known models
     (`known_ids`: the model table's ids; every family's examples are added) whose family

@@ -12,12 +12,12 @@ from typing import Any
 import attrs
 
 from ..._base.errors import ContextError
-from ..._base.records import build_record, optional, text
+from ..._base.record_builder import build_record, optional, text
 from .capabilities import CAPABILITIES, TOKEN_ENCODINGS
 from .data import local_providers
 from .facts import model_facts
 from .ids import normalize_model_id, normalize_provider
-from .rules import FamilyRule
+from .rows import FamilyRow
 
 __all__ = ["ProviderInfo", "resolve_provider", "encoding_for"]
 
@@ -56,6 +56,7 @@ class ProviderInfo:
     reasoning: bool | None = attrs.field(default=None, validator=_BOOL)
     responses_only: bool | None = attrs.field(default=None, validator=_BOOL)
     knowledge_cutoff: str | None = attrs.field(default=None, validator=_OPT_STR)
+    cache_tools: bool | None = attrs.field(default=None, validator=_BOOL)
 
     @property
     def normalized_model(self) -> str:
@@ -79,7 +80,7 @@ class ProviderInfo:
         return info
 
 
-def resolve_provider(info: ProviderInfo, families: Sequence[FamilyRule] = (),
+def resolve_provider(info: ProviderInfo, families: Sequence[FamilyRow] = (),
                      user: bool = True) -> ProviderInfo:
     """`info` with every unknown capability filled from the model data, `families` (from
     plugins and folders) tried before the built-in ones, the user's model table only when

@@ -18,7 +18,7 @@ from ..._base.files import parse_toml, read_text_file
 from .capabilities import CAPABILITIES, check_facts
 from .ids import normalize_model_id, normalize_provider
 from .paths import overlay_path
-from .rules import FamilyRule, check_keys, parse_rule, str_list, table_list, text_value
+from .rows import FamilyRow, check_keys, parse_row, str_list, table_list, text_value
 
 __all__ = ["Overlay", "parse_overlay", "fold_provider", "shipped_overlay"]
 
@@ -33,8 +33,8 @@ class Overlay:
     local_providers: frozenset[str]
     local: Mapping[str, Any]
     local_source: str
-    families: tuple[FamilyRule, ...]
-    models: tuple[FamilyRule, ...]
+    families: tuple[FamilyRow, ...]
+    models: tuple[FamilyRow, ...]
     prefixes: tuple[tuple[str, ...], ...]
     provider_aliases: Mapping[str, str]
     provider_prefixes: tuple[tuple[str, str], ...]
@@ -57,11 +57,11 @@ class Overlay:
                      if len(tokens) > len(prefix) and tuple(tokens[:len(prefix)]) == prefix))
 
     def family_for(self, tokens: Sequence[str], starts: Sequence[int] | None = None
-                   ) -> FamilyRule | None:
+                   ) -> FamilyRow | None:
         starts = self.starts(tokens) if starts is None else starts
         return next((rule for rule in self.families if rule.matches(tokens, starts)), None)
 
-    def family_by_id(self, family: str) -> FamilyRule | None:
+    def family_by_id(self, family: str) -> FamilyRow | None:
         return next((rule for rule in self.families
                      if rule.id == family or family in rule.aliases), None)
 
@@ -155,12 +155,12 @@ def _provider_spellings(spellings: Mapping[str, Any], source: str
 
 
 def _rules(data: Mapping[str, Any], kind: str, source: str, fold: Callable[[str], str]
-           ) -> tuple[FamilyRule, ...]:
+           ) -> tuple[FamilyRow, ...]:
     rows = table_list(data.get(kind, []), source, kind)
-    return tuple(parse_rule(row, kind, i, source, fold) for i, row in enumerate(rows))
+    return tuple(parse_row(row, kind, i, source, fold) for i, row in enumerate(rows))
 
 
-def _check_unique(kind: str, rules: Sequence[FamilyRule], source: str) -> None:
+def _check_unique(kind: str, rules: Sequence[FamilyRow], source: str) -> None:
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:

@@ -16,7 +16,7 @@ from ..._base.errors import ConfigError
 from ..._base.files import read_toml
 from .ids import model_tokens, normalize_provider
 from .paths import vendors_path
-from .rules import check_keys, str_list
+from .rows import check_keys, str_list
 
 __all__ = ["Vendors", "parse_vendors", "shipped_vendors"]
 

@@ -4,6 +4,10 @@ The rules follow the providers' documentation, read 2026-12-06 (docs/caching.md 
 rule with its page; `promptc help session` lists the pages):
 
 - Anthropic (platform.claude.com/docs/en/build-with-claude/prompt-caching): anthropic.py.
+- AWS Bedrock (docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html): the same
+  explicit checkpoints (`cachePoint`), at most 4, each from the model's minimum, 5 minutes (an
+  hour where the model offers it): anthropic.py. Which models cache, and whether their cache
+  takes the tools, is the model data's (Claude and Nova differ).
 - OpenAI (developers.openai.com/api/docs/guides/prompt-caching, and the API reference's
   `prompt_cache_retention`): automatic.py.
 - Gemini (ai.google.dev/gemini-api/docs/caching, implicit caching): automatic.py.
@@ -22,12 +26,12 @@ from .._model.provider import ProviderInfo, normalize_model_id, normalize_provid
 from .anthropic import LOOKBACK_POSITIONS, MAX_MARKERS, AnthropicRules
 from .automatic import (BREAKPOINT_MINUTES, EXTENDED_MINUTES, IN_MEMORY_MINUTES, OPENAI_STEP,
                         GeminiRules, OpenAIRules)
-from .cache import CacheRules, CacheState, Usage
+from .cache_state import CacheRules, CacheState, Usage
 from .wire import DEFAULT_TTL
 
 __all__ = ["Usage", "CacheRules", "AnthropicRules", "OpenAIRules", "GeminiRules", "CacheState",
            "rules_for", "rules_of", "RULES", "MAX_MARKERS", "LOOKBACK_POSITIONS", "OPENAI_STEP",
-           "TTL_MINUTES", "RETENTIONS", "openai_generation", "SOURCES", "READ_ON"]
+           "TTL_MINUTES", "RETENTIONS", "openai_generation", "SOURCES", "READ_ON", "MARKED"]
 
 TTL_MINUTES = DEFAULT_TTL
 RETENTIONS = ("in_memory", "24h")
@@ -38,11 +42,14 @@ SOURCES = {
     "openai": ("Prompt caching", "https://developers.openai.com/api/docs/guides/"
                "prompt-caching"),
     "gemini": ("Context caching", "https://ai.google.dev/gemini-api/docs/caching"),
+    "bedrock": ("Prompt caching for faster model inference",
+                "https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html"),
 }
 
-RULES = ("anthropic", "openai", "gemini")
+RULES = tuple(SOURCES)
+MARKED = ("anthropic", "bedrock")  # the rules whose caches are written at explicit markers
 # Which rules a provider id bills by.
-_BY_PROVIDER = {"anthropic": "anthropic", "bedrock": "anthropic", "openai": "openai",
+_BY_PROVIDER = {"anthropic": "anthropic", "bedrock": "bedrock", "openai": "openai",
                 "azure": "openai", "gemini": "gemini", "google": "gemini",
                 "vertex": "gemini", "vertex_ai": "gemini"}
 # The models the API reference lists for extended (24h) retention, which is the default for
@@ -82,8 +89,8 @@ def rules_of(api: str, info: ProviderInfo, count: Callable[[str], int],
     retention)."""
     resolved = info.resolved()
     minimum = resolved.cache_min_tokens or 1024
-    if api == "anthropic":
-        return AnthropicRules(minimum, max_markers=marker_limit)
+    if api in MARKED:
+        return AnthropicRules(minimum, name=api, max_markers=marker_limit)
     if api == "openai":
         newer, extended = openai_generation(info.model)
         if newer:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._base.errors import BudgetExceededError
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .args import print_json
 from .format import Styled, bound, clean, table
 

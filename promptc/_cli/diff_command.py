@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import attrs
@@ -21,7 +20,7 @@ from .review_options import (add_review_output, chosen_matrix, emit_review, expe
 
 if TYPE_CHECKING:
     from .._compile.compiler import Compiler
-    from .._compile.result import CompiledPrompt
+    from .._compile.compiled import CompiledPrompt
     from .._model.context import PromptContext
     from .._model.provider import ProviderInfo
     from .._review.diff import CaseReview

@@ -214,6 +214,20 @@ class CompiledPrompt:
         return to_gemini(self, include_request=include_request, schema=schema,
                          previous=previous, messages=messages)
 
+    def to_bedrock(self, breakpoints: int = 2, *, cache_min_tokens: int | None = None,
+                   include_request: bool = True,
+                   conversation_markers: int | Sequence[Mapping[str, Any]] = 0,
+                   previous: CompiledPrompt | None = None,
+                   messages: Sequence[Mapping[str, Any]] | None = None,
+                   ttl: Literal["5m", "1h"] | None = None) -> dict[str, Any]:
+        """The Bedrock Converse API's `system`, `toolConfig` and with the split `messages`,
+        with `cachePoint`s where the model takes them; the arguments are `to_anthropic`'s."""
+        from .._emit.payloads import to_bedrock
+        return to_bedrock(self, breakpoints=breakpoints, cache_min_tokens=cache_min_tokens,
+                          include_request=include_request,
+                          conversation_markers=conversation_markers, previous=previous,
+                          messages=messages, ttl=ttl)
+
     def to_dict(self) -> dict[str, Any]:
         return prompt_to_dict(self)
 

@@ -1,9 +1,9 @@
-"""Family rules and model rows: patterns on the normalized id, facts, a source note.
+"""Family rows and model rows: patterns on the normalized id, facts, a source note.
 
 A `[[family]]` row (in the overlay, or in a folder's models.toml) says which family an id
 belongs to (the first match in file order wins) and gives the family's facts for ids the
 table does not know; a `[[model]]` row adds facts the map lacks (`wins = false`, the default)
-or corrects it (`wins = true`). Both are read into a `FamilyRule`; this module also holds the
+or corrects it (`wins = true`). Both are read into a `FamilyRow`; this module also holds the
 small readers every row of the model data goes through.
 """
 
@@ -18,25 +18,25 @@ from ..._base.errors import ConfigError
 from .capabilities import CAPABILITIES, check_facts
 from .patterns import Pattern, TokenKind, compile_pattern, pattern_matches
 
-__all__ = ["FamilyRule", "parse_rule", "parse_family_row", "check_keys", "str_list",
+__all__ = ["FamilyRow", "parse_row", "parse_family_row", "check_keys", "str_list",
            "text_value", "table_list"]
 
 
-def _heads_of(rule: FamilyRule) -> frozenset[str]:
-    """The literal words some pattern of `rule` starts with."""
-    return frozenset(p[0].text for p in rule.compiled if p[0].kind is TokenKind.LITERAL)
+def _heads_of(row: FamilyRow) -> frozenset[str]:
+    """The literal words some pattern of `row` starts with."""
+    return frozenset(p[0].text for p in row.compiled if p[0].kind is TokenKind.LITERAL)
 
 
-def _head_prefixes_of(rule: FamilyRule) -> tuple[str, ...]:
+def _head_prefixes_of(row: FamilyRow) -> tuple[str, ...]:
     """What else a first token may start with for a pattern to match (`""`: anything)."""
-    prefixes = {p[0].prefix for p in rule.compiled if p[0].kind is TokenKind.VERSION}
-    if any(p[0].kind is TokenKind.WORD for p in rule.compiled):
+    prefixes = {p[0].prefix for p in row.compiled if p[0].kind is TokenKind.VERSION}
+    if any(p[0].kind is TokenKind.WORD for p in row.compiled):
         prefixes.add("")
     return tuple(sorted(prefixes))
 
 
 @attrs.frozen
-class FamilyRule:
+class FamilyRow:
     """A model family or an overlay model row (see the module's docstring)."""
 
     id: str
@@ -62,7 +62,7 @@ class FamilyRule:
 
     def matches(self, tokens: Sequence[str], starts: Sequence[int] = (0,),
                 provider: str = "") -> bool:
-        """True when a pattern matches the id's tokens from one of `starts` (and the rule is
+        """True when a pattern matches the id's tokens from one of `starts` (and the row is
         for `provider`, when it names providers)."""
         if self.providers and provider not in self.providers:
             return False
@@ -89,8 +89,8 @@ _FAMILY_KEYS = ("id", "title", "patterns", "source", "unless", "aliases", "examp
 _MODEL_KEYS = ("id", "patterns", "source", "unless", "providers", "wins", *CAPABILITIES)
 
 
-def parse_rule(row: Any, kind: str, index: int, source: str,
-               fold: Callable[[str], str] = str.lower) -> FamilyRule:
+def parse_row(row: Any, kind: str, index: int, source: str,
+               fold: Callable[[str], str] = str.lower) -> FamilyRow:
     """One `[[family]]` or `[[model]]` row (`kind`); `fold` spells its providers as the
     overlay's provider keys. Errors name the file (`source`) and the row's field."""
     field = f"{kind}[{index}]"
@@ -109,20 +109,20 @@ def parse_rule(row: Any, kind: str, index: int, source: str,
     def words(key: str) -> tuple[str, ...]:
         return str_list(row.get(key, []), source, f"{field}.{key}")
 
-    return FamilyRule(
+    return FamilyRow(
         id=rid, title=text_value(row, "title", source, field, rid), patterns=patterns,
         compiled=compiled, facts=facts, source=text_value(row, "source", source, field),
         unless=frozenset(words("unless")), providers=frozenset(map(fold, words("providers"))),
         aliases=words("aliases"), examples=words("examples"), wins=wins)
 
 
-def parse_family_row(row: Any, index: int, source: str) -> FamilyRule:
+def parse_family_row(row: Any, index: int, source: str) -> FamilyRow:
     """One `[[family]]` row of a folder's models.toml: the overlay's form, and `override`."""
     if not isinstance(row, Mapping) or "override" not in row:
-        return parse_rule(row, "family", index, source)
-    rule = parse_rule({k: v for k, v in row.items() if k != "override"}, "family", index,
-                      source)
-    return attrs.evolve(rule, override=_flag(row, "override", source, f"family[{rule.id}]"))
+        return parse_row(row, "family", index, source)
+    made = parse_row({k: v for k, v in row.items() if k != "override"}, "family", index,
+                     source)
+    return attrs.evolve(made, override=_flag(row, "override", source, f"family[{made.id}]"))
 
 
 def _patterns(row: Mapping[str, Any], source: str, field: str) -> tuple[str, ...]:

@@ -1,5 +1,5 @@
 """What every provider's caching model shares: a request's bill, the cache a replay keeps, and
-the protocol a provider's rules follow (anthropic.py, automatic.py; rules.py picks one).
+the protocol a provider's rules follow (anthropic.py, automatic.py; billing.py picks one).
 
 The cache is kept so that a request costs the same whatever came before it, however long the
 conversation (a replay is linear in requests): entries for the prompt's own pieces are keyed by

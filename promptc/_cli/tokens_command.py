@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .._compile.result import CompiledPrompt
+from .._compile.compiled import CompiledPrompt
 from .._text.tokens import TokenReport
 from .args import (COMMANDS, Command, CommandFactory, UsageError, add_command, add_json,
                    add_target, compiler_from, context_from, non_negative, print_diagnostics,
                    print_json, target_from)
-from .budget import budget_summary, report_budget
+from .budget_report import budget_summary, report_budget
 from .format import Styled, clean, table
 
 if TYPE_CHECKING:

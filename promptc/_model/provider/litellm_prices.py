@@ -1,4 +1,5 @@
-"""Writing promptc's price table from LiteLLM's model map (tooling, like the model table).
+"""Writing promptc's price table from LiteLLM's model map (tooling, beside litellm_map.py, which
+writes the model table from the same map).
 
 Prices are kept apart from the model table (`promptc/_data/prices.generated.json`): only
 `promptc session` reads them, so the per-request path never parses them. Rows follow the model
@@ -17,13 +18,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._model.prices import (PRICE_FIELDS, PRICE_FORMAT, parse_prices, price_table,
+from ..prices import (PRICE_FIELDS, PRICE_FORMAT, parse_prices, price_table,
                              user_prices_path)
-from .._model.provider import Overlay, normalize_model_id, shipped_overlay
-from .._model.provider.litellm_map import CHAT_MODES
+from .ids import normalize_model_id
+from .overlay import Overlay, shipped_overlay
+from .litellm_map import CHAT_MODES
 
 __all__ = ["prices_from_litellm", "dump_prices", "write_prices", "write_user_prices",
-           "remove_user_prices", "update_user_prices", "reset_user_prices"]
+           "remove_user_prices"]
 
 # LiteLLM's per-token keys; cache_write is the 5-minute write (Anthropic's default TTL).
 _LITELLM_KEYS = {"input": "input_cost_per_token", "output": "output_cost_per_token",
@@ -158,29 +160,11 @@ def write_prices(path: Path, table: Mapping[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def update_user_prices(map_file: Path | None, source: Mapping[str, str]) -> Path | None:
-    """`write_user_prices`, a file-system failure reported as bad usage (exit 2)."""
-    from .args import UsageError
-    try:
-        return write_user_prices(map_file, source)
-    except OSError as exc:
-        raise UsageError(f"cannot write the price table: {exc.strerror or exc}") from None
-
-
-def reset_user_prices() -> bool:
-    """`remove_user_prices`, a file-system failure reported as bad usage (exit 2)."""
-    from .args import UsageError
-    try:
-        return remove_user_prices()
-    except OSError as exc:
-        raise UsageError(f"cannot remove the price table: {exc.strerror or exc}") from None
-
-
 def write_user_prices(map_file: Path | None, source: Mapping[str, str]) -> Path | None:
     """`promptc models update`: the user's price table beside the user's model table, from
     the same LiteLLM map (None when `map_file` is a promptc model table, which has no prices:
     the prices in use stay as they are)."""
-    from .._model.provider.litellm_map import installed_litellm, read_source_map
+    from .litellm_map import installed_litellm, read_source_map
     if map_file is None:
         found = installed_litellm()
         if found is None:
