@@ -1,30 +1,43 @@
-"""promptc side by side with the TypeScript reference builder, on a realistic context.
+"""promptc side by side with the TypeScript reference builder, and with an older checkout of
+itself, on a realistic context.
 
 Run from the repository root, in the environment the README's test command makes:
 
     python benchmarks/sidebyside.py                        # full run (about 3-5 minutes)
     python benchmarks/sidebyside.py --quick                # fewer repetitions (under a minute)
+    python benchmarks/sidebyside.py --before /tmp/base     # and the code before a change
+    python benchmarks/sidebyside.py --guard                # only what the guard judges
     python benchmarks/sidebyside.py --reference PATH/cline-bench.mjs --json out.json
 
-What is measured (DESIGN.md §6):
+The guard (DESIGN.md §6) a change must keep: no pair more than a fifth slower than before
+(after/before at most 1.2), and never an equal-context ratio to the reference below 2×, a new
+session below 0.4×, or a first prompt below 0.45× Node's. Every figure it judges is printed
+with its verdict; `--before PATH` (a checkout of the older code, e.g. made by
+`git worktree add /tmp/base COMMIT`) adds the after/before column.
+
+What is measured:
 
 * **Per request**, for seven variant pairs (a promptc provider and the reference spec that selects
   the same family): what an LLM client pays on every call, i.e. building the `PromptContext` from
-  plain data, compiling, and taking the native tools payload (`client_request` below, the one place
-  that defines it). Two modes, as the reference defines them: "equal" (every request brings a new
-  data dict equal to the first) and "session" (every request a new cwd, new rules text and new MCP
-  server names; no session ever repeats). Inputs are prepared before timing on both sides; only the
-  build is timed (`time.perf_counter_ns` around each call, GC off during a block, warm-up calls
-  first; the reference gets more warm-up builds per block because its JIT needs them, and no
-  warm-up is ever timed).
-* The reference runs as one long-lived `node cline-bench.mjs --serve` subprocess, and blocks of the
-  two sides alternate (promptc, reference, promptc, ...), because the machine is shared and noisy:
-  interleaving spreads any slow period over both sides. Each side's figure is the median over all
-  its samples; the comparison is the ratio reference median / promptc median ("x faster").
+  plain data, compiling, and taking the native tools payload (`client_request` in
+  per_request.py, the one place that defines it), on the library's default placement unless
+  `--placement` says otherwise. Two modes, as the reference defines them: "equal" (every request
+  brings a new data dict equal to the first) and "session" (every request a new cwd, new rules
+  text and new MCP server names; no session ever repeats). Inputs are prepared before timing on
+  every side; only the build is timed (`time.perf_counter_ns` around each call, GC off during a
+  block, warm-up calls first; the reference gets more warm-up builds per block because its JIT
+  needs them, and no warm-up is ever timed).
+* Each side runs in a long-lived process of its own: each promptc checkout as
+  `per_request.py ROOT` (the same harness, promptc imported from that checkout), the reference
+  as `node cline-bench.mjs --serve`. Blocks of the sides alternate, in an order that rotates
+  from block to block, because the machine is shared and noisy: interleaving spreads any slow
+  period over every side. Each side's figure is the median over all its samples; comparisons
+  are ratios of medians ("× ref" = reference median / promptc median, higher is better for
+  promptc; "after/before" = this checkout's median / the older one's).
 * Sub-costs on promptc's side (context from data alone, compile alone, tools payload alone) and a
   "floor" (the least any builder must do per request: take the data in as records and join the
-  final prompt's pieces), so a reader sees where the time goes; for every pair that misses its
-  target, a cProfile of the per-request path.
+  final prompt's pieces), so a reader sees where the time goes; for every pair and mode that
+  breaks the guard, a cProfile of the per-request path.
 * Time to the first prompt in a fresh process (wall time from outside, runs alternated), next to
   `python -c pass` and `python -c "import attrs"` as the interpreter and dependency floors.
 * Scaling on promptc's side only (each build a new session, so nothing is served from memos): MCP
@@ -39,7 +52,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import json
 import math
 import os
@@ -60,29 +72,23 @@ from typing import IO, Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# benchmarks/ (this script's folder) is on the path; bench.py and serve.py import from here too
+from per_request import Data, Sessions, client_request, prepare, time_calls  # noqa: E402
+
 from promptc import Compiler, PromptContext, ProviderInfo  # noqa: E402  (after the path)
 
 CONTEXT_FILE = Path(__file__).resolve().parent / "realistic_context.json"
+WORKER = Path(__file__).resolve().parent / "per_request.py"
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "bench" / "cline" / "cline-bench.mjs"
 MODES = ("equal", "session")
-TARGET = {"equal": 5.0, "session": 1.0}    # reference median / promptc median, at least
-FLOOR_GOAL = 4.0                            # promptc median / floor, at most (a goal)
-FIRST_PROMPT_TARGET = 1.0                   # promptc at least as fast to its first prompt
 
-Data = dict[str, Any]
+# The guard (DESIGN.md §6)
+GUARD = {"equal": 2.0, "session": 0.4}  # × ref (reference median / promptc median), at least
+FIRST_PROMPT_GUARD = 0.45               # Node's time to its first prompt / promptc's, at least
+SLOWER_GUARD = 1.2                      # after / before, at most (no more than a fifth slower)
 
-
-def client_request(compiler: Compiler, provider: ProviderInfo, data: Data,
-                   fmt: str | None) -> tuple[Any, Any]:
-    """What an LLM client pays per request: context from plain data, compile, native tools payload.
-
-    The client hands promptc its plain context data (the context-file shape); the compiler
-    builds the PromptContext from it (through its own memo of contexts and parts, keyed by the
-    data's typed bytes), compiles, and the client takes the native tools payload.
-    """
-    prompt = compiler.compile(provider, data)
-    tools = getattr(prompt.tools, fmt)() if fmt and prompt.tools.mode == "native" else None
-    return prompt, tools
+# The sides of a per-request comparison, in the order the first block runs them
+AFTER, BEFORE, REFERENCE = "after", "before", "reference"
 
 
 # --- the pairs -------------------------------------------------------------------------------
@@ -95,6 +101,12 @@ class Pair:
     provider: ProviderInfo
     fmt: str                  # the native tools format a client of this provider sends
     spec: dict[str, Any]      # the reference's spec (provider/model/native/custom_prompt/expect)
+
+    def wire(self) -> dict[str, Any]:
+        """The pair as a promptc worker process takes it (per_request.py)."""
+        p = self.provider
+        return {"provider": p.provider, "model": p.model, "native_tools": p.native_tools,
+                "fmt": self.fmt}
 
 
 PAIRS: tuple[Pair, ...] = (
@@ -139,80 +151,20 @@ class Settings:
     cold_runs: int            # fresh-process runs per command
     scale_budget_s: float     # wall budget per scaling row
     scale_max_reps: int
+    placement: str | None = None  # the compile's dynamic= (None: the library's default)
 
     @classmethod
-    def make(cls, quick: bool) -> Settings:
+    def make(cls, quick: bool, placement: str | None = None) -> Settings:
         if quick:
             return cls(True, blocks=3, block_n=60, py_warmup=10, ref_warmup=40, sub_n=60,
                        profile_seconds=0.4, profile_min=50, profile_max=3000, cold_runs=3,
-                       scale_budget_s=5.0, scale_max_reps=2)
+                       scale_budget_s=5.0, scale_max_reps=2, placement=placement)
         return cls(False, blocks=5, block_n=300, py_warmup=20, ref_warmup=100, sub_n=300,
                    profile_seconds=4.0, profile_min=500, profile_max=3000, cold_runs=10,
-                   scale_budget_s=40.0, scale_max_reps=6)
+                   scale_budget_s=40.0, scale_max_reps=6, placement=placement)
 
 
-# --- inputs ----------------------------------------------------------------------------------
-
-class Sessions:
-    """Session numbers handed out once each, so no session repeats anywhere in the run."""
-
-    def __init__(self, start: int = 1) -> None:
-        self.next = start
-
-    def take(self, n: int) -> range:
-        r = range(self.next, self.next + n)
-        self.next += n
-        return r
-
-
-def equal_data(base_json: str) -> Data:
-    """A new data dict equal to the base (a deep copy: no object shared with any other)."""
-    d: Data = json.loads(base_json)
-    return d
-
-
-def session_data(base_json: str, i: int) -> Data:
-    """The base with a new session: new cwd, new rules text, new MCP server names."""
-    d: Data = json.loads(base_json)
-    d["cwd"] = f"{d.get('cwd') or '/work'}/s{i}"
-    for rule in d.get("rules", ()):
-        rule["text"] = f"{rule['text']}\nsession {i}"
-    for server in d.get("mcp_servers", ()):
-        server["name"] = f"{server['name']}-s{i}"
-    return d
-
-
-def prepare(base_json: str, mode: str, n: int, sessions: Sessions) -> list[Data]:
-    if mode == "equal":
-        return [equal_data(base_json) for _ in range(n)]
-    return [session_data(base_json, i) for i in sessions.take(n)]
-
-
-# --- timing helpers --------------------------------------------------------------------------
-
-def time_calls(fn: Callable[[Any], Any], inputs: Sequence[Any]) -> list[float]:
-    """µs per call of fn(x) for each input; GC off, results kept until the end (no frees timed).
-
-    Only the young generations are collected first: a full collection walks every object the
-    process holds (memos included) and would cost more than the block itself.
-    """
-    out: list[int] = []
-    keep: list[Any] = []
-    clock = time.perf_counter_ns
-    gc.collect(1)
-    gc.disable()
-    try:
-        for x in inputs:
-            t0 = clock()
-            r = fn(x)
-            t1 = clock()
-            out.append(t1 - t0)
-            keep.append(r)
-    finally:
-        gc.enable()
-    del keep
-    return [t / 1000.0 for t in out]
-
+# --- timing and table helpers ------------------------------------------------------------------
 
 def median(xs: Iterable[float]) -> float:
     values = list(xs)
@@ -264,29 +216,98 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "
 
 
 def ratio_text(r: float | None) -> str:
-    return "—" if r is None or math.isnan(r) else f"{r:.1f}×"
+    return "—" if r is None or math.isnan(r) else f"{r:.2f}×"
 
 
-# --- the reference, driven as a subprocess ---------------------------------------------------
+# --- the sides, each a long-lived subprocess ---------------------------------------------------
 
-class ReferenceUnavailable(Exception):
-    """The reference cannot run (no node, no file, it died, or it rejected a spec)."""
+class Unavailable(Exception):
+    """A side cannot run (no node, no file, it died, or it refused a request)."""
 
 
-class Reference:
-    """`node cline-bench.mjs --serve`: one JSON spec per stdin line -> one JSON result line."""
+class LineServer:
+    """A subprocess that answers each JSON line on its stdin with one JSON line."""
 
-    def __init__(self, script: Path, node: str) -> None:
-        self.script = script
-        self.node = node
-        self.version = ""
+    def __init__(self, argv: list[str], cwd: Path) -> None:
         self._err: IO[bytes] = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(
-            [node, str(script), "--serve"], cwd=script.parent, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self._err, text=True, encoding="utf-8", bufsize=1)
+            argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
+            text=True, encoding="utf-8", bufsize=1)
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def _stderr_tail(self) -> str:
+        self._err.seek(0)
+        return self._err.read().decode("utf-8", "replace").strip()[-300:]
+
+    def _answer(self, timeout: float) -> dict[str, Any]:
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise Unavailable(f"no answer within {timeout:.0f} s") from None
+        if line is None:
+            raise Unavailable(f"process ended: {self._stderr_tail()}")
+        result: dict[str, Any] = json.loads(line)
+        if "error" in result:
+            raise Unavailable(str(result["error"]))
+        return result
+
+    def run(self, request: dict[str, Any], timeout: float = 600.0) -> dict[str, Any]:
+        if self._proc.poll() is not None or self._proc.stdin is None:
+            raise Unavailable(f"process exited ({self._proc.returncode}) {self._stderr_tail()}")
+        try:
+            self._proc.stdin.write(json.dumps(request) + "\n")
+            self._proc.stdin.flush()
+        except OSError as exc:
+            raise Unavailable(f"cannot write to it: {exc} {self._stderr_tail()}") from exc
+        return self._answer(timeout)
+
+    def close(self) -> None:
+        try:
+            if self._proc.stdin:
+                self._proc.stdin.close()
+            self._proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self._proc.kill()
+            self._proc.wait()
+        self._err.close()
+
+
+class Checkout(LineServer):
+    """One promptc checkout timed by the same harness: `per_request.py ROOT` (see there)."""
+
+    def __init__(self, root: Path, placement: str | None) -> None:
+        argv = [sys.executable, str(WORKER), str(root), str(CONTEXT_FILE)]
+        super().__init__(argv + ([placement] if placement else []), ROOT)
+        self.root = root
+        try:
+            self._answer(timeout=120)  # {"ready": ...} once promptc is imported
+        except Unavailable:
+            self.close()
+            raise
+
+    def describe(self, pair: Pair) -> dict[str, Any]:
+        return self.run({"op": "describe", "pair": pair.wire()})
+
+    def block(self, pair: Pair, mode: str, n: int, warmup: int) -> list[float]:
+        out = self.run({"op": "block", "pair": pair.wire(), "mode": mode, "n": n,
+                        "warmup": warmup})
+        return [float(x) for x in out["samples_us"]]
+
+
+class Reference(LineServer):
+    """`node cline-bench.mjs --serve`: one JSON spec per stdin line -> one JSON result line."""
+
+    def __init__(self, script: Path, node: str) -> None:
+        super().__init__([node, str(script), "--serve"], script.parent)
+        self.version = ""
         self.offset = 0   # the reference's session numbers, never reused
 
     @classmethod
@@ -304,38 +325,8 @@ class Reference:
             probe = ref.run({"n": 1, "warmup": 0, "modes": ["equal"]}, timeout=60)
             ref.version = str(probe.get("node", ""))
             return ref, ""
-        except (OSError, ReferenceUnavailable) as exc:
+        except (OSError, Unavailable) as exc:
             return None, f"reference did not start: {exc}"
-
-    def _read(self) -> None:
-        assert self._proc.stdout is not None
-        for line in self._proc.stdout:
-            self._lines.put(line)
-        self._lines.put(None)
-
-    def _stderr_tail(self) -> str:
-        self._err.seek(0)
-        return self._err.read().decode("utf-8", "replace").strip()[-300:]
-
-    def run(self, spec: dict[str, Any], timeout: float = 600.0) -> dict[str, Any]:
-        if self._proc.poll() is not None or self._proc.stdin is None:
-            raise ReferenceUnavailable(f"process exited ({self._proc.returncode}) "
-                                       f"{self._stderr_tail()}")
-        try:
-            self._proc.stdin.write(json.dumps(spec) + "\n")
-            self._proc.stdin.flush()
-        except OSError as exc:
-            raise ReferenceUnavailable(f"cannot write to it: {exc} {self._stderr_tail()}") from exc
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            raise ReferenceUnavailable(f"no answer within {timeout:.0f} s") from None
-        if line is None:
-            raise ReferenceUnavailable(f"process ended: {self._stderr_tail()}")
-        result: dict[str, Any] = json.loads(line)
-        if "error" in result:
-            raise ReferenceUnavailable(str(result["error"]))
-        return result
 
     def block(self, pair: Pair, context: Data, mode: str, n: int, warmup: int
               ) -> dict[str, Any]:
@@ -344,106 +335,88 @@ class Reference:
         self.offset += n + warmup
         return self.run(spec)
 
-    def close(self) -> None:
-        try:
-            if self._proc.stdin:
-                self._proc.stdin.close()
-            self._proc.wait(timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            self._proc.kill()
-            self._proc.wait()
-        self._err.close()
-
 
 # --- per request, interleaved ----------------------------------------------------------------
 
 @dataclass
 class ModeResult:
-    promptc_us: list[float] = field(default_factory=list)
-    reference_us: list[float] = field(default_factory=list)
-    reference_error: str = ""
+    """One pair and mode: every side's samples (µs), by side."""
 
-    def summary(self, target: float) -> dict[str, Any]:
-        p = median(self.promptc_us)
-        r = median(self.reference_us) if self.reference_us else math.nan
-        ratio = r / p if self.reference_us and p > 0 else math.nan
-        return {"promptc_median_us": p, "promptc_p90_us": pct(self.promptc_us, 0.9),
-                "promptc_n": len(self.promptc_us),
-                "reference_median_us": None if math.isnan(r) else r,
-                "reference_p90_us": pct(self.reference_us, 0.9) if self.reference_us else None,
-                "reference_n": len(self.reference_us),
-                "ratio": None if math.isnan(ratio) else ratio, "target": target,
-                "ok": None if math.isnan(ratio) else ratio >= target,
-                "reference_error": self.reference_error or None}
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    def median(self, side: str) -> float:
+        return median(self.samples.get(side, ()))
+
+    def summary(self, mode: str) -> dict[str, Any]:
+        """Medians, ratios and the guard's verdict (`breaks`: what it breaks; `ok` is None when
+        there is nothing to judge)."""
+        after, before, ref = (self.median(side) for side in (AFTER, BEFORE, REFERENCE))
+        x_ref, x_ref_before, slower = ref / after, ref / before, after / before
+        breaks = []
+        if x_ref < GUARD[mode]:
+            breaks.append(f"× ref < {GUARD[mode]:g}")
+        if slower > SLOWER_GUARD:
+            breaks.append(f"after/before > {SLOWER_GUARD:g}")
+        judged = not (math.isnan(x_ref) and math.isnan(slower))
+        return {"after_median_us": after, "after_p90_us": pct(self.samples.get(AFTER, []), 0.9),
+                "before_median_us": before, "reference_median_us": ref,
+                "n": {side: len(xs) for side, xs in self.samples.items()},
+                "x_ref": x_ref, "x_ref_before": x_ref_before, "after_over_before": slower,
+                "breaks": breaks, "ok": None if not judged else not breaks}
 
 
 @dataclass
 class PairResult:
     pair: Pair
-    variant: str
-    chars: int
-    tool_mode: str
-    tool_names: int
-    payload_len: int | None
+    described: dict[str, dict[str, Any]] = field(default_factory=dict)  # by promptc side
     reference: dict[str, Any] = field(default_factory=dict)
-    reference_error: str = ""
+    errors: dict[str, str] = field(default_factory=dict)  # by side: why it has no figures
     modes: dict[str, ModeResult] = field(default_factory=dict)
     subcosts: dict[str, dict[str, float]] = field(default_factory=dict)
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    @property
-    def variant_ok(self) -> bool:
-        return self.variant == self.pair.name
+    def variant(self, side: str = AFTER) -> str:
+        return str(self.described.get(side, {}).get("variant", "—"))
 
     def floor_ratio(self, mode: str) -> float:
         """promptc's median over the floor's, for one mode (NaN before the floor is timed)."""
         floor = self.subcosts.get(mode, {}).get("floor_us", math.nan)
-        return median(self.modes[mode].promptc_us) / floor if floor and floor > 0 else math.nan
+        return self.modes[mode].median(AFTER) / floor if floor and floor > 0 else math.nan
 
 
-def tool_names(prompt: Any) -> tuple[str, ...]:
-    names = prompt.tools.names
-    return tuple(names() if callable(names) else names)
-
-
-def describe(compiler: Compiler, pair: Pair, base_json: str) -> PairResult:
-    prompt, tools = client_request(compiler, pair.provider, equal_data(base_json), pair.fmt)
-    return PairResult(pair, prompt.variant.id, len(prompt.text), str(prompt.tools.mode),
-                      len(tool_names(prompt)), None if tools is None else len(tools))
-
-
-def promptc_block(compiler: Compiler, pair: Pair, base_json: str, mode: str, s: Settings,
-                  sessions: Sessions) -> list[float]:
-    warm = prepare(base_json, mode, s.py_warmup, sessions)
-    data = prepare(base_json, mode, s.block_n, sessions)
-    for d in warm:
-        client_request(compiler, pair.provider, d, pair.fmt)
-    del warm
-    provider, fmt = pair.provider, pair.fmt
-    return time_calls(lambda d: client_request(compiler, provider, d, fmt), data)
-
-
-def interleave(compiler: Compiler, pair: Pair, res: PairResult, base_json: str, context: Data,
-               ref: Reference | None, s: Settings, sessions: Sessions,
-               progress: Progress) -> None:
+def interleave(pair: Pair, res: PairResult, checkouts: dict[str, Checkout],
+               ref: Reference | None, context: Data, s: Settings, progress: Progress) -> None:
+    """Every side's blocks for one pair, alternating, the order rotating from block to block."""
+    for side, checkout in checkouts.items():
+        try:
+            res.described[side] = checkout.describe(pair)
+        except Unavailable as exc:
+            res.errors[side] = str(exc)
+    sides = [*checkouts, *([REFERENCE] if ref is not None else [])]
     for mode in MODES:
         m = res.modes.setdefault(mode, ModeResult())
         for b in range(s.blocks):
-            progress(f"per request: {pair.name} {mode} block {b + 1}/{s.blocks} (promptc)")
-            m.promptc_us += promptc_block(compiler, pair, base_json, mode, s, sessions)
-            if ref is None or res.reference_error:
-                continue
-            progress(f"per request: {pair.name} {mode} block {b + 1}/{s.blocks} (reference)")
-            try:
-                out = ref.block(pair, context, mode, s.block_n, s.ref_warmup)
-            except ReferenceUnavailable as exc:
-                res.reference_error = str(exc)
-                continue
-            if not res.reference:
-                res.reference = {k: out.get(k) for k in
-                                 ("variant", "chars", "tool_count", "tools_json_chars", "native")}
-            m.reference_us += [float(x) for x in out[mode]["samples_us"]]
-        m.reference_error = res.reference_error
+            k = b % len(sides)
+            for side in sides[k:] + sides[:k]:
+                if side in res.errors:
+                    continue
+                progress(f"per request: {pair.name} {mode} block {b + 1}/{s.blocks} ({side})")
+                try:
+                    m.samples.setdefault(side, []).extend(
+                        reference_block(ref, pair, res, context, mode, s) if side == REFERENCE
+                        else checkouts[side].block(pair, mode, s.block_n, s.py_warmup))
+                except Unavailable as exc:
+                    res.errors[side] = str(exc)
+
+
+def reference_block(ref: Reference | None, pair: Pair, res: PairResult, context: Data,
+                    mode: str, s: Settings) -> list[float]:
+    assert ref is not None
+    out = ref.block(pair, context, mode, s.block_n, s.ref_warmup)
+    if not res.reference:
+        res.reference = {k: out.get(k) for k in
+                         ("variant", "chars", "tool_count", "tools_json_chars", "native")}
+    return [float(x) for x in out[mode]["samples_us"]]
 
 
 # --- sub-costs, floor, profile ---------------------------------------------------------------
@@ -489,7 +462,7 @@ def subcosts(compiler: Compiler, pair: Pair, base_json: str, mode: str, s: Setti
     out: dict[str, float] = {}
     warm = prepare(base_json, mode, s.py_warmup, sessions)
     for d in warm:
-        client_request(compiler, provider, d, fmt)
+        client_request(compiler, provider, d, fmt, s.placement)
 
     data = prepare(base_json, mode, s.sub_n, sessions)
     out["from_dict_us"] = median(time_calls(PromptContext.from_dict, data))
@@ -498,7 +471,9 @@ def subcosts(compiler: Compiler, pair: Pair, base_json: str, mode: str, s: Setti
 
     contexts = [PromptContext.from_dict(d) for d in prepare(base_json, mode, s.sub_n, sessions)]
     prompts: list[Any] = []
-    times = time_calls(lambda c: prompts.append(compiler.compile(provider, c)), contexts)
+    dynamic = {"dynamic": s.placement} if s.placement else {}
+    times = time_calls(lambda c: prompts.append(compiler.compile(provider, c, **dynamic)),
+                       contexts)
     out["compile_us"] = median(times)
 
     native = prompts[0].tools.mode == "native"
@@ -545,7 +520,7 @@ def profile(compiler: Compiler, pair: Pair, base_json: str, mode: str, per_call_
         chunk = prepare(base_json, mode, min(500, calls - done), sessions)
         prof.enable()
         for d in chunk:
-            client_request(compiler, provider, d, fmt)
+            client_request(compiler, provider, d, fmt, s.placement)
         prof.disable()
         done += len(chunk)
     stats = pstats.Stats(prof)
@@ -563,24 +538,31 @@ def profile(compiler: Compiler, pair: Pair, base_json: str, mode: str, per_call_
 
 # --- time to the first prompt ----------------------------------------------------------------
 
+def first_prompt_code(root: Path, placement: str | None) -> str:
+    """A fresh process's first prompt with promptc imported from `root`."""
+    dynamic = f", dynamic={placement!r}" if placement else ""
+    return ("import json, sys\n"
+            f"sys.path.insert(0, {str(root)!r})\n"
+            "from promptc import Compiler, PromptContext, ProviderInfo\n"
+            f"data = json.load(open({str(CONTEXT_FILE)!r}, encoding='utf-8'))\n"
+            "prompt = Compiler.default().compile(ProviderInfo('anthropic', 'claude-sonnet-4-5'),"
+            f" data{dynamic})\n"
+            "tools = prompt.tools.anthropic() if prompt.tools.mode == 'native' else None\n"
+            "print(len(prompt.text))\n")
+
+
 def first_prompt(ref_script: Path | None, ref_missing: str, context: Data, s: Settings,
-                 progress: Progress) -> dict[str, Any]:
-    """Fresh processes, wall time from outside; commands rotated so none always runs first."""
+                 progress: Progress, roots: dict[str, Path]) -> dict[str, Any]:
+    """Fresh processes, wall time from outside; commands rotated so none always runs first.
+    `roots`: the promptc checkouts by side (after, and before when given)."""
     py = sys.executable
-    promptc_code = (
-        "import json, sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from promptc import Compiler, PromptContext, ProviderInfo\n"
-        f"data = json.load(open({str(CONTEXT_FILE)!r}, encoding='utf-8'))\n"
-        "prompt = Compiler.default().compile(ProviderInfo('anthropic', 'claude-sonnet-4-5'),"
-        " data)\n"
-        "tools = prompt.tools.anthropic() if prompt.tools.mode == 'native' else None\n"
-        "print(len(prompt.text))\n")
-    promptc_label = "promptc: import, Compiler.default(), first prompt"
+    promptc_labels = {side: f"promptc ({side}): import, Compiler.default(), first prompt"
+                      for side in roots}
     commands: dict[str, list[str]] = {
         "python -c pass": [py, "-c", "pass"],
         "python -c 'import attrs'": [py, "-c", "import attrs"],
-        promptc_label: [py, "-c", promptc_code],
+        **{promptc_labels[side]: [py, "-c", first_prompt_code(root, s.placement)]
+           for side, root in roots.items()},
     }
     node_label = "reference: node cline-bench.mjs --once"
     node_missing = ref_missing
@@ -622,14 +604,19 @@ def first_prompt(ref_script: Path | None, ref_missing: str, context: Data, s: Se
     rows: dict[str, dict[str, Any]] = {
         label: {"median_ms": median(ts) if ts else None, "runs": len(ts),
                 "error": errors.get(label)} for label, ts in times.items()}
-    pc: float | None = rows[promptc_label]["median_ms"]
-    ref: float | None = rows.get(node_label, {}).get("median_ms")
-    ratio = ref / pc if pc and ref else None
+    node_ms: float | None = rows.get(node_label, {}).get("median_ms")
+    ms = {side: rows[label]["median_ms"] for side, label in promptc_labels.items()}
+    x_node = {side: node_ms / t if t and node_ms else None for side, t in ms.items()}
+    after, before = ms.get(AFTER), ms.get(BEFORE)
+    slower = after / before if after and before else None
+    breaks = ([f"× Node < {FIRST_PROMPT_GUARD:g}"] if (x_node[AFTER] or math.inf)
+              < FIRST_PROMPT_GUARD else []) + \
+        ([f"after/before > {SLOWER_GUARD:g}"] if (slower or 0) > SLOWER_GUARD else [])
     if node_label not in rows:
         node_missing = node_missing or "node not found on PATH"
-    return {"rows": rows, "ratio": ratio, "target": FIRST_PROMPT_TARGET,
-            "ok": None if ratio is None else ratio >= FIRST_PROMPT_TARGET,
-            "reference_missing": node_missing or None,
+    judged = x_node[AFTER] is not None or slower is not None
+    return {"rows": rows, "x_node": x_node, "after_over_before": slower, "breaks": breaks,
+            "ok": (not breaks) if judged else None, "reference_missing": node_missing or None,
             "reference_inner_ms": median(inner_ms) if inner_ms else None}
 
 
@@ -758,43 +745,56 @@ def kb(chars: int | None) -> str:
     return "—" if chars is None else f"{chars / 1024:.1f}"
 
 
-def print_per_request(results: list[PairResult], ref_missing: str, s: Settings) -> None:
+def verdict(summary: dict[str, Any]) -> str:
+    if summary["ok"] is None:
+        return "—"
+    return "ok" if summary["ok"] else "BREAKS: " + ", ".join(summary["breaks"])
+
+
+def print_per_request(results: list[PairResult], missing: dict[str, str], s: Settings) -> None:
     print("Per request (context from plain data + compile + native tools payload), realistic "
-          f"context; medians over {s.blocks} interleaved blocks × {s.block_n} builds per side (µs)")
-    headers = ["pair", "promptc variant", "KB pc/ref", "tools pc/ref",
-               "eq pc", "eq ref", "eq ×", "tgt", "ok?", "÷floor",
-               "ses pc", "ses ref", "ses ×", "tgt", "ok?", "÷floor"]
+          f"context, placement {s.placement or 'default'}; medians over {s.blocks} interleaved "
+          f"blocks × {s.block_n} builds per side (µs)")
+    headers = ["pair", "mode", "before", "after", "after/before", "reference", "× ref before",
+               "× ref after", "guard"]
+    rows = []
+    for r in results:
+        for mode in MODES:
+            sm = r.modes[mode].summary(mode)
+            rows.append([r.pair.name, mode, sm["before_median_us"], sm["after_median_us"],
+                         ratio_text(sm["after_over_before"]), sm["reference_median_us"],
+                         ratio_text(sm["x_ref_before"]), ratio_text(sm["x_ref"]), verdict(sm)])
+    print(table(headers, rows))
+    print(f"  equal: each request brings a new data dict equal to the first; session: a new "
+          f"session (cwd, rules text, MCP server names) per request.\n"
+          f"  × ref = reference median / promptc median (higher is better for promptc). Guard: "
+          f"× ref at least {GUARD['equal']:g} (equal) and {GUARD['session']:g} (session), "
+          f"after/before at most {SLOWER_GUARD:g}.")
+    for side, why in missing.items():
+        print(f"  {side} columns missing: {why}")
+    print()
+    print("What each pair builds (KB = characters / 1024; tools = tool definitions offered, "
+          "sent natively or described as text)")
     rows = []
     for r in results:
         ref = r.reference
-        variant = r.variant if r.variant_ok else f"{r.variant} (≠ {r.pair.name}!)"
-        pc_tools = str(r.tool_names) if r.tool_mode == "native" else "text"
-        ref_tools = ("—" if not ref else str(ref.get("tool_count"))
-                     if ref.get("native") else "text")
-        row: list[Any] = [r.pair.name, variant, f"{kb(r.chars)}/{kb(ref.get('chars'))}",
-                          f"{pc_tools}/{ref_tools}"]
-        for mode in MODES:
-            sm = r.modes[mode].summary(TARGET[mode])
-            ok = sm["ok"]
-            row += [sm["promptc_median_us"], sm["reference_median_us"], ratio_text(sm["ratio"]),
-                    f"{TARGET[mode]:.0f}×", "—" if ok is None else ("ok" if ok else "MISS"),
-                    ratio_text(r.floor_ratio(mode))]
-        rows.append(row)
-    print(table(headers, rows))
-    print("  eq: each request brings a new data dict equal to the first; ses: a new session "
-          "(cwd, rules text, MCP server names) per request.\n"
-          "  × = reference median / promptc median (higher is better for promptc); "
-          "KB = characters / 1024; tools = native tool definitions sent;\n"
-          f"  ÷floor = promptc median / the floor below (the least any builder must do; goal: "
-          f"at most {FLOOR_GOAL:.0f}×).")
-    if ref_missing:
-        print(f"  reference columns missing: {ref_missing}")
+        cells: list[Any] = [r.pair.name]
+        for side in (BEFORE, AFTER):
+            d = r.described.get(side, {})
+            tools = f"{d['tools']} {d['tool_mode']}" if d else "—"
+            cells += [r.variant(side), kb(d.get("chars")), tools]
+        cells += [ref.get("variant", "—"), kb(ref.get("chars")),
+                  "—" if not ref else f"{ref.get('tool_count')} "
+                  + ("native" if ref.get("native") else "text")]
+        rows.append(cells)
+    print(table(["pair", "before", "KB", "tools", "after", "KB", "tools", "reference", "KB",
+                 "tools"], rows))
     for r in results:
-        if not r.variant_ok:
+        if r.variant() != r.pair.name:
             print(f"  NOTE: {r.pair.provider.provider}/{r.pair.provider.model} resolved to "
-                  f"promptc variant {r.variant!r}, expected {r.pair.name!r}")
-        if r.reference_error:
-            print(f"  NOTE: reference for {r.pair.name} ({r.pair.spec}): {r.reference_error}")
+                  f"promptc variant {r.variant()!r}, expected {r.pair.name!r}")
+        for side, why in r.errors.items():
+            print(f"  NOTE: {side} for {r.pair.name}: {why}")
     print()
 
 
@@ -810,7 +810,7 @@ def print_subcosts(results: list[PairResult]) -> None:
                               sc.get("tools_us"))
             total = sum(x for x in (cx, co, tl) if x is not None)
             rows.append([r.pair.name, mode, fd, cx, co, tl if tl is not None else "text",
-                         total, median(r.modes[mode].promptc_us), sc.get("floor_us"),
+                         total, r.modes[mode].median(AFTER), sc.get("floor_us"),
                          ratio_text(r.floor_ratio(mode))])
     print(table(headers, rows))
     print("  from_dict: PromptContext.from_dict alone (no memo); context(data): the compiler's "
@@ -826,10 +826,11 @@ def print_profiles(results: list[PairResult]) -> None:
     for r in results:
         for mode, prof in r.profiles.items():
             if not any_profile:
-                print("Profiles of the per-request path, for each pair and mode that missed "
-                      "its target (cProfile; its overhead inflates the absolute figures)")
+                print("Profiles of the per-request path (this checkout), for each pair and mode "
+                      "that breaks the guard (cProfile; its overhead inflates the absolute "
+                      "figures)")
                 any_profile = True
-            full = median(r.modes[mode].promptc_us)
+            full = r.modes[mode].median(AFTER)
             floor = r.subcosts.get(mode, {}).get("floor_us", math.nan)
             times_floor = full / floor if floor and floor > 0 else math.nan
             print(f"\n{r.pair.name}, {mode}: {full:,.0f} µs per request; floor {floor:,.1f} µs "
@@ -841,9 +842,10 @@ def print_profiles(results: list[PairResult]) -> None:
                               f"{e['calls_per_request']:,.1f}"] for e in prof[key]],
                             indent="    "))
     if not any_profile:
-        judged = any(m.reference_us for r in results for m in r.modes.values())
-        print("Profiles: none printed (" + ("no pair missed its target" if judged else
-                                             "no ratio to judge: the reference is missing") + ")")
+        judged = any(m.summary(mode)["ok"] is not None for r in results
+                     for mode, m in r.modes.items())
+        why = "no pair breaks the guard" if judged else "nothing to judge: no reference, no before"
+        print(f"Profiles: none printed ({why})")
     print()
 
 
@@ -853,9 +855,10 @@ def print_first_prompt(fp: dict[str, Any]) -> None:
     for label, row in fp["rows"].items():
         rows.append([label, row["median_ms"], row["runs"], row["error"] or ""])
     print(table(["command", "median ms", "runs", "error"], rows))
-    print(f"  × = reference / promptc: {ratio_text(fp['ratio'])} (target ≥ "
-          f"{fp['target']:.0f}×: " + ("—" if fp["ok"] is None else "ok" if fp["ok"] else "MISS")
-          + ")")
+    x_node = "; ".join(f"{side} {ratio_text(x)}" for side, x in fp["x_node"].items())
+    print(f"  × Node = the reference's time / promptc's: {x_node}; after/before "
+          f"{ratio_text(fp['after_over_before'])}. Guard: × Node at least "
+          f"{FIRST_PROMPT_GUARD:g}, after/before at most {SLOWER_GUARD:g}: {verdict(fp)}")
     if fp["reference_inner_ms"] is not None:
         print(f"  the reference's own figure from process start: {fp['reference_inner_ms']:.1f} ms")
     if fp["reference_missing"]:
@@ -873,18 +876,41 @@ def print_scaling(rows: list[dict[str, Any]]) -> None:
 
 # --- main ------------------------------------------------------------------------------------
 
+def start_sides(script: Path | None, roots: dict[str, Path], s: Settings, progress: Progress
+                ) -> tuple[Reference | None, dict[str, Checkout], dict[str, str]]:
+    """The reference and a worker per promptc checkout, and why any side is missing."""
+    progress("starting the reference")
+    ref, why = Reference.start(script)
+    missing = {REFERENCE: why} if ref is None else {}
+    checkouts: dict[str, Checkout] = {}
+    for side, root in roots.items():
+        progress(f"starting promptc ({side}) from {root}")
+        try:
+            checkouts[side] = Checkout(root, s.placement)
+        except (OSError, Unavailable) as exc:
+            missing[side] = f"promptc from {root} did not start: {exc}"
+    return ref, checkouts, missing
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--reference", type=Path, default=None,
                     help=f"path to cline-bench.mjs (default: {DEFAULT_REFERENCE} if it exists)")
+    ap.add_argument("--before", type=Path, default=None, metavar="PATH",
+                    help="a checkout of the older promptc, timed interleaved with this one")
+    ap.add_argument("--placement", choices=("system", "message"), default=None,
+                    help="compile with this dynamic= (default: the library's default placement)")
+    ap.add_argument("--guard", action="store_true",
+                    help="only what the guard judges: per request and the first prompt")
     ap.add_argument("--quick", action="store_true", help="fewer repetitions, a smoke run")
     ap.add_argument("--json", type=Path, default=None, metavar="OUT",
                     help="also write every figure as JSON")
     args = ap.parse_args(argv)
-    s = Settings.make(args.quick)
+    s = Settings.make(args.quick, args.placement)
     script = args.reference or (DEFAULT_REFERENCE if DEFAULT_REFERENCE.exists() else None)
     if script is not None:
         script = script.resolve()
+    roots = {AFTER: ROOT, **({BEFORE: args.before.resolve()} if args.before else {})}
     progress = Progress()
 
     base_json = CONTEXT_FILE.read_text(encoding="utf-8")
@@ -892,12 +918,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     compiler = Compiler.default(project=False, user=False)
     sessions = Sessions()
 
-    progress("starting the reference")
-    ref, ref_missing = Reference.start(script)
+    ref, checkouts, missing = start_sides(script, roots, s, progress)
+    progress.clear()
     print(f"promptc side by side — Python {sys.version.split()[0]}, "
           f"node {ref.version if ref else '—'}, {os.cpu_count()} CPUs"
           f"{' (quick)' if s.quick else ''}")
-    print(f"promptc from {ROOT}; reference: {script if ref else 'missing (' + ref_missing + ')'}"
+    for side, root in roots.items():
+        why = f": missing ({missing[side]})" if side in missing else ""
+        print(f"promptc ({side}) from {root}{why}")
+    print(f"reference: {script if ref else 'missing (' + missing[REFERENCE] + ')'}"
           f"\ncontext: {CONTEXT_FILE.name}\n")
     sys.stdout.flush()
 
@@ -913,59 +942,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[PairResult] = []
     try:
         for pair in PAIRS:
-            res = describe(compiler, pair, base_json)
-            interleave(compiler, pair, res, base_json, context, ref, s, sessions, progress)
-            for mode in MODES:
-                progress(f"sub-costs: {pair.name} {mode}")
-                res.subcosts[mode] = subcosts(compiler, pair, base_json, mode, s, sessions)
+            res = PairResult(pair)
+            interleave(pair, res, checkouts, ref, context, s, progress)
             results.append(res)
     finally:
-        if ref is not None:
-            ref.close()
-    phase_done("per_request_and_subcosts")
-    for res in results:
-        for mode in MODES:
-            sm = res.modes[mode].summary(TARGET[mode])
-            if sm["ok"] is False:
-                progress(f"profile: {res.pair.name} {mode}")
-                res.profiles[mode] = profile(compiler, res.pair, base_json, mode,
-                                             sm["promptc_median_us"], s, sessions)
-    phase_done("profiles")
+        for side in (ref, *checkouts.values()):
+            if side is not None:
+                side.close()
+    phase_done("per_request")
+    if not args.guard:
+        for res in results:
+            for mode in MODES:
+                progress(f"sub-costs: {res.pair.name} {mode}")
+                res.subcosts[mode] = subcosts(compiler, res.pair, base_json, mode, s, sessions)
+                sm = res.modes[mode].summary(mode)
+                if sm["ok"] is False:
+                    progress(f"profile: {res.pair.name} {mode}")
+                    res.profiles[mode] = profile(compiler, res.pair, base_json, mode,
+                                                 sm["after_median_us"], s, sessions)
+        phase_done("subcosts_and_profiles")
     progress.clear()
-    print_per_request(results, ref_missing, s)
-    print_subcosts(results)
-    print_profiles(results)
+    print_per_request(results, missing, s)
+    if not args.guard:
+        print_subcosts(results)
+        print_profiles(results)
     sys.stdout.flush()
 
-    fp = first_prompt(script, ref_missing, context, s, progress)
+    fp = first_prompt(script, missing.get(REFERENCE, ""), context, s, progress, roots)
     phase_done("first_prompt")
     progress.clear()
     print_first_prompt(fp)
     sys.stdout.flush()
 
-    scale = scaling(compiler, s, sessions, progress)
-    phase_done("scaling")
-    progress.clear()
-    print_scaling(scale)
+    scale: list[dict[str, Any]] = []
+    if not args.guard:
+        scale = scaling(compiler, s, sessions, progress)
+        phase_done("scaling")
+        progress.clear()
+        print_scaling(scale)
     print("wall time per part (s): " + ", ".join(f"{k} {v:.0f}" for k, v in phases.items()))
 
     if args.json:
         report = {
             "meta": {"python": sys.version.split()[0], "node": ref.version if ref else None,
-                     "cpus": os.cpu_count(), "quick": s.quick, "promptc_root": str(ROOT),
-                     "reference": str(script) if script else None,
-                     "reference_missing": ref_missing or None,
+                     "cpus": os.cpu_count(), "quick": s.quick, "placement": s.placement,
+                     "roots": {side: str(root) for side, root in roots.items()},
+                     "reference": str(script) if script else None, "missing": missing,
                      "context": str(CONTEXT_FILE), "blocks": s.blocks, "block_n": s.block_n,
                      "py_warmup": s.py_warmup, "ref_warmup": s.ref_warmup, "sub_n": s.sub_n,
                      "phase_seconds": phases},
+            "guard": {"x_ref": GUARD, "first_prompt_x_node": FIRST_PROMPT_GUARD,
+                      "after_over_before": SLOWER_GUARD},
             "pairs": [{
                 "pair": r.pair.name, "provider": r.pair.provider.provider,
                 "model": r.pair.provider.model, "reference_spec": r.pair.spec,
-                "promptc_variant": r.variant, "variant_ok": r.variant_ok,
-                "promptc_chars": r.chars, "promptc_tool_mode": r.tool_mode,
-                "promptc_tools": r.tool_names, "promptc_payload_len": r.payload_len,
-                "reference": r.reference or None, "reference_error": r.reference_error or None,
-                **{mode: r.modes[mode].summary(TARGET[mode]) for mode in MODES},
+                "described": r.described, "reference": r.reference or None,
+                "errors": r.errors, **{mode: r.modes[mode].summary(mode) for mode in MODES},
                 "subcosts": r.subcosts, "profiles": r.profiles,
             } for r in results],
             "first_prompt": fp,

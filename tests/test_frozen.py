@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc import McpTool, PromptContext
-from promptc._base.frozen import FrozenDict, freeze, thaw
+from promptc._base.frozen import FreshCopies, FrozenDict, compact_json, freeze, thaw
 
 json_values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2),
@@ -57,3 +57,48 @@ def test_contexts_with_equal_content_are_one_key() -> None:
     assert make() != PromptContext(features={"browser": False},
                                    mcp_servers=make().mcp_servers)
     assert isinstance(make().features, FrozenDict)
+
+
+@settings(deadline=None)
+@given(json_values)
+def test_fresh_copies_are_equal_typed_and_unshared(value: object) -> None:
+    copies = FreshCopies({"v": value})
+    a, b = copies(), copies()
+    assert _json_equal(a, {"v": value}) and _json_equal(b, {"v": value})
+    assert not _shared_containers(a, b)
+
+
+def _nested(depth: int) -> object:
+    value: object = {"leaf": 1}
+    for i in range(depth):
+        value = {"k": [value, i]} if i % 2 else {"k": value}
+    return value
+
+
+def _shared_containers(a: object, b: object) -> bool:
+    """Whether two copies share a dict or list anywhere (found without recursion)."""
+    ids: set[int] = set()
+    for root, collect in ((a, True), (b, False)):
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (dict, list)):
+                if collect:
+                    ids.add(id(node))
+                elif id(node) in ids:
+                    return True
+                stack.extend(node.values() if isinstance(node, dict) else node)
+    return False
+
+
+def test_fresh_copies_keep_what_orjson_would_change() -> None:
+    for value in ({"big": 2**64, "neg": -(2**63) - 1, "huge": 10**30},
+                  {"s": "\ud800 lone"}, _nested(1_100), _nested(5_000)):
+        copies = FreshCopies(value)
+        a, b = copies(), copies()
+        assert compact_json(a) == compact_json(value) == compact_json(b)
+        assert not _shared_containers(a, b)
+    big = FreshCopies({"n": 2**64})()["n"]
+    assert type(big) is int and big == 2**64
+    nan = FreshCopies([float("nan")])()[0]
+    assert type(nan) is float and nan != nan

@@ -75,6 +75,22 @@ def test_a_count_past_a_double_is_dropped_not_an_overflow(builtins: Compiler) ->
     strict_json(json.dumps(prompt.to_anthropic()))
 
 
+def test_each_session_is_warned_under_its_own_server_names(builtins: Compiler) -> None:
+    """The schemas' problems are worked out once per tool list; every session that brings the
+    list back under other server and tool names is told in its own names."""
+    def tools(tool: str) -> list[dict[str, Any]]:
+        return [{"name": "ok", "input_schema": {"type": "object"}},
+                {"name": tool, "input_schema": {"type": "object", "properties": {
+                    "a": {"type": "string", "maxLength": 10**400}}}}]
+    text = ProviderInfo("openai", "gpt-4.1", native_tools=False)
+    for session in ("one", "two", "one", "three"):
+        prompt = builtins.compile(text, {"mcp_servers": [
+            {"name": f"srv-{session}", "tools": tools("big")},
+            {"name": f"other-{session}", "tools": tools(f"big-{session}")}]})
+        assert [d.source for d in prompt.diagnostics if d.code == "schema-keyword-dropped"] == \
+            [f"srv-{session}/big", f"other-{session}/big-{session}"]
+
+
 def test_decoded_arguments_holding_an_infinity_are_refused(builtins: Compiler) -> None:
     tools = builtins.compile(ProviderInfo("openai", "gpt-4.1"), PromptContext()).tools
     for value in (float("inf"), float("-inf"), float("nan"), [1, {"x": float("inf")}]):

@@ -476,18 +476,19 @@ class Plan:
 
     def _unwritable_numbers(self, servers: Sequence[McpServer]) -> list[Diagnostic]:
         """The numbers a text prompt's schemas leave out (`1e400`, NaN: no JSON says them),
-        each a warning naming the tool; worked out once per schema."""
+        each a warning naming the tool; worked out once per server's tool list (a new session
+        brings its servers' lists back under new names)."""
         out: list[Diagnostic] = []
         for server in servers:
-            for tool in server.tools:
-                key = ("unwritable", tool.input_schema.json_text)
-                problems = self._shapes.get(key)
-                if problems is None:
-                    problems = self._shapes.put(key, carried_numbers(
-                        thaw(tool.input_schema) if tool.input_schema else {})[1])
-                out.extend(Diagnostic("warning", p.code, f"MCP tool {tool.name!r} of server "
-                                      f"{server.name!r}, input schema: {p.message()}",
-                                      f"{server.name}/{tool.name}") for p in problems)
+            key = ("unwritable", server.tools)
+            found = self._shapes.get(key)
+            if found is None:
+                found = self._shapes.put(key, tuple(
+                    (tool.name, problem) for tool in server.tools for problem in carried_numbers(
+                        thaw(tool.input_schema) if tool.input_schema else {})[1]))
+            out.extend(Diagnostic("warning", p.code, f"MCP tool {tool!r} of server "
+                                  f"{server.name!r}, input schema: {p.message()}",
+                                  f"{server.name}/{tool}") for tool, p in found)
         return out
 
     def _named(self, servers: Sequence[McpServer], report: Reporter

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .cleanup import clean, clean_pieces
-from .template import (_MISSING, Flag, Problem, Structured, Template, Value, _lookup, _truthy,
-                       _Var, render)
+from .template import (_MISSING, Flag, Problem, Structured, Template, Value, _lookup, _Section,
+                       _truthy, _Var, render)
 
 __all__ = ["Layout", "Collected", "collect", "layout_of", "laid_out", "join", "render_clean",
            "Slot", "Row", "Filled", "stand_in"]
@@ -240,17 +240,15 @@ class _Collect:
         self.named = named
 
     def nodes(self, nodes: Body, scopes: list[Any]) -> None:
-        for node in nodes:
-            if isinstance(node, str):
-                continue
-            value = _lookup(node.path, scopes)
-            if isinstance(node, _Var):
-                self.variable(node.name, value)
-            else:
-                self.section(node, scopes, value)
+        for node in nodes:  # literal text (str) collects nothing
+            kind = type(node)
+            if kind is _Var:
+                self.variable(node.name, _lookup(node.path, scopes))
+            elif kind is _Section:
+                self.section(node, scopes, _lookup(node.path, scopes))
 
     def variable(self, name: str, value: Any) -> None:
-        text = _text_of(value)
+        text = value if type(value) is str else _text_of(value)  # text, the usual value, first
         if text and not text.isspace():
             self.texts.append(text)
             if self.named:

@@ -323,11 +323,14 @@ def _is_table(value: Any) -> bool:
 
 
 def _lookup(path: tuple[str, ...], scopes: Sequence[Any]) -> Any:
+    """A name's value: its first part from the innermost table that has it, each further part
+    from the value found so far (_MISSING when a part is not there); `{{.}}` is the innermost."""
     if not path:
         return scopes[-1]
     head = path[0]
-    for i in range(len(scopes) - 1, -1, -1):
-        scope = scopes[i]
+    for scope in reversed(scopes):
+        if isinstance(scope, str):  # text (a section's usual item) is no table: said fast
+            continue
         if isinstance(scope, (dict, Mapping)) and head in scope:
             value = scope[head]
             break
