@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -196,3 +197,19 @@ def pytest_sessionfinish() -> None:
     of objects the SDK and framework imports leave behind (seconds per worker)."""
     import gc
     gc.freeze()
+
+
+def python_calls(work: Callable[[], Any]) -> int:
+    """How many Python and C calls `work()` makes (work counted, not timed)."""
+    count = 0
+
+    def profile(_frame: Any, event: str, _arg: Any) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+    sys.setprofile(profile)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return count

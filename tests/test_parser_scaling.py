@@ -17,7 +17,6 @@ benchmarks/parser_scaling.py's table.
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,8 @@ import pytest
 
 from promptc import Compiler, ProviderInfo
 from promptc.testing import make_context
+
+from .conftest import python_calls
 
 
 pytestmark = pytest.mark.property  # .ci/run's deep pass runs it again at the larger sizes
@@ -52,19 +53,7 @@ def reply(shape: dict[str, Any], size: int) -> str:
 
 
 def calls_per_byte(tools: Any, text: str, partial: bool) -> float:
-    count = 0
-
-    def profile(_frame: Any, event: str, _arg: Any) -> None:
-        nonlocal count
-        if event in ("call", "c_call"):
-            count += 1
-
-    sys.setprofile(profile)
-    try:
-        tools.parse(text, partial=partial)
-    finally:
-        sys.setprofile(None)
-    return count / len(text)
+    return python_calls(lambda: tools.parse(text, partial=partial)) / len(text)
 
 
 @pytest.mark.parametrize("partial", [False, True], ids=["complete", "streamed"])

@@ -27,6 +27,8 @@ from promptc import CallError, Compiler, PromptContext, ProviderInfo, ToolCall
 from promptc._model.schema_check import (MAX_STEPS, STEPS_PER_VALUE, SchemaChecker,
                                          check_against_schema)
 
+from .conftest import python_calls
+
 NATIVE = ProviderInfo("openai", "gpt-4.1")
 TEXT = ProviderInfo("openai", "gpt-4.1", native_tools=False)
 HANG = 60  # seconds: a check still running then is hanging (it takes milliseconds)
@@ -226,22 +228,6 @@ def test_ecma_unicode_escapes_and_classes_run() -> None:
     assert check_against_schema("中文", schema).fits
     assert not check_against_schema("abc", schema).fits
     assert check_against_schema("x1", {"pattern": "^\\w\\d$"}).fits
-
-
-def python_calls(work: Callable[[], Any]) -> int:
-    """How many Python and C calls `work()` makes (work counted, not timed)."""
-    count = 0
-
-    def profile(_frame: Any, event: str, _arg: Any) -> None:
-        nonlocal count
-        if event in ("call", "c_call"):
-            count += 1
-    sys.setprofile(profile)
-    try:
-        work()
-    finally:
-        sys.setprofile(None)
-    return count
 
 
 @pytest.mark.scale

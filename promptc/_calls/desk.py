@@ -14,14 +14,15 @@ from typing import Any
 
 from .._base.frozen import thaw
 from .._model.context import McpServer
+from .._model.json_schema import unwritable_number
 from .._model.tools import EnumSources, McpBinding, ToolSpec, parameters_for
+from .call_objects import read_provider_call
 from .checker import BuiltinTool, CallChecker, McpEntry, Param, Span
 from .mcp_check import Cache
 from .reader import MessageReader
 from .records import CallError, CallProblem, ParsedMessage, Problem, ToolCall
 from .taught import format_call
-from .values import load_json, pairs, unwritable_number
-from .call_objects import read_provider_call
+from .values import load_json, pairs
 
 __all__ = ["CallDesk", "builtin_tools", "mcp_entries", "native_given"]
 

@@ -26,7 +26,7 @@ from .._model.json_schema import nesting_depth
 
 __all__ = ["MAX_DIGITS", "MAX_NESTING", "Decoded", "Repeats", "load_json", "load_json_prefix",
            "repeated_keys", "pairs", "from_text", "type_problem", "integral", "describe_type",
-           "TYPE_CHECKS", "unwritable_number"]
+           "TYPE_CHECKS"]
 
 MAX_DIGITS = 4300  # Python's own limit for converting text to int (sys.int_info)
 MAX_NESTING = 64
@@ -104,21 +104,6 @@ def repeated_keys(value: Any) -> list[tuple[KeyPath, str]]:
         elif isinstance(node, list):
             stack.extend((v, (*path, i)) for i, v in reversed(list(enumerate(node))))
     return out
-
-
-def unwritable_number(value: Any) -> float | None:
-    """The first NaN or infinity in decoded arguments (a client's dict, `1e400` read by a JSON
-    reader), which no JSON writer can send on: refused as the JSON text path refuses it."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, float) and not math.isfinite(node):
-            return node
-        if isinstance(node, Mapping):
-            stack.extend(node.values())
-        elif isinstance(node, (list, tuple)):
-            stack.extend(node)
-    return None
 
 
 def pairs(arguments: Mapping[str, Any]) -> list[tuple[str, Any]]:

@@ -9,10 +9,13 @@ union nested thousands of levels deep is an answer, not a RecursionError.
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["resolve_ref", "lookup_ref", "allows_null", "nesting_depth", "nesting_size"]
+__all__ = ["resolve_ref", "lookup_ref", "allows_null", "nesting_depth", "nesting_size",
+           "unwritable_number"]
 
 _DEF_TABLES = ("#/$defs/", "#/definitions/")
 
@@ -105,3 +108,23 @@ def nesting_size(value: Any) -> int:
         elif isinstance(current, (list, tuple)):
             stack.extend(current)
     return count
+
+
+def unwritable_number(value: Any, *, double: bool = False) -> float | int | None:
+    """The first number in plain data that no JSON writer can send on (NaN, an infinity: a
+    reader turns `1e400` into one) or, with `double`, that a double cannot hold (an int past
+    its range, compared exactly); None when there is none. Walked with a stack, at any depth."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, float):
+            if not math.isfinite(node):
+                return node
+        elif isinstance(node, int) and not isinstance(node, bool):
+            if double and abs(node) > sys.float_info.max:
+                return node
+        elif isinstance(node, Mapping):
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return None

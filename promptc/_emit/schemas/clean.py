@@ -17,12 +17,11 @@ RecursionError.
 
 from __future__ import annotations
 
-import math
-import sys
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..._model.json_schema import unwritable_number
 from .visitor import SchemaProblem
 
 __all__ = ["clean", "carried_numbers", "TYPES", "CODE"]
@@ -43,22 +42,8 @@ def _count(v: Any) -> bool:
 
 
 def _carried(value: Any) -> bool:
-    """Every number in `value` is one a JSON writer can write and a double can hold (an int
-    is compared exactly: no conversion that could overflow)."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, float):
-            if not math.isfinite(node):
-                return False
-        elif isinstance(node, int) and not isinstance(node, bool):
-            if abs(node) > sys.float_info.max:
-                return False
-        elif isinstance(node, Mapping):
-            stack.extend(node.values())
-        elif isinstance(node, (list, tuple)):
-            stack.extend(node)
-    return True
+    """Every number in `value` is one a JSON writer can write and a double can hold."""
+    return unwritable_number(value, double=True) is None
 
 
 def _type(v: Any) -> bool:
