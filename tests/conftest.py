@@ -71,12 +71,14 @@ def scale(request: pytest.FixtureRequest) -> int:
 # CPU. A test goes to whichever worker is free, except where tests share a setup that costs
 # seconds in every process that makes it: those modules go to one worker together, so the
 # setup is paid once. The SDK and agent-framework modules import anthropic, openai,
-# google-genai, LiteLLM, the OpenAI Agents SDK, Pydantic AI, LangChain and llm; test_plugins.py
+# google-genai, boto3, LiteLLM, the OpenAI Agents SDK, Pydantic AI, LangChain and llm; test_plugins.py
 # pip-installs the example plugins once per process (its session fixture `installed`).
 SHARED_SETUP = {
     "test_integrations.py": "frameworks", "test_schemas.py": "frameworks",
     "test_provider_calls.py": "frameworks", "test_dynamic_sdk.py": "frameworks",
     "test_examples.py": "frameworks", "test_doc_snippets.py": "frameworks",
+    "test_integrations_details.py": "frameworks", "test_caching_doc.py": "frameworks",
+    "test_bedrock.py": "frameworks",
     "test_plugins.py": "plugins",
 }
 

@@ -135,16 +135,13 @@ def test_a_marshal_file_fails_by_name(tmp_path: Path, run: Run) -> None:
     assert code == 1 and "table.marshal: marshal'd data" in out
 
 
-def test_promptc_makes_no_source_into_code_and_ships_no_marshal_data(script: ModuleType
-                                                                     ) -> None:
-    """No call of the exec, eval or compile builtins under promptc/, no .marshal file."""
-    findings = script.check(SCRIPT.parent.parent / "promptc", script.Limits(100.0, "F", 10**6))
-    assert not [p for p in findings.problems if "calls " in p or "marshal" in p]
-
-
-def test_promptc_itself_is_measured_whole(script: ModuleType) -> None:
-    """The default folder parses throughout (the limits it is held to are .ci/run's)."""
+def test_promptc_itself_is_measured_whole_and_makes_no_source_into_code(script: ModuleType
+                                                                       ) -> None:
+    """The default folder parses throughout (the limits it is held to are .ci/run's), with
+    no call of the exec, eval or compile builtins under promptc/ and no .marshal file. One
+    check of the whole package serves both (it parses every module twice: seconds)."""
     findings = script.check(SCRIPT.parent.parent / "promptc", script.Limits(100.0, "F", 10**6))
     assert len(findings.functions) > 500
     assert any(path == "promptc/__init__.py" for path, _ in findings.sizes)
     assert not [p for p in findings.problems if "cannot be parsed" in p]
+    assert not [p for p in findings.problems if "calls " in p or "marshal" in p]

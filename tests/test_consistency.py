@@ -5,6 +5,7 @@ renders in, and plan and act differ only in their request-class tail."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,6 +43,19 @@ def test_every_situation_of_every_builtin_variant_is_consistent(builtins: Compil
         found += variant_matrix(builtins, variant, PROVIDERS[variant], make_context(base),
                                 every=False)
     assert found == [], "\n".join(d.message for d in found)
+
+
+def test_lints_flag_sets_show_every_two_flags_in_all_four_combinations() -> None:
+    """`promptc lint` renders fewer flag combinations than every one, but never misses a
+    pair: for any two flags, off-off, off-on, on-off and on-on all occur."""
+    from promptc._review.consistency import _flag_sets
+    rows = list(_flag_sets(every=False))
+    n = len(FEATURE_FLAGS)
+    assert len(rows) == len(set(rows)) < 2 ** n
+    for i, j in itertools.combinations(range(n), 2):
+        assert {(row[i], row[j]) for row in rows} == {(a, b) for a in (False, True)
+                                                      for b in (False, True)}, (i, j)
+    assert len(list(_flag_sets(every=True))) == 2 ** n
 
 
 INCONSISTENT = {

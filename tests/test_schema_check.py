@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promptc import CallError, Compiler, PromptContext, ProviderInfo, ToolCall
+from promptc._model import schema_check
 from promptc._model.schema_check import (MAX_STEPS, STEPS_PER_VALUE, SchemaChecker,
                                          check_against_schema)
 
@@ -267,7 +268,14 @@ def test_an_exponential_schema_stops_at_its_budget() -> None:
     assert verdict.steps <= MAX_STEPS + STEPS_PER_VALUE + 1
 
 
-def test_an_over_budget_mcp_call_is_refused_as_uncheckable(builtins: Compiler) -> None:
+@pytest.mark.scale
+def test_an_over_budget_mcp_call_is_refused_as_uncheckable(
+        builtins: Compiler, scale: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A schema whose check doubles with each level runs past the step budget: the call is
+    refused as uncheckable, through every door. The real budget costs each door a good part
+    of a second, so the default run holds the walk to a tenth of it (--full-scale: all)."""
+    if scale == 1:
+        monkeypatch.setattr(schema_check, "MAX_STEPS", schema_check.MAX_STEPS // 10)
     defs: dict[str, Any] = {"d0": {"type": "string"}}
     for i in range(1, 41):
         defs[f"d{i}"] = {"allOf": [{"$ref": f"#/$defs/d{i - 1}"}] * 2}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import attrs
+import pytest
 
 from promptc import Compiler, PromptContext, ProviderInfo
 from promptc.testing import make_context
@@ -24,9 +25,13 @@ def contexts() -> list[PromptContext]:
     return out
 
 
-def test_sixteen_threads_times_five_thousand_compiles() -> None:
+@pytest.mark.scale
+def test_sixteen_threads_share_one_compiler(scale: int) -> None:
+    """Sixteen threads, each running a thousand compiles (ten thousand with --full-scale)
+    of the same jobs from another starting point, on one shared compiler: each prompt equals
+    the one a fresh compiler makes."""
     ctxs = contexts()
-    jobs = [(PROVIDERS[i % len(PROVIDERS)], i % len(ctxs)) for i in range(5000)]
+    jobs = [(PROVIDERS[i % len(PROVIDERS)], i % len(ctxs)) for i in range(1000 * scale)]
     # Each thread gets its own fresh (equal) context objects, as clients do.
     expected_compiler = Compiler.builtins()
     expected = {(p, k): expected_compiler.compile(p, ctxs[k]).text for p, k in set(jobs)}

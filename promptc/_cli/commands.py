@@ -4,6 +4,7 @@ module's `add_…_command`, in the order `promptc --help` lists them."""
 from __future__ import annotations
 
 import argparse
+import functools
 
 from .args import COMMANDS, PARSERS, DOCS, Parser, VersionAction, add_command, epilog
 from .authoring import add_init_command, add_inputs_command, add_new_variant_command
@@ -29,8 +30,13 @@ _IN_ORDER = (add_render_command, add_explain_command, add_variants_command, add_
              add_models_command, add_session_command, add_serve_command, add_help_command)
 
 
+@functools.cache
 def build_parser() -> argparse.ArgumentParser:
-    """The whole parser; each command's function lands in COMMANDS, its parser in PARSERS."""
+    """The whole parser; each command's function lands in COMMANDS, its parser in PARSERS.
+    Built once per process: it depends on nothing but this code (no environment, no working
+    directory), argparse never changes a parser while parsing, and building its sixteen
+    commands costs milliseconds that a process calling `main` again (a test, a script) would
+    pay every time."""
     parser = _top_level()
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=Parser,

@@ -10,7 +10,7 @@ looking for text that is not there; native tools without a function-calling sect
 tools without the call format) leave the model to guess how to call. All are found here, in
 the pack's own words only (fenced outside text, such as a rules file that mentions a tool,
 does not count), for one render (`inconsistencies`) or for every built-in situation of a
-variant (`variant_matrix`: plan and act, each feature flag on and off, native and text tools).
+variant (`variant_matrix`: plan and act, the feature flags, native and text tools).
 """
 
 from __future__ import annotations
@@ -39,20 +39,22 @@ _FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
 
 
 def inconsistencies(prompt: CompiledPrompt, tool_names: Iterable[str],
-                    where: str = "", headings: frozenset[str] = frozenset()
-                    ) -> list[Diagnostic]:
+                    where: str = "", headings: frozenset[str] = frozenset(),
+                    examples: ExampleCalls | None = None) -> list[Diagnostic]:
     """What `prompt` says that its own tool list or layout contradicts. `tool_names`: every
     tool name the prompt could mention (the registry's tools), so that a name it mentions but
     does not offer is caught; `headings`: every section title the pack's templates write
-    (`pack_headings`), so that a reference to one this render lacks is caught."""
+    (`pack_headings`), so that a reference to one this render lacks is caught; `examples`:
+    the example calls already read, shared by renders that repeat a catalogue."""
     label = f"{prompt.variant.id}{' ' + where if where else ''}"
     by_section = [(s.id, mask(s.text)) for s in prompt.sections]
     out = _missing_tools(prompt, tool_names, label, by_section)
     out += _mode_unsaid(prompt, label, by_section)
     out += _forbidden_advised(prompt, label, by_section)
     if prompt.tools.mode == "text":
-        out.extend(_examples_with_several_calls(prompt, label, by_section))
-        out.extend(_examples_missing(prompt, label, by_section))
+        examples = examples if examples is not None else ExampleCalls()
+        out.extend(_examples_with_several_calls(prompt, label, by_section, examples))
+        out.extend(_examples_missing(prompt, label, by_section, examples))
     out += dangling_references(prompt, label, by_section, headings)
     return out
 
@@ -147,8 +149,41 @@ def _advice_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
                       "|".join(map(re.escape, names)) + r")(?![\w-])", re.IGNORECASE)
 
 
-def _examples_missing(prompt: CompiledPrompt, label: str,
-                      sections: list[tuple[str, str]]) -> list[Diagnostic]:
+class ExampleCalls:
+    """The calls read in example text, by the tools that read them and the text. The
+    situations of one variant repeat most of their catalogue, and reading its examples is
+    most of what checking a render costs; a reading depends on the offered tools (`ToolSet`
+    equality: the specs, MCP bindings, skills, tool mode), the mode and the MCP servers."""
+
+    def __init__(self) -> None:
+        self._readers: dict[object, int] = {}
+        self._calls: dict[tuple[int, str], tuple[str, ...]] = {}
+        self._last: tuple[CompiledPrompt | None, int] = (None, 0)
+
+    def names(self, prompt: CompiledPrompt, text: str) -> tuple[str, ...]:
+        """The name of each call (or refused call) in `text`, in order."""
+        tools = prompt.tools
+        key = (self._reader(prompt), text)
+        names = self._calls.get(key)
+        if names is None:
+            names = tuple(p.name for p in tools.parse(text).parts if not isinstance(p, str))
+            self._calls[key] = names
+        return names
+
+    def _reader(self, prompt: CompiledPrompt) -> int:
+        """Which reading `prompt`'s tools make (hashing a tool set costs: once per render)."""
+        last, reader = self._last
+        if last is not prompt:
+            context = prompt.tools.context
+            key = (prompt.tools, context.mode, context.mcp_servers) if context is not None \
+                else prompt.tools
+            reader = self._readers.setdefault(key, len(self._readers))
+            self._last = (prompt, reader)
+        return reader
+
+
+def _examples_missing(prompt: CompiledPrompt, label: str, sections: list[tuple[str, str]],
+                      examples: ExampleCalls) -> list[Diagnostic]:
     """Text tools: every offered tool has an example call in the catalogue (fenced or written
     bare), so the model sees the format of each one. A render without a catalogue is left to
     the calling-section check."""
@@ -160,25 +195,11 @@ def _examples_missing(prompt: CompiledPrompt, label: str,
         parts = _FENCE.split(text)  # [outside, ```, inside, ```, outside, …]
         for i, part in enumerate(parts):
             if i % 4 in (0, 2):
-                shown |= _called(prompt, part)
+                shown.update(examples.names(prompt, part))
     return [Diagnostic("error", "example-missing",
                        f"{label}: tool {name!r} is offered, but the tool catalogue shows no "
                        "example call of it", "tools")
             for name in (s.name for s in prompt.tools.specs) if name not in shown]
-
-
-def _called(prompt: CompiledPrompt, text: str) -> set[str]:
-    """The tools called in `text`, each call read as if it were the first (a message runs
-    only its first; an example of a tool the mode forbids is still an example)."""
-    found: set[str] = set()
-    while text:
-        parsed = prompt.tools.parse(text)
-        first = next((p for p in parsed.parts if not isinstance(p, str)), None)
-        if first is None or first.end <= 0:
-            break
-        found.add(first.name)
-        text = text[first.end:]
-    return found
 
 
 @functools.lru_cache(maxsize=256)
@@ -187,7 +208,8 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def _examples_with_several_calls(prompt: CompiledPrompt, label: str,
-                                 sections: list[tuple[str, str]]) -> list[Diagnostic]:
+                                 sections: list[tuple[str, str]],
+                                 examples: ExampleCalls) -> list[Diagnostic]:
     """Text tools are called one per message: an example showing two calls in one block
     teaches the opposite."""
     out = []
@@ -195,8 +217,7 @@ def _examples_with_several_calls(prompt: CompiledPrompt, label: str,
         parts = _FENCE.split(text)
         # split keeps the fence markers: [before, ```, inside, ```, after, …]
         for i in range(2, len(parts), 4):
-            parsed = prompt.tools.parse(parts[i])  # the second call is an error: count both
-            calls = [p for p in parsed.parts if not isinstance(p, str)]
+            calls = examples.names(prompt, parts[i])  # the second call is an error: count both
             if len(calls) > 1:
                 out.append(Diagnostic(
                     "error", "example-several-calls",
@@ -206,8 +227,9 @@ def _examples_with_several_calls(prompt: CompiledPrompt, label: str,
 
 
 def _flag_sets(every: bool) -> Iterator[tuple[bool, ...]]:
-    """Every combination of the feature flags, or (`every=False`) all off, all on, and each
-    flag alone on and alone off: every flag seen both ways, next to each state of the rest."""
+    """Every combination of the feature flags, or (`every=False`, as lint does) all off, all
+    on, and each flag alone off: every two flags are seen in all four combinations of theirs
+    (a problem that takes two flags to show is found), in n + 2 renders instead of 2^n."""
     n = len(FEATURE_FLAGS)
     if every:
         yield from itertools.product((False, True), repeat=n)
@@ -215,7 +237,6 @@ def _flag_sets(every: bool) -> Iterator[tuple[bool, ...]]:
     yield (False,) * n
     yield (True,) * n
     for i in range(n):
-        yield tuple(j == i for j in range(n))
         yield tuple(j != i for j in range(n))
 
 
@@ -237,8 +258,8 @@ def _tool_modes(components: tuple[str, ...]) -> list[bool]:
 def variant_matrix(compiler: Compiler, variant_id: str, provider: ProviderInfo,
                    base: PromptContext, every: bool = True) -> list[Diagnostic]:
     """`inconsistencies` of one variant in every situation: plan and act, the feature flags
-    (every combination, or with `every=False` each flag on and off next to all-on and
-    all-off, as lint does), native and text tools (text only where the variant has a text
+    (every combination, or with `every=False` every pair of flags both ways, as lint does),
+    native and text tools (text only where the variant has a text
     catalogue: a client may force either mode on a variant that pins one)."""
     variant = compiler.registry.get(variant_id)
     modes = _tool_modes(variant.components)
@@ -246,12 +267,14 @@ def variant_matrix(compiler: Compiler, variant_id: str, provider: ProviderInfo,
     headings = pack_headings(compiler.registry)
     out: list[Diagnostic] = []
     seen: set[tuple[str, str]] = set()
+    examples = ExampleCalls()
     for native in modes:
         info = attrs.evolve(provider, native_tools=native)
         for where, ctx in _situations(base, every):
             prompt = compiler.compile(info, ctx, variant=variant_id, strict=False)
             tools = " native" if native else " text"
-            for d in inconsistencies(prompt, names, where[:-1] + tools + ")", headings):
+            for d in inconsistencies(prompt, names, where[:-1] + tools + ")", headings,
+                                     examples):
                 key = (d.code, d.message.split(": ", 1)[1])
                 if key not in seen:  # one line per problem, with the first situation it shows
                     seen.add(key)

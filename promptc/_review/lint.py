@@ -96,8 +96,8 @@ def _full_context() -> PromptContext:
 
 def _consistency_findings(compiler: Compiler, variant: Variant,
                           full: PromptContext) -> list[Diagnostic]:
-    """Every situation the variant can render in (plan and act, each feature flag on and off,
-    native and text tools): the prompt may name only tools it offers, must say which offered
+    """Every situation the variant can render in (plan and act, every two feature flags in
+    all four combinations, native and text tools): the prompt may name only tools it offers, must say which offered
     tools the mode rules out, and text examples show one call each."""
     provider = ProviderInfo("lint", "lint", images=True, parallel_tools=True)
     if variant.inputs:  # the inputs' examples (or plain stand-ins for required ones)
