@@ -22,6 +22,7 @@ from .._model.context import McpServer, McpTool
 from .._model.tools import McpBinding
 from .._text.fence import OWN_TAGS, attribute, body
 from .._text.layout import Filled, Row, stand_in
+from .schema_lines import NONE, ParameterLines, parameter_lines
 
 __all__ = ["McpValues"]
 
@@ -88,7 +89,7 @@ class McpValues:
         # equal but not one object (a context built by hand each request) leave nothing behind
         self._sections: Memo[Hashable, _Section] = Memo(size, second_sight=True)
         self._rows: Memo[tuple[tuple[McpTool, ...], bool], list[Row]] = Memo(size)
-        self._schemas: Memo[str, str] = Memo(size)
+        self._schemas: Memo[str, tuple[str, ParameterLines]] = Memo(size)
 
     def values(self, servers: Sequence[McpServer], text_mode: bool,
                bindings: Sequence[McpBinding]) -> Mapping[str, Any]:
@@ -121,24 +122,27 @@ class McpValues:
         values = {"name": attribute(tool.name),
                   "description": body(tool.description, tags=self.tags),
                   "read_only": tool.read_only}
+        text, lines = self.schema_text(tool.input_schema) if text_mode else ("", NONE)
+        # native mode: the function (named with the session) carries the schema
+        values.update(schema=text, schema_lines=bool(lines.parameters),
+                      parameters=lines.parameters, schema_keywords=lines.schema_keywords)
         if text_mode:
-            values.update(function="", schema=self.schema_text(tool.input_schema))
-        else:
-            values["schema"] = ""  # the function name comes with the session
+            values["function"] = ""
         return Row(values)
 
-    def schema_text(self, schema: FrozenDict) -> str:
+    def schema_text(self, schema: FrozenDict) -> tuple[str, ParameterLines]:
         """An input schema as one line of minified JSON (fenced: a string in it cannot close
-        an element), written once per distinct schema (keyed by its canonical JSON text,
-        which is typed and complete). A value holding a number JSON cannot carry (`1e400`
-        read as infinity) is left out, as the tool set reports (`ToolSet` diagnostics)."""
+        an element), and as one row per parameter when it has the usual shape
+        (promptc._compile.schema_lines), made once per distinct schema (keyed by its
+        canonical JSON text, which is typed and complete). A value holding a number JSON
+        cannot carry (`1e400` read as infinity) is left out of both, as the tool set reports
+        (`ToolSet` diagnostics)."""
         if not schema:
-            return ""
+            return "", NONE
         key = schema.json_text
-        text: str | None = self._schemas.get(key)
-        if text is None:
+        made = self._schemas.get(key)
+        if made is None:
             shown, _dropped = carried_numbers(thaw(schema))
-            text = self._schemas.put(key, body(dumps_json(shown, indent=None,
-                                                          separators=(",", ":")),
-                                               tags=self.tags))
-        return text
+            text = body(dumps_json(shown, indent=None, separators=(",", ":")), tags=self.tags)
+            made = self._schemas.put(key, (text, parameter_lines(shown, self.tags)))
+        return made
