@@ -18,7 +18,8 @@ def codes(c: Compiler) -> list[tuple[str, str]]:
 
 
 def test_a_pack_without_the_note_is_told_its_prompts_go_as_one_string(
-        mini: Callable[..., Compiler], builtins: Compiler) -> None:
+        mini: Callable[..., Compiler]) -> None:
+    """(The built-in pack has its note: test_builtins_are_clean finds nothing there.)"""
     c = mini()
     [finding] = [d for d in lint(c) if d.code == "placement-without-note"]
     assert finding.level == "info" and "sent as one string" in finding.message
@@ -27,7 +28,6 @@ def test_a_pack_without_the_note_is_told_its_prompts_go_as_one_string(
     assert "messages" not in prompt.to_anthropic()
     noted = mini({"components/environment_note.md": "# Details\nThey come in a message.\n"})
     assert not [d for d in lint(noted) if d.code == "placement-without-note"]
-    assert not [d for d in lint(builtins) if d.code == "placement-without-note"]
 
 
 def test_a_project_that_chose_the_single_string_is_not_told_about_the_note(
