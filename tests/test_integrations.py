@@ -119,6 +119,7 @@ def marks(items: list[dict[str, Any]]) -> list[int]:
 
 # --- the page's snippets -----------------------------------------------------------------------
 
+@pytest.mark.heavy  # imports LiteLLM
 def test_litellm_snippet_keeps_anthropic_cache_markers(builtins: Compiler,
                                                        server: FakeServer) -> None:
     prompt, _runner, _out, scope = run_snippet("litellm", builtins, CLAUDE)
@@ -138,6 +139,7 @@ def test_litellm_snippet_keeps_anthropic_cache_markers(builtins: Compiler,
     assert all(t["input_schema"] == ours[t["name"]] for t in body["tools"])
 
 
+@pytest.mark.heavy  # imports LiteLLM
 def test_litellm_on_an_openai_route_sends_strict_tools_and_a_cache_key(
         builtins: Compiler, server: FakeServer) -> None:
     import litellm
@@ -502,6 +504,7 @@ def test_llm_keeps_every_answer_when_a_tool_raises(builtins: Compiler,
     assert answers == {"call_1_0": FAILED, "call_1_1": "a.py"}
 
 
+@pytest.mark.heavy  # imports LiteLLM
 def test_a_tool_that_raises_answers_its_own_call_and_the_others_run(
         builtins: Compiler, server: FakeServer) -> None:
     import litellm
