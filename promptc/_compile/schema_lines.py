@@ -18,6 +18,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from .._base.frozen import dumps_json
 from .._text.fence import body
 from .._text.layout import Row
@@ -30,17 +32,17 @@ _PLAIN = re.compile(r"[A-Za-z_$][A-Za-z0-9_.$-]{0,63}")
 _OBJECT = frozenset({"type", "properties", "required"})  # the whole object's, the same
 
 
+@attrs.frozen
 class ParameterLines:
     """The rows of one schema: `parameters` (empty when the schema is shown as JSON) and the
-    whole object's other keywords (`schema_keywords`, "" for none)."""
+    whole object's other keywords (`schema_keywords`, "" for none). Frozen: one is memoized
+    per schema and shared by every render that lists it."""
 
-    __slots__ = ("parameters", "schema_keywords")
-
-    def __init__(self, parameters: list[Row], schema_keywords: str) -> None:
-        self.parameters, self.schema_keywords = parameters, schema_keywords
+    parameters: tuple[Row, ...]
+    schema_keywords: str
 
 
-NONE = ParameterLines([], "")
+NONE = ParameterLines((), "")
 
 
 def _json(value: Any) -> str:
@@ -92,4 +94,4 @@ def parameter_lines(schema: Any, tags: frozenset[str]) -> ParameterLines:
             "name": name, "type": kind or "", "required": name in required,
             "description": body(description, tags=tags) if isinstance(description, str)
             else "", "keywords": body(keywords(prop, shown), tags=tags)}))
-    return ParameterLines(rows, body(keywords(schema, _OBJECT), tags=tags))
+    return ParameterLines(tuple(rows), body(keywords(schema, _OBJECT), tags=tags))
