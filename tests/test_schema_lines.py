@@ -151,4 +151,4 @@ def test_rows_hold_every_key_the_template_reads() -> None:
     assert row == {"name": "a", "type": "", "required": False, "description": "",
                    "keywords": ""}
     assert lines.schema_keywords == ""
-    assert parameter_lines({"type": "object"}, OWN_TAGS).parameters == []
+    assert parameter_lines({"type": "object"}, OWN_TAGS).parameters == ()
