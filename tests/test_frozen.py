@@ -91,7 +91,7 @@ def _shared_containers(a: object, b: object) -> bool:
     return False
 
 
-def test_fresh_copies_keep_what_orjson_would_change() -> None:
+def test_fresh_copies_keep_big_integers_lone_surrogates_and_deep_nesting() -> None:
     for value in ({"big": 2**64, "neg": -(2**63) - 1, "huge": 10**30},
                   {"s": "\ud800 lone"}, _nested(1_100), _nested(5_000)):
         copies = FreshCopies(value)
@@ -102,3 +102,23 @@ def test_fresh_copies_keep_what_orjson_would_change() -> None:
     assert type(big) is int and big == 2**64
     nan = FreshCopies([float("nan")])()[0]
     assert type(nan) is float and nan != nan
+
+
+def test_fresh_copies_share_no_table_or_list_with_the_value_or_each_other() -> None:
+    shared = {"x": [1, "s"]}
+    for value in ({"a": shared, "b": shared, "c": [shared, []]}, [shared, [shared]], [[]],
+                  {"e": {}}, [{"only": [{"deep": {}}]}]):
+        copies = FreshCopies(value)
+        a, b = copies(), copies()
+        assert compact_json(a) == compact_json(value) == compact_json(b)
+        assert not _shared_containers(a, b) and not _shared_containers(value, a)
+        seen: list[int] = []  # within one copy too: a table the value holds twice is two
+        stack: list[object] = [a]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (dict, list)):
+                seen.append(id(node))
+                stack.extend(node.values() if isinstance(node, dict) else node)
+        assert len(seen) == len(set(seen))
+    for scalar in ("text", 3, 2.5, True, None):
+        assert FreshCopies(scalar)() == scalar

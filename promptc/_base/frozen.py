@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from json.encoder import encode_basestring
+from operator import itemgetter, setitem
 from typing import Any
-
-import orjson
 
 __all__ = ["FrozenDict", "EMPTY", "freeze", "thaw", "dumps_json", "compact_json", "FreshCopies",
            "typed_key"]
@@ -359,33 +358,69 @@ class _IterativeEncoder:
 class FreshCopies:
     """Hands out fresh, private deep copies of one JSON value.
 
-    Callers may change what they get, so every call returns new dicts and lists: the value's
-    compact JSON text, made once, parsed anew on every call. orjson parses it in about half
-    of the standard parser's time (the tool definitions a client takes on every request are
-    the biggest thing copied); it is used for a value only when what it reads writes back to
-    the same text (it reads an integer past 64 bits as a float, and refuses a lone surrogate or
-    nesting past 1,024 levels), else the standard parser is (and a value nested deeper than
-    that parser recurses is copied by `thaw`'s iterative walk).
+    Callers may change what they get, so every call returns new dicts and lists; strings and
+    numbers cannot be changed, so every copy shares them (a parser would make each string
+    anew, and under load those allocations cost more than the tables). The value is taken
+    apart once into its tables and lists, each kept as a shallow template with a placeholder
+    where a table or list sits, and the links between them (parent, key, child). A copy is
+    every template copied (`dict.copy` and `list.copy` mapped over them) and every link set
+    (`operator.setitem` mapped over them): a few calls into C, none per node from Python, and
+    no recursion however deep the value is nested (docs/performance.md has the figures).
     """
 
-    __slots__ = ("_text", "_value", "_parse")
+    __slots__ = ("_plain", "_first", "_then", "_templates", "_others", "_keys", "_parents")
 
     def __init__(self, value: Any) -> None:
-        self._text = text = compact_json(value)
-        self._value = value
-        self._parse: Callable[[str], Any] = orjson.loads if _orjson_reads(text) else json.loads
+        self._plain = plain = _plain_json(value)
+        # The root's kind is copied first, so the root is made[0] and every other template,
+        # each the child of exactly one link, follows in the links' order: made[1:].
+        first, then = (dict, list) if isinstance(plain, dict) else (list, dict)
+        made: dict[type, list[Any]] = {dict: [], list: []}
+        links: list[tuple[Any, Any, Any]] = []  # (parent, key, child), as templates
+        stack: list[tuple[Any, Any, Any]] = \
+            [(plain, None, None)] if isinstance(plain, (dict, list)) else []
+        while stack:
+            node, parent, key = stack.pop()
+            template = dict(node) if isinstance(node, dict) else list(node)
+            made[type(template)].append(template)
+            for k, v in (node.items() if isinstance(node, dict) else enumerate(node)):
+                if isinstance(v, (dict, list)):
+                    template[k] = None  # where a link puts the copy's own table or list
+                    stack.append((v, template, k))
+            if parent is not None:
+                links.append((parent, key, template))
+        index = {id(t): i for i, t in enumerate((*made[first], *made[then]))}
+        links.sort(key=lambda link: index[id(link[2])])
+        self._first: Callable[[Any], Any] = first.copy
+        self._then: Callable[[Any], Any] = then.copy
+        self._templates = tuple(made[first])
+        self._others = tuple(made[then])
+        self._keys = tuple(k for _p, k, _c in links)
+        self._parents = _picker([index[id(p)] for p, _k, _c in links])
 
     def __call__(self) -> Any:
-        try:
-            return self._parse(self._text)
-        except RecursionError:
-            return thaw(self._value)
+        if not self._templates:  # a string, a number, true, false or null: nothing to copy
+            return self._plain
+        made = list(map(self._first, self._templates))
+        made += map(self._then, self._others)
+        # setitem answers None, so any() runs every link and stops at the end
+        any(map(setitem, self._parents(made), self._keys, made[1:]))
+        return made[0]
 
 
-def _orjson_reads(text: str) -> bool:
-    """Whether orjson reads `text` as the value it was written from (typed: it writes back
-    the same)."""
+def _plain_json(value: Any) -> Any:
+    """`value` as the JSON parser reads its compact text back (plain dicts, lists, str, int,
+    float): what a copy is made of."""
+    text = compact_json(value)
     try:
-        return compact_json(orjson.loads(text)) == text
-    except (orjson.JSONDecodeError, RecursionError):
-        return False
+        return json.loads(text)
+    except RecursionError:  # nested deeper than the parser recurses: the iterative walk
+        return thaw(value)
+
+
+def _picker(indices: list[int]) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """made -> the items of `made` at `indices`, as a tuple, in one call into C (`itemgetter`
+    gives a bare item for one index and refuses none, so those two are done in Python)."""
+    if len(indices) >= 2:
+        return itemgetter(*indices)
+    return lambda made: tuple(made[i] for i in indices)
