@@ -27,9 +27,10 @@ What is measured:
   every side; only the build is timed (`time.perf_counter_ns` around each call, GC off during a
   block, warm-up calls first; the reference gets more warm-up builds per block because its JIT
   needs them, and no warm-up is ever timed).
-* Each side runs in a long-lived process of its own: each promptc checkout as
-  `per_request.py ROOT` (the same harness, promptc imported from that checkout), the reference
-  as `node cline-bench.mjs --serve`. Blocks of the sides alternate, in an order that rotates
+* Each side runs in a process of its own: each promptc checkout as `per_request.py ROOT` (the
+  same harness, promptc imported from that checkout), started again for every pair (what an
+  equal context costs depends on where earlier pairs left the data in memory), the reference
+  as one long-lived `node cline-bench.mjs --serve`. Blocks of the sides alternate, in an order that rotates
   from block to block, because the machine is shared and noisy: interleaving spreads any slow
   period over every side. Each side's figure is the median over all its samples; comparisons
   are ratios of medians ("× ref" = reference median / promptc median, higher is better for
@@ -892,6 +893,25 @@ def start_sides(script: Path | None, roots: dict[str, Path], s: Settings, progre
     return ref, checkouts, missing
 
 
+def restart_checkouts(checkouts: dict[str, Checkout], roots: dict[str, Path], s: Settings,
+                      progress: Progress, missing: dict[str, str]) -> dict[str, Checkout]:
+    """New promptc workers for the next pair. The equal-context path's largest cost is its memo
+    key (the request's marshal bytes), and how long that takes depends on where the request's
+    data lies in memory: 19 µs in a new process, 55-68 µs after every earlier pair's sessions
+    had run, on both checkouts alike. A pair measured in a process of its own measures the pair,
+    not the pairs before it (the Node reference keeps its process: its JIT needs the warm-up)."""
+    for checkout in checkouts.values():
+        checkout.close()
+    fresh: dict[str, Checkout] = {}
+    for side in checkouts:
+        progress(f"restarting promptc ({side})")
+        try:
+            fresh[side] = Checkout(roots[side], s.placement)
+        except (OSError, Unavailable) as exc:
+            missing[side] = f"promptc from {roots[side]} did not start again: {exc}"
+    return fresh
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--reference", type=Path, default=None,
@@ -941,7 +961,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     results: list[PairResult] = []
     try:
-        for pair in PAIRS:
+        for i, pair in enumerate(PAIRS):
+            if i:  # each pair in fresh promptc processes: see restart_checkouts
+                checkouts = restart_checkouts(checkouts, roots, s, progress, missing)
             res = PairResult(pair)
             interleave(pair, res, checkouts, ref, context, s, progress)
             results.append(res)
