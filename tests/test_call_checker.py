@@ -302,7 +302,7 @@ def test_plan_mode_allows_only_read_only_mcp_tools(builtins: Compiler) -> None:
     mode_text = native.section("act_vs_plan_mode").text
     assert "- mcp__github__create_issue" in mode_text  # named in the mode section
     assert "- mcp__postgres__query" not in mode_text
-    assert 'read_only="true"' in mode_text
+    assert "not marked `readonly`" in mode_text
     text = builtins.compile(TEXT, plan, dynamic="system")
     write = text.tools.parse('<use_mcp_tool>\n<server_name>github</server_name>\n<tool_name>'
                              'create_issue</tool_name>\n<arguments>{"repo": "a/b", "title": "t"}'
@@ -313,11 +313,11 @@ def test_plan_mode_allows_only_read_only_mcp_tools(builtins: Compiler) -> None:
                             '</use_mcp_tool>')
     assert read.call is not None and read.call.server == "postgres"
     text_mode = text.section("act_vs_plan_mode").text
-    assert "read_only=\"true\"" in text_mode
+    assert "not marked `readonly`" in text_mode
     # named in text mode too, by the server and tool that use_mcp_tool would name
     assert '  - server "github", tool "create_issue"' in text_mode
     assert '"query"' not in text_mode and '"list_pull_requests"' not in text_mode
-    assert '<mcp_tool name="query" read_only="true">' in text.section("mcp_servers").text
+    assert '<mcp_tool name="query" readonly>' in text.section("mcp_servers").text
 
 
 def test_plan_mode_names_outside_mcp_names_escaped(builtins: Compiler) -> None:

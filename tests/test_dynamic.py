@@ -208,7 +208,7 @@ def test_shared_tools_read_right(builtins: Compiler, full_context: PromptContext
     which the Skills section lists."""
     prompt = builtins.compile(SONNET, full_context, dynamic="message")
     mcp = next(s.text for s in prompt.message_sections if s.id == "mcp_servers")
-    assert "<input_schema>" in mcp and "function=" not in mcp
+    assert "\n- repo (string, required): owner/name\n" in mcp and "function=" not in mcp
     use = next(t for t in prompt.to_anthropic()["tools"] if t["name"] == "use_mcp_tool")
     assert "under MCP servers" in use["description"]
     assert "`function` attribute" not in prompt.system and "mcp__" not in prompt.message
@@ -216,7 +216,7 @@ def test_shared_tools_read_right(builtins: Compiler, full_context: PromptContext
     assert "enum" not in json.dumps(skill) and 'name="release"' in prompt.message
     plan = builtins.compile(SONNET, attrs.evolve(full_context, mode="plan"), dynamic="message")
     mode = next(s.text for s in plan.message_sections if s.id == "act_vs_plan_mode")
-    assert "read_only" in mode and "mcp__" not in mode  # the MCP rule said once
+    assert "`readonly`" in mode and "mcp__" not in mode  # the MCP rule said once
 
 
 def test_the_checker_takes_exactly_the_shared_tools(builtins: Compiler,

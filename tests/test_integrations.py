@@ -135,7 +135,9 @@ def test_litellm_snippet_keeps_anthropic_cache_markers(builtins: Compiler,
         expected["messages"][0]["content"])
     assert [t["name"] for t in body["tools"]] == list(prompt.tools.names)
     assert marks(body["tools"]) == [prompt.tools.stable - 1] == marks(expected["tools"])
-    ours = {t["name"]: t["input_schema"] for t in prompt.tools.anthropic()}
+    # the schemas as given (Pydantic AI adapts them per model itself), not the open form
+    # promptc's own Anthropic payload sends
+    ours = {name: schema for name, _d, schema in prompt.tools.functions()}
     assert all(t["input_schema"] == ours[t["name"]] for t in body["tools"])
 
 
@@ -222,7 +224,9 @@ def test_pydantic_ai_snippet_places_cache_markers_once(builtins: Compiler,
     # session tools (skill loaders, MCP) follow the built-in block, and Pydantic AI can mark
     # only the last tool: no tool marker (the static block's marker covers that prefix)
     assert prompt.tools.stable < len(first["tools"]) and marks(first["tools"]) == []
-    ours = {t["name"]: t["input_schema"] for t in prompt.tools.anthropic()}
+    # the schemas as given (Pydantic AI adapts them per model itself), not the open form
+    # promptc's own Anthropic payload sends
+    ours = {name: schema for name, _d, schema in prompt.tools.functions()}
     assert {t["name"] for t in first["tools"]} == set(ours)
     assert all(t["input_schema"] == ours[t["name"]] for t in first["tools"])
 

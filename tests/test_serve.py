@@ -141,11 +141,11 @@ def test_compile_payloads_are_render_payloads(
 
 def test_compile_budget_and_variant(server: Server,
                                     capsys: pytest.CaptureFixture[str]) -> None:
-    params = {**SONNET, "context": FULL, "budget": 4500, "variant": "generic"}
+    params = {**SONNET, "context": FULL, "budget": 4200, "variant": "generic"}
     result = server.result("compile", params)
-    assert result["variant"]["id"] == "generic" and result["budget_report"]["budget"] == 4500
+    assert result["variant"]["id"] == "generic" and result["budget_report"]["budget"] == 4200
     assert result == cli_json(capsys, "render", *CLI_SONNET, "--context", FULL_FILE,
-                              "--budget", "4500", "--variant", "generic", "--format", "json")
+                              "--budget", "4200", "--variant", "generic", "--format", "json")
 
 
 def test_tools(server: Server, capsys: pytest.CaptureFixture[str]) -> None:

@@ -58,7 +58,8 @@ def test_real_prompts_break_where_their_sections_change(builtins: Compiler,
         ("act_vs_plan_mode", "request") and plan.brk.cause == "mode act → plan"
     assert 0 < plan.cache_read < repeat.input  # up to the session block's marker
     assert opus.brk is not None and opus.brk.kind == "model" and opus.cache_read == 0
-    assert [r.markers for r in report.requests] == [4, 4, 4, 4]
+    # Opus's 4,096-token minimum: the tool block and the static block, under it, go unmarked
+    assert [r.markers for r in report.requests] == [4, 4, 4, 3]
     assert plan.rewritten == 2 * 900 and plan.costly_rewrite  # the conversation written again
     moved = replay(script, compiler=builtins)  # no option: the split
     assert moved.dynamic == "message"
@@ -114,9 +115,9 @@ def test_gates_fail_with_exit_1_after_the_report(capsys: pytest.CaptureFixture[s
                        "--dynamic", "system", "--max-rewrites", "9")
     data = json.loads(out)
     # four promptc markers and the client's: rejected, except on Opus, whose 4,096-token
-    # minimum leaves the built-in tool block unmarked (four in all)
+    # minimum leaves the built-in tool block and the static block unmarked (three in all)
     assert code == 1 and data["ok"] is False
-    assert [r["markers"] for r in data["requests"]] == [5, 5, 5, 4]
+    assert [r["markers"] for r in data["requests"]] == [5, 5, 5, 3]
     assert [r["rejected"] is not None for r in data["requests"]] == [True, True, True, False]
 
 

@@ -393,3 +393,37 @@ def test_a_carried_parameter_reaches_every_text_tool_once(builtins: Compiler) ->
     native = builtins.compile(ProviderInfo("openai", "gpt-4.1"), make_context("full"))
     assert "update_task_progress" in native.tools.names
     assert all(not p.shared for s in native.tools.specs for p in s.parameters)
+
+
+def test_formats_that_do_not_hold_a_model_to_the_schema_get_it_open(builtins: Compiler) -> None:
+    """Anthropic and Converse (no `strict` sent) get the built-in schemas without the closing
+    `additionalProperties: false`; OpenAI strict and the schema as given keep it; an MCP
+    server's own schema is sent as it came; the call checker still refuses a parameter the
+    tool lacks."""
+    from promptc._model.formats import FORMATS
+    closed = {"type": "object", "properties": {"q": {"type": "string"}},
+              "additionalProperties": False}
+    ctx = make_context("full", mcp_servers=[
+        {"name": "s", "tools": [{"name": "find", "input_schema": closed}]}])
+    prompt = builtins.compile(NATIVE, ctx, variant="native-next-gen", dynamic="system")
+    tools = prompt.tools
+    opened = {f.id for f in FORMATS for form in f.forms[:1] if form.dialect == "open"}
+    assert opened == {"anthropic", "bedrock"}
+    schemas = {"anthropic": {t["name"]: t["input_schema"] for t in tools.anthropic()},
+               "bedrock": {t["toolSpec"]["name"]: t["toolSpec"]["inputSchema"]["json"]
+                           for t in tools.definitions("bedrock")}}
+    as_given = {n: s for n, _d, s in tools.functions()}
+    strict = {t["function"]["name"]: t["function"]["parameters"]
+              for t in tools.openai(api="chat")}
+    mcp = "mcp__s__find"
+    for by_name in schemas.values():
+        assert by_name[mcp] == closed
+        for name, schema in by_name.items():
+            if name != mcp:
+                assert "additionalProperties" not in schema
+                assert schema == {k: v for k, v in as_given[name].items()
+                                  if k != "additionalProperties"}
+    assert all(s["additionalProperties"] is False for s in as_given.values())
+    assert all(s["additionalProperties"] is False for s in strict.values())
+    refused = tools.decode("list_files", {"path": ".", "depth": 2})
+    assert getattr(refused, "code", None) == "unknown-parameter"

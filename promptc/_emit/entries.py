@@ -1,5 +1,5 @@
-"""One tool as each provider wants it: its schema's forms (as given, OpenAI strict, Gemini's
-OpenAPI subset) and its entry per format (each format's shape: promptc/_model/formats.py).
+"""One tool as each provider wants it: its schema's forms (as given, open, OpenAI strict,
+Gemini's OpenAPI subset) and its entry per format (each format's shape: promptc/_model/formats.py).
 
 Schemas are normalized per provider (promptc/_emit/schemas/): OpenAI strict where the schema
 allows it, Gemini's OpenAPI subset (or its `parameters_json_schema`), Anthropic's object root.
@@ -31,13 +31,17 @@ class SchemaForms:
     schema, whatever its name: a new session whose MCP servers are named differently converts
     nothing again. The forms are never handed out as they are; `copy` gives fresh ones."""
 
-    __slots__ = ("schema", "_problems", "_reword", "_strict", "_gemini", "_copies", "_found")
+    __slots__ = ("schema", "_problems", "_reword", "_open", "_strict", "_gemini", "_copies",
+                 "_found")
 
     def __init__(self, schema: dict[str, Any], problems: tuple[SchemaProblem, ...] = (),
-                 reword: Reword | None = None) -> None:
+                 reword: Reword | None = None, open_form: dict[str, Any] | None = None) -> None:
         self.schema = schema
         self._problems = problems  # what checking the schema as it arrived found
         self._reword = reword  # the strict form's wording of optional parameters (built-ins)
+        # the `open` form: a built-in tool's schema without the closing `additionalProperties:
+        # false` (None: the schema as given, an MCP server's own)
+        self._open = open_form
         self._strict: Converted | None = None
         self._gemini: Converted | None = None
         self._copies: dict[str, FreshCopies] = {}
@@ -68,7 +72,7 @@ class SchemaForms:
         return found
 
     def _problems_of(self, kind: str) -> tuple[SchemaProblem, ...]:
-        if kind == "json":
+        if kind in ("json", "open"):
             return self._problems
         self.form(kind)
         done = self._strict if kind == "strict" else self._gemini
@@ -76,6 +80,8 @@ class SchemaForms:
         return (*self._problems, *(p for p in done.problems if p not in self._problems))
 
     def form(self, kind: str) -> dict[str, Any] | None:
+        if kind == "open":
+            return self.schema if self._open is None else self._open
         return self.schema if kind == "json" else self.strict if kind == "strict" \
             else self.gemini
 

@@ -97,7 +97,8 @@ class ToolBlock:
         self.sources = sources
         enabled = frozenset(s.name for s in specs)
         self.shapes = tuple(Shape(s.name, s.description, SchemaForms(
-            json_schema(s, enabled, sources), reword=strict_reword), bool(s.freeform))
+            json_schema(s, enabled, sources), reword=strict_reword,
+            open_form=json_schema(s, enabled, sources, closed=False)), bool(s.freeform))
             for s in specs)
         stable = 0
         for spec in specs:

@@ -33,7 +33,9 @@ __all__ = ["Format", "ToolForm", "Reply", "Marker", "FORMATS", "FORMAT_IDS", "DO
            "provider_format", "door_format", "read_call", "result_shape", "default_openai_api",
            "CallParts"]
 
-SchemaDialect = Literal["json", "strict", "gemini"]  # as given; OpenAI strict; Gemini's subset
+# as given; as given less the `additionalProperties: false` promptc closes its own tools with;
+# OpenAI strict; Gemini's subset
+SchemaDialect = Literal["json", "open", "strict", "gemini"]
 # (name, description, the schema in the form's dialect or None, whether the entry is strict)
 Entry = Callable[[str, str, "dict[str, Any] | None", bool], dict[str, Any]]
 # a call read from a provider's object: (spelling, call id, name, arguments, free-form?)
@@ -346,7 +348,11 @@ def _cache_point(ttl: str | None) -> dict[str, Any]:
 
 FORMATS: tuple[Format, ...] = (
     Format("anthropic", "Anthropic Messages", "anthropic",
-           forms=(ToolForm("anthropic", "json", _anthropic_tool),),
+           # no `strict: true` is sent, so the schema guides the model and nothing holds it
+           # to it: a closed root would cost tokens and change nothing ("Strict tool use",
+           # platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use, read
+           # 2026-12-06); the call checker refuses an unknown parameter all the same
+           forms=(ToolForm("anthropic", "open", _anthropic_tool),),
            system="system",
            message=_anthropic_message,
            replies=(Reply("anthropic", _anthropic_result),),
@@ -387,7 +393,9 @@ FORMATS: tuple[Format, ...] = (
            providers=("google", "gemini", "vertex_ai", "vertex", "google_ai_studio"),
            conversation="contents"),
     Format("bedrock", "AWS Bedrock Converse", "bedrock",
-           forms=(ToolForm("bedrock", "json", _converse_tool),),
+           # as Anthropic's: ToolSpecification's `strict` (which promptc does not send) is what
+           # would enforce the schema (Bedrock API reference, ToolSpecification, 2026-12-06)
+           forms=(ToolForm("bedrock", "open", _converse_tool),),
            system="system",
            message=_converse_message,
            replies=(Reply("bedrock", _converse_result),),

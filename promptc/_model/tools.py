@@ -322,8 +322,11 @@ def parameters_for(spec: ToolSpec, enabled: frozenset[str], sources: EnumSources
             if all(d in enabled for d in p.depends_on)]
 
 
-def json_schema(spec: ToolSpec, enabled: frozenset[str],
-                sources: EnumSources = ()) -> dict[str, Any]:
+def json_schema(spec: ToolSpec, enabled: frozenset[str], sources: EnumSources = (),
+                closed: bool = True) -> dict[str, Any]:
+    """The tool's parameters as JSON Schema; `closed`: with `additionalProperties: false`
+    (what OpenAI's strict mode needs; a format that does not hold a model to the schema is
+    sent it open, to save the tokens: promptc/_model/formats.py)."""
     props: dict[str, Any] = {}
     required: list[str] = []
     for p, enum in parameters_for(spec, enabled, sources):
@@ -338,7 +341,8 @@ def json_schema(spec: ToolSpec, enabled: frozenset[str],
     schema: dict[str, Any] = {"type": "object", "properties": props}
     if required:
         schema["required"] = required
-    schema["additionalProperties"] = False
+    if closed:
+        schema["additionalProperties"] = False
     return schema
 
 
