@@ -20,7 +20,7 @@ from .._emit.schemas.clean import carried_numbers
 from .._emit.toolset import NativeTools, ToolBlock, ToolSet, wire_format
 from .._model.cache import CacheClass
 from .._model.component import Component
-from .._model.context import McpServer, PromptContext
+from .._model.context import McpServer, McpTool, PromptContext
 from .._model.diagnostics import Diagnostic, Reporter
 from .._model.input_values import REFUSED, resolve_inputs
 from .._model.placeholders import STANDARD
@@ -143,6 +143,11 @@ class Plan:
         self._carrying: dict[tuple[str, ...], ToolSpec] = {}
         # an MCP schema's forms by its JSON text (see NativeTools), a call checker's validators
         self._shapes: Memo[Hashable, Any] = Memo(4 * memo_size)
+        # the numbers a text prompt's schemas leave out, by a server's tools: kept from a
+        # list's second sight, as the context memo keeps that list's records (so a hit finds
+        # the very tuple, not an equal one compared record by record)
+        self._unwritable: Memo[tuple[McpTool, ...], tuple[tuple[str, Any], ...]] = Memo(
+            memo_size, second_sight=True)
         diags = _tool_mode_notes(variant, self.tool_choice)
         unchecked: list[Diagnostic] = []
         self.steps = self._bind_steps(components, diags, unchecked)
@@ -480,10 +485,10 @@ class Plan:
         brings its servers' lists back under new names)."""
         out: list[Diagnostic] = []
         for server in servers:
-            key = ("unwritable", server.tools)
-            found = self._shapes.get(key)
+            key = server.tools
+            found = self._unwritable.get(key)
             if found is None:
-                found = self._shapes.put(key, tuple(
+                found = self._unwritable.put(key, tuple(
                     (tool.name, problem) for tool in server.tools for problem in carried_numbers(
                         thaw(tool.input_schema) if tool.input_schema else {})[1]))
             out.extend(Diagnostic("warning", p.code, f"MCP tool {tool!r} of server "
