@@ -159,6 +159,10 @@ class Plan:
         # The feature switches something of this variant reads (a tool's condition, a section's
         # data): a context that turns on any other one is told so (`feature-unsupported`).
         self.features_read = features_read(specs, self.steps)
+        # the notes on features a context turns on and this plan does not read, by those
+        # features and the compiler's known names (see compiler.py, _unsupported_features)
+        self.unsupported: Memo[tuple[FrozenDict, frozenset[str]], tuple[Diagnostic, ...]] = \
+            Memo(memo_size)
         # A whole result may be reused for an equal request only when every step says what it
         # reads: code that does not may depend on anything, so it runs on every request.
         self.pure = all(step.reads is not None for step in self.steps)
