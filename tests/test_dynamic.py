@@ -266,3 +266,28 @@ def test_the_tool_catalogue_opens_the_message_and_may_be_marked(
     assert bare.message_cut == 0 and len(bare.to_anthropic(breakpoints=3)["messages"][0][
         "content"]) == 1
     assert builtins.compile(SONNET, full_context, dynamic="system").message_cut == 0
+
+
+def test_the_split_cuts_where_the_static_block_ends_for_every_order_of_classes() -> None:
+    """static_end (what a request's split reads) agrees with split_blocks' first block for
+    every sequence of up to four sections' cache classes."""
+    import itertools
+
+    from promptc._emit.blocks import split_blocks, static_end
+    from promptc._model.cache import CACHE_CLASSES
+
+    @attrs.frozen
+    class Part:
+        id: str
+        cache: Any
+
+    for n in range(5):
+        for classes in itertools.product(CACHE_CLASSES, repeat=n):
+            parts = [Part(f"s{i}", c) for i, c in enumerate(classes)]
+            spans = [(4 * i + 1, 4 * i + 3) for i in range(n)]
+            for text in ("", "x" * (4 * n + 2)):
+                if n and not text:
+                    continue
+                blocks = split_blocks(text, parts, spans)
+                expected = len(blocks[0].text) if blocks and blocks[0].cache == "static" else 0
+                assert static_end(text, parts, spans) == expected, classes

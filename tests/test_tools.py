@@ -427,3 +427,15 @@ def test_formats_that_do_not_hold_a_model_to_the_schema_get_it_open(builtins: Co
     assert all(s["additionalProperties"] is False for s in strict.values())
     refused = tools.decode("list_files", {"path": ".", "depth": 2})
     assert getattr(refused, "code", None) == "unknown-parameter"
+
+
+def test_each_request_offers_what_its_own_conditions_allow() -> None:
+    """The offered tools are kept per outcome of the tool conditions, never per compiler:
+    a request without servers after one with them (and back) gets its own offer."""
+    c = Compiler.default(project=False, user=False)
+    info = ProviderInfo("ollama", "qwen2.5-coder:7b")
+    servers = {"mcp_servers": [{"name": "db", "command": "x", "tools": [{"name": "q"}]}]}
+    offered = [c.compile(info, data).tools.names for data in (servers, {}, servers, {})]
+    assert "use_mcp_tool" in offered[0] and "use_mcp_tool" not in offered[1]
+    assert offered[0] == offered[2] and offered[1] == offered[3]
+    assert set(offered[0]) - set(offered[1]) == {"use_mcp_tool"}

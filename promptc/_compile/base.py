@@ -18,7 +18,7 @@ from .._model.placeholders import STANDARD
 from .._model.request import Request
 from .._model.variant import Variant
 from .._text.fence import element
-from .._text.layout import Layout
+from .._text.layout import Layout, filled
 from .._text.template import Use, flat_names
 from .compiled import Dropped, Section
 from .names import SCALAR, ItemScope, Resolved, input_scope, resolve_names
@@ -218,7 +218,7 @@ def join_flat(made: FlatLayout, sections: Sequence[Section | None], present: Seq
     """A flat template's text for these sections, and each one's span."""
     layout, positions = made
     texts = [sections[i].text for i in present]  # type: ignore[union-attr]
-    parts = [op if isinstance(op, str) else texts[op] for op in layout]
+    parts = filled(layout, texts)
     ends = list(accumulate(map(len, parts)))
     placed: Placed = [(sections[idx], (ends[i - 1] if i else 0, ends[i]))  # type: ignore[misc]
                       for i, idx in positions]
@@ -232,7 +232,7 @@ def place_sections(base: BaseSlots, layout: Layout, texts: Sequence[str], names:
     place is the section's). A runtime value that replaces a slot is placed as a request-class
     section of its own (origin "runtime"), so it never sits inside the static or session
     block."""
-    parts = [op if isinstance(op, str) else texts[op] for op in layout]
+    parts = filled(layout, texts)
     ends = list(accumulate(map(len, parts)))
     placed: Placed = []
     seen: set[str] = set()

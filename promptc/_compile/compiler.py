@@ -529,9 +529,13 @@ def _unsupported_features(ctx: PromptContext, plan: Plan, known: frozenset[str],
     features = ctx.features
     if not features or plan.features_read.issuperset(features):
         return  # the usual case, found in C
-    wanted = {n for n in features if features[n]} & known
-    for name in sorted(wanted - plan.features_read):
-        report("info", "feature-unsupported",
-               f"feature {name!r} is on, but variant {plan.variant.id!r} does not support it: "
-               "no tool or section of it uses the feature, so the model is not told of it",
-               f"features.{name}")
+    key = (features, known)  # a client sends the same features with every request
+    found = plan.unsupported.get(key)
+    if found is None:
+        wanted = {n for n in features if features[n]} & known
+        found = plan.unsupported.put(key, tuple(Diagnostic(
+            "info", "feature-unsupported",
+            f"feature {name!r} is on, but variant {plan.variant.id!r} does not support it: "
+            "no tool or section of it uses the feature, so the model is not told of it",
+            f"features.{name}") for name in sorted(wanted - plan.features_read)))
+    report.extend(found)

@@ -50,7 +50,7 @@ class ContextMemo:
         if hit is not None:
             return hit, True
         return self._contexts.put(key, self._checked(context_from_data(
-            data, None, self._with_parts))), False
+            data, None, self._with_parts, (key,)))), False
 
     def _checked(self, context: PromptContext) -> PromptContext:
         return check_feature_names(context, self._features, None)

@@ -32,6 +32,7 @@ from .._model.variant import Variant
 from .._text.cleanup import clean
 from .._text.template import Template, render
 from .._text.tokens import TokenCounter
+from .._emit.blocks import static_end
 from .._emit.details import MESSAGE_TAG
 from .compiled import CompiledPrompt, Section
 
@@ -62,8 +63,7 @@ def note_text(variant: Variant, components: Mapping[str, Component]) -> tuple[st
 
 def _split(prompt: CompiledPrompt) -> tuple[int, list[int]]:
     """(where the static block ends, the indexes of the sections after it)."""
-    blocks = prompt.blocks
-    cut = len(blocks[0].text) if blocks and blocks[0].cache == "static" else 0
+    cut = static_end(prompt.text, prompt.sections, prompt.spans)
     return cut, [i for i, (_a, end) in enumerate(prompt.spans) if end > cut]
 
 

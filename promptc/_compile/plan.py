@@ -20,7 +20,7 @@ from .._emit.schemas.clean import carried_numbers
 from .._emit.toolset import NativeTools, ToolBlock, ToolSet, wire_format
 from .._model.cache import CacheClass
 from .._model.component import Component
-from .._model.context import McpServer, PromptContext
+from .._model.context import McpServer, McpTool, PromptContext
 from .._model.diagnostics import Diagnostic, Reporter
 from .._model.input_values import REFUSED, resolve_inputs
 from .._model.placeholders import STANDARD
@@ -141,8 +141,16 @@ class Plan:
         # text mode: a tool with the parameters of the tools every call carries, by its name
         # and theirs (see ToolSpec.text_parameter)
         self._carrying: dict[tuple[str, ...], ToolSpec] = {}
+        # the tools whose offer a request's values decide, and what each outcome offers
+        self._conditional = tuple(s for s in self.tool_order if s.when is not ALWAYS)
+        self._offered: Memo[tuple[bool, ...], Offered] = Memo(memo_size)
         # an MCP schema's forms by its JSON text (see NativeTools), a call checker's validators
         self._shapes: Memo[Hashable, Any] = Memo(4 * memo_size)
+        # the numbers a text prompt's schemas leave out, by a server's tools: kept from a
+        # list's second sight, as the context memo keeps that list's records (so a hit finds
+        # the very tuple, not an equal one compared record by record)
+        self._unwritable: Memo[tuple[McpTool, ...], tuple[tuple[str, Any], ...]] = Memo(
+            memo_size, second_sight=True)
         diags = _tool_mode_notes(variant, self.tool_choice)
         unchecked: list[Diagnostic] = []
         self.steps = self._bind_steps(components, diags, unchecked)
@@ -154,6 +162,10 @@ class Plan:
         # The feature switches something of this variant reads (a tool's condition, a section's
         # data): a context that turns on any other one is told so (`feature-unsupported`).
         self.features_read = features_read(specs, self.steps)
+        # the notes on features a context turns on and this plan does not read, by those
+        # features and the compiler's known names (see compiler.py, _unsupported_features)
+        self.unsupported: Memo[tuple[FrozenDict, frozenset[str]], tuple[Diagnostic, ...]] = \
+            Memo(memo_size)
         # A whole result may be reused for an equal request only when every step says what it
         # reads: code that does not may depend on anything, so it runs on every request.
         self.pure = all(step.reads is not None for step in self.steps)
@@ -186,7 +198,7 @@ class Plan:
              ) -> Request:
         """Bind a request: validate its runtime values, evaluate every tool condition once."""
         inputs = self._runtime_inputs(context.runtime, report, refuse)
-        tools = self._enabled_tools(context, report)
+        tools, names, stable = self._enabled_tools(context, report)
         enum_from = self._enum_from
         sources = sources_of([kind for t in tools if t.name in enum_from
                               for kind in enum_from[t.name]], context.skills)
@@ -196,8 +208,7 @@ class Plan:
         return Request(context=context, provider=self.provider, variant=self.variant,
                        tool_mode=self.tool_mode, date=date, tools=tools, enum_sources=sources,
                        inputs=inputs, shared_tools=self.shared_tools, bindings=bindings,
-                       offered=(tuple(t.name for t in tools), sources),
-                       stable=self._stable(tools), own_tags=self.own_tags)
+                       offered=(names, sources), stable=stable, own_tags=self.own_tags)
 
     def _stable(self, tools: tuple[ToolSpec, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The read `stable_tools`: the offered tools whose presence depends on no session
@@ -229,27 +240,34 @@ class Plan:
             report.extend(diags)
         return values
 
-    def _enabled_tools(self, context: PromptContext, report: Reporter
-                       ) -> tuple[ToolSpec, ...]:
-        out = []
-        for spec in self.tool_order:
-            if spec.when is ALWAYS:
-                out.append(spec)
-                continue
-            # shared tools: MCP calls go through use_mcp_tool, as in text mode
-            mode = "text" if spec.name == self._text_tool else self.tool_mode
-            try:
-                ok = spec.when.test(context, self.provider, mode)
-            except PLUGIN_FAILURES as exc:  # a plugin's condition: it must not break the build
-                report("error", "tool-condition-raised",
-                       f"condition of tool {spec.name!r} raised {type(exc).__name__}: {exc}; "
-                       "the tool is not offered", spec.name)
-                continue
-            if ok:
-                out.append(spec)
-        if self.tool_mode == "text" and any(s.text_parameter for s in out):
-            return self._carrying_tools(out)
-        return tuple(out)
+    def _enabled_tools(self, context: PromptContext, report: Reporter) -> Offered:
+        """The offered tools, their names and the read `stable_tools`: each condition is
+        tested for this request, and what follows from which ones hold is made once per
+        outcome (a client's requests mostly repeat one)."""
+        flags = tuple([self._holds(spec, context, report) for spec in self._conditional])
+        found = self._offered.get(flags)
+        if found is None:
+            found = self._offered.put(flags, self._offer(flags))
+        return found
+
+    def _holds(self, spec: ToolSpec, context: PromptContext, report: Reporter) -> bool:
+        # shared tools: MCP calls go through use_mcp_tool, as in text mode
+        mode = "text" if spec.name == self._text_tool else self.tool_mode
+        try:
+            return bool(spec.when.test(context, self.provider, mode))
+        except PLUGIN_FAILURES as exc:  # a plugin's condition: it must not break the build
+            report("error", "tool-condition-raised",
+                   f"condition of tool {spec.name!r} raised {type(exc).__name__}: {exc}; "
+                   "the tool is not offered", spec.name)
+            return False
+
+    def _offer(self, flags: tuple[bool, ...]) -> Offered:
+        """The offered tools when the conditional ones' tests came out as `flags`."""
+        held = iter(flags)
+        out = [spec for spec in self.tool_order if spec.when is ALWAYS or next(held)]
+        tools = self._carrying_tools(out) if self.tool_mode == "text" and \
+            any(s.text_parameter for s in out) else tuple(out)
+        return tools, tuple(t.name for t in tools), self._stable(tools)
 
     def _carrying_tools(self, offered: list[ToolSpec]) -> tuple[ToolSpec, ...]:
         """Text mode: the tools a call carries (`text_parameter`) are not offered on their
@@ -480,10 +498,10 @@ class Plan:
         brings its servers' lists back under new names)."""
         out: list[Diagnostic] = []
         for server in servers:
-            key = ("unwritable", server.tools)
-            found = self._shapes.get(key)
+            key = server.tools
+            found = self._unwritable.get(key)
             if found is None:
-                found = self._shapes.put(key, tuple(
+                found = self._unwritable.put(key, tuple(
                     (tool.name, problem) for tool in server.tools for problem in carried_numbers(
                         thaw(tool.input_schema) if tool.input_schema else {})[1]))
             out.extend(Diagnostic("warning", p.code, f"MCP tool {tool!r} of server "
@@ -511,6 +529,10 @@ class Plan:
                                  lambda src, msg: local("warning", "mcp-renamed", msg, src))
             hit = self._bindings.put(key, (found, tuple(local.items)))
         return hit
+
+
+# The offered tools, their names, and the read `stable_tools` (see Plan._stable).
+Offered = tuple[tuple[ToolSpec, ...], tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]
 
 
 def features_read(specs: Sequence[ToolSpec], steps: Sequence[Step]) -> frozenset[str]:

@@ -9,7 +9,7 @@ import attrs
 
 from .._model.cache import RANK, CacheClass
 
-__all__ = ["Block", "split_blocks"]
+__all__ = ["Block", "split_blocks", "static_end"]
 
 
 @attrs.frozen
@@ -54,3 +54,15 @@ def split_blocks(text: str, sections: Sequence[Cached],
         last_end = s_end
     blocks.append(Block(current, text[start:], tuple(members)))
     return tuple(b for b in blocks if b.text or b.sections)
+
+
+def static_end(text: str, sections: Sequence[Cached], spans: Sequence[tuple[int, int]]) -> int:
+    """Where the static block of `split_blocks` ends (0: the prompt has none), found without
+    making the blocks: at the end of the last section before the first that is not static,
+    or the whole text when every section is static (a request's split needs only this)."""
+    end = 0
+    for section, (_start, s_end) in zip(sections, spans):
+        if section.cache != "static":
+            return end
+        end = s_end
+    return len(text)

@@ -10,7 +10,7 @@ are normalized (CRLF → LF) when a record is made, so output never depends on l
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -422,14 +422,16 @@ class PromptContext:
 
 
 def context_from_data(data: Mapping[str, Any], source: str | None = None,
-                      prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-                      ) -> PromptContext:
+                      prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                      written: Sequence[bytes] | None = None) -> PromptContext:
     """The context for plain data: straight to the constructors when every key is known (they
     check every type), else field by field for an error naming the file and path. `prepare`
-    (a Compiler's memo) may hand over parts as records it built before."""
+    (a Compiler's memo) may hand over parts as records it built before; `written`: the
+    data's `marshal` bytes, whole or in pieces, when the caller has them (the memo's key),
+    for the surrogate check."""
     if not isinstance(data, Mapping):
         raise ContextError("the context must be a table/object", source=source)
-    found = first_surrogate(data)
+    found = first_surrogate(data, "", written)
     if found is not None:  # one rule for every path in, as for a context file
         raise ContextError(surrogate_problem(found[1]), source=source, field=found[0])
     data = _normalized(data, source)

@@ -247,8 +247,13 @@ _ASCII_MARKUP = re.compile(r"[<`~]|(?:^|[\r\x0b\x0c])[ \t]*[#=]", re.MULTILINE)
 
 
 def _plain_ascii(value: str) -> bool:
-    """Whether an ASCII value holds nothing a body changes (the common case, found in C)."""
-    if _ASCII_MARKUP.search(value) is not None:
+    """Whether an ASCII value holds nothing a body changes (the common case, found in C).
+
+    The pattern can only match at one of `<`, `` ` ``, `~`, `#` or `=`: a value with none of
+    them (most prose) skips it, as the regex engine tries every position of a value it
+    cannot match (13 µs for a 400-character rule; the substring tests cost well under 1)."""
+    if ("<" in value or "`" in value or "~" in value or "#" in value or "=" in value) and \
+            _ASCII_MARKUP.search(value) is not None:
         return False
     return ("[" not in value and "]" not in value) or not control_edits(value)
 

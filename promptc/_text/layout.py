@@ -27,10 +27,12 @@ from .cleanup import clean, clean_pieces
 from .template import (_MISSING, Flag, Problem, Structured, Template, Value, _lookup, _Section,
                        _truthy, _Var, render)
 
-__all__ = ["Layout", "Collected", "collect", "layout_of", "laid_out", "join", "render_clean",
-           "Slot", "Row", "Filled", "stand_in"]
+__all__ = ["Layout", "Collected", "collect", "layout_of", "laid_out", "join", "filled",
+           "render_clean", "Slot", "Row", "Filled", "stand_in"]
 
-Layout = tuple[Any, ...]  # str (literal text) or int (the number of a collected text)
+# Literal text (str, at even places, "" where two values meet) and the number of a collected
+# text (int, at odd places), alternating: (str, int, str, ..., str).
+Layout = tuple[Any, ...]
 Collected = tuple[list[str], list[str], tuple[int, ...]]  # texts, their names, shape
 
 
@@ -306,17 +308,24 @@ def layout_of(template: Template, scopes: list[Any]) -> tuple[Layout, Collected]
         if isinstance(piece, str):
             run.append(piece)
         else:
-            if run:
-                ops.append("".join(run))
-                run = []
+            ops.append("".join(run))  # literal text before every number, "" included
+            run = []
             ops.append(piece.index)
-    if run:
-        ops.append("".join(run))
+    ops.append("".join(run))
     return tuple(ops), (texts, names, tuple(shape))
 
 
+def filled(layout: Layout, texts: Sequence[str]) -> list[str]:
+    """The layout's pieces with each number replaced by its text. A layout alternates literal
+    text and numbers, so the numbers are its odd places, replaced in one slice assignment:
+    no test of each piece's type, which a layout of a hundred pieces made cost microseconds."""
+    parts = list(layout)
+    parts[1::2] = map(texts.__getitem__, layout[1::2])
+    return parts
+
+
 def join(layout: Layout, texts: Sequence[str]) -> str:
-    return "".join([op if isinstance(op, str) else texts[op] for op in layout])
+    return "".join(filled(layout, texts))
 
 
 LayoutGet = Callable[[tuple[int, ...]], "Layout | None"]
