@@ -177,6 +177,8 @@ def test_a_conflict_inside_the_project_still_fails(
                  'extends = "generic"\npriority = 2\n[match]\nmodel = ["gpt"]\n'})
     code, out = lint_cli(root, capsys, "--strict")
     assert code == 1 and "variant 'late' can never match: 'ours' (earlier)" in out
+    code, out = lint_cli(root, capsys)  # a warning: only --strict makes it fail
+    assert code == 0 and "warning" in out and "variant 'late' can never match" in out
 
 
 def test_what_the_project_breaks_in_a_builtin_variant_is_the_projects(

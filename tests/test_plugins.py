@@ -309,17 +309,18 @@ def test_variant_conflict_has_one_winner_whatever_the_order(runner: Runner) -> N
 
 
 def test_lint_reports_the_conflict(runner: Runner) -> None:
+    """A warning (a plain `lint` exits 0 on one: test_lint.py's
+    test_a_conflict_inside_the_project_still_fails) that fails `lint --strict`; acme alone is
+    lint-clean."""
     both = ["rival", "acme"]
-    lint = runner.promptc("lint", plugins=both)
     strict = runner.promptc("lint", "--strict", plugins=both)
     alone = runner.promptc("lint", "--strict", plugins=["acme"])
-    out = lint.ok().stdout  # a warning: exit 0 …
+    out = strict.result().stdout
     line = next(x for x in out.splitlines() if "variant-conflict" in x)
     assert "'acme'" in line and "plugin:acme" in line and "plugin:rival" in line
     assert line.startswith("warning")
-    assert strict.result().returncode == 1  # … that fails `lint --strict`
-    assert "variant-conflict" in strict.result().stdout
-    assert "variant-conflict" not in alone.ok().stdout  # acme alone is lint-clean
+    assert strict.result().returncode == 1
+    assert "variant-conflict" not in alone.ok().stdout
 
 
 # --- (e) user and project folders -----------------------------------------------------------------
