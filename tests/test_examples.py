@@ -691,6 +691,7 @@ def test_the_support_assistant_from_python(monkeypatch: pytest.MonkeyPatch) -> N
     assert "You are talking with Dana" in scope["prompt"].text
 
 
+@pytest.mark.heavy  # a pytest run inside pytest: about a second of its own
 def test_the_support_assistants_own_pytest_suite_passes() -> None:
     """`pytest` in the example's folder: promptc's fixtures read its promptc.toml (pytest's
     rootdir is the example's, by its pytest.ini). Only promptc's pytest plugin is loaded (the

@@ -92,8 +92,7 @@ def test_the_five_minute_guide_runs_as_written(new_project: Path,
     check = command(new_project / "prompts", "promptc", "snapshot", "--check")  # a subfolder
     assert lint.returncode == 0 and lint.stdout.startswith("ok: 0 finding(s) in 2"), lint.stdout
     assert check.returncode == 0 and "4 snapshot(s) match" in check.stdout, check.stdout
-    tests = pytest_in(new_project)
-    assert tests.returncode == 0 and "5 passed" in tests.stdout, tests.stdout + tests.stderr
+    # (its `pytest` line: test_the_new_projects_own_tests_pass, in .ci/run's second pass)
 
     # Change a prompt, see the change (exit 1), accept it.
     edit, see, accept = [line for line in change.splitlines() if line]
@@ -118,6 +117,14 @@ def test_the_five_minute_guide_runs_as_written(new_project: Path,
     assert details["role"] == "user"
     assert [block["text"] for block in details["content"]] == [prompt.message]
     assert question == {"role": "user", "content": "How do I export?"}
+
+
+@pytest.mark.heavy  # a pytest run inside pytest: about a second of its own
+def test_the_new_projects_own_tests_pass(new_project: Path) -> None:
+    """The guide's last line, `pytest`, in the project `init` made: its own tests pass, with
+    promptc's pytest plugin auto-loaded as an author's environment loads it."""
+    tests = pytest_in(new_project)
+    assert tests.returncode == 0 and "5 passed" in tests.stdout, tests.stdout + tests.stderr
 
 
 def test_the_readme_review_commands_run_in_the_new_project(
@@ -225,13 +232,29 @@ def test_the_library_starter_passes_its_checks_and_its_readme_runs(
     check = command(library / "templates", "promptc", "snapshot", "--check")  # a subfolder
     assert lint.returncode == 0 and lint.stdout.startswith("ok: 0 finding(s) in 3"), lint.stdout
     assert check.returncode == 0 and "4 snapshot(s) match" in check.stdout, check.stdout
-    tests = pytest_in(library)  # the copy is checked too: every template is
-    assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
+    # (its own tests: test_the_library_starters_own_tests_pass, in .ci/run's second pass)
     scope: dict[str, Any] = {}
     with inside(library):
         exec(readme.split("```python\n", 1)[1].split("```", 1)[0], scope)  # noqa: S102
     assert scope["prompt"].variant.id == "summary"
     assert "Reader: executive. Length: at most 80 words." in scope["prompt"].text
+
+
+@pytest.mark.heavy  # a pytest run inside pytest: about a second of its own
+def test_the_library_starters_own_tests_pass(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`init --starter library`, a template copied as its README shows, then the library's
+    own tests: every template is checked, the copy too."""
+    code, _out, err = promptc(capsys, tmp_path, "init", "templates", "--starter", "library")
+    assert code == 0, err
+    library = tmp_path / "templates"
+    readme = (library / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Try it", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    [copy] = [line for line in block.splitlines() if line.startswith("promptc new-variant")]
+    code, _out, err = promptc(capsys, library, *shlex.split(copy, comments=True)[1:])
+    assert code == 0, err
+    tests = pytest_in(library)
+    assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
 
 
 def test_an_unknown_starter_is_refused(tmp_path: Path,

@@ -410,6 +410,7 @@ def test_precedence_builtin_plugin_user_project(runner: Runner, workdir: Path) -
 
 # --- (f) promptc.testing, the pytest plugin for plugin authors ------------------------------------
 
+@pytest.mark.heavy  # two pytest runs inside pytest
 def test_pytest_plugin_for_plugin_authors(runner: Runner, workdir: Path) -> None:
     """The acme plugin's own tests (promptc_context, assert_renders_cleanly, promptc_snapshot)
     run by pytest in a subprocess: write snapshots, then fail where a snapshot differs."""
