@@ -17,15 +17,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._base.errors import ComponentError
 from .._text.fence import OWN_TAGS, Trusted, attribute, body, element
 
-if TYPE_CHECKING:
-    from .compiler import Compiler
+__all__ = ["fence", "fenced_data", "QUOTED", "MAX_DEPTH", "WritesTags"]
 
-__all__ = ["fence", "fenced_data", "QUOTED", "MAX_DEPTH"]
+
+class WritesTags(Protocol):
+    """What `fence` needs of a compiler (its packs' own elements), said here so that this
+    module, which the plan imports, does not import the compiler."""
+
+    @property
+    def own_tags(self) -> frozenset[str]: ...
 
 #: The element `fence(text, source=…)` wraps text in when no tag is named (a fence element:
 #: no outside text may open or close it).
@@ -58,7 +63,7 @@ def _fenced(value: Any, tags: frozenset[str], depth: int) -> Any:
 
 
 def fence(text: str, *, source: str | None = None, tag: str | None = None,
-          inline: bool = False, compiler: Compiler | None = None) -> Trusted:
+          inline: bool = False, compiler: WritesTags | None = None) -> Trusted:
     """`text` from outside the pack, neutralised the way promptc fences rules and inputs.
 
     - `fence(text)`: the text as an element's content (for a template or element of your own

@@ -18,7 +18,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._base.frozen import compact_json, thaw
 from .._base.record_builder import describe
@@ -29,19 +29,47 @@ from .diagnostics import Reporter
 from .input_schema import value_problems
 from .json_schema import nesting_depth
 
-if TYPE_CHECKING:
-    from .inputs import InputSpec
-
 __all__ = ["check_value", "value_problem", "read_value", "resolve_inputs", "render_value",
            "outside_text", "JsonList", "JsonObject", "MAX_NESTING",
            "REFUSED", "shown"]
-
-# (input name, value, schema, whether the schema is each item's) -> what is wrong, if anything
 
 MAX_NESTING = 32  # a list or object value nested deeper is refused (no template reads so deep)
 PATTERN_TEXT = 4096  # the longest text a pattern runs on when the input sets no max_length
 REFUSED = frozenset({"input-missing", "input-invalid"})  # refused in every mode
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x85\u2028\u2029]")
+
+
+class InputRules(Protocol):
+    """What the value rules read of an InputSpec, declared here so as not to import inputs.py."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def required(self) -> bool: ...
+    @property
+    def default(self) -> Any: ...
+    @property
+    def options(self) -> tuple[str, ...]: ...
+    @property
+    def schema(self) -> Any: ...
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def max_length(self) -> int | None: ...
+    @property
+    def multiline(self) -> bool: ...
+    @property
+    def allow_empty(self) -> bool: ...
+    @property
+    def trusted(self) -> bool: ...
+    @property
+    def min(self) -> float | None: ...
+    @property
+    def max(self) -> float | None: ...
+    @property
+    def max_items(self) -> int | None: ...
 
 
 def outside_text(text: str, tags: frozenset[str] = OWN_TAGS) -> str:
@@ -144,7 +172,7 @@ def read_value(tp: str, value: Any) -> Any:
 
 # --- the declaration's other rules -------------------------------------------------------------
 
-def _string_rules(spec: InputSpec, value: str) -> str | None:
+def _string_rules(spec: InputRules, value: str) -> str | None:
     if not spec.multiline and _LINE_BREAK.search(value):
         return "must be one line (declare `multiline = true` to allow line breaks)"
     if spec.max_length is not None and len(value) > spec.max_length:
@@ -158,7 +186,7 @@ def _string_rules(spec: InputSpec, value: str) -> str | None:
     return None
 
 
-def _number_rules(spec: InputSpec, value: float) -> str | None:
+def _number_rules(spec: InputRules, value: float) -> str | None:
     if spec.min is not None and value < spec.min:
         return f"must be at least {spec.min}, got {value}"
     if spec.max is not None and value > spec.max:
@@ -166,7 +194,7 @@ def _number_rules(spec: InputSpec, value: float) -> str | None:
     return None
 
 
-def _structure_rules(spec: InputSpec, value: Any) -> str | None:
+def _structure_rules(spec: InputRules, value: Any) -> str | None:
     if nesting_depth(value, MAX_NESTING) > MAX_NESTING:
         return f"nests more than {MAX_NESTING} levels deep"
     if spec.type == "list" and spec.max_items is not None and len(value) > spec.max_items:
@@ -178,7 +206,7 @@ def _structure_rules(spec: InputSpec, value: Any) -> str | None:
     return None
 
 
-def value_problem(spec: InputSpec, value: Any) -> str | None:
+def value_problem(spec: InputRules, value: Any) -> str | None:
     """What is wrong with `value` (already read by `read_value`) for `spec`, or None."""
     problem = check_value(spec.type, spec.options, value)
     if problem is not None:
@@ -290,7 +318,7 @@ def _structured(raw: Any, trusted: bool, tags: frozenset[str]) -> Any:
     return raw
 
 
-def render_value(spec: InputSpec, value: Any, trusted: bool | None = None,
+def render_value(spec: InputRules, value: Any, trusted: bool | None = None,
                  tags: frozenset[str] = OWN_TAGS) -> Any:
     """What a template sees for a checked value: text (strings neutralised unless trusted,
     against the elements `tags`), a switch for a boolean, a list or object of render
@@ -309,14 +337,14 @@ def render_value(spec: InputSpec, value: Any, trusted: bool | None = None,
 
 # --- a request's values ------------------------------------------------------------------------
 
-def _missing(spec: InputSpec, undeclared: Sequence[str]) -> str:
+def _missing(spec: InputRules, undeclared: Sequence[str]) -> str:
     hint = did_you_mean(spec.name, undeclared)
     if hint:
         hint = hint.replace(" (did you mean", " (a value was given for", 1)
     return f"required input {spec.name!r} has no value{hint}"
 
 
-def _declared_value(spec: InputSpec, runtime: Mapping[str, Any], undeclared: Sequence[str],
+def _declared_value(spec: InputRules, runtime: Mapping[str, Any], undeclared: Sequence[str],
                     report: Reporter, tags: frozenset[str]) -> Any:
     """A declared input's render value: the runtime value if valid, else its default (None:
     none); a missing required value or a broken declaration is reported as refused."""
@@ -338,7 +366,7 @@ def _declared_value(spec: InputSpec, runtime: Mapping[str, Any], undeclared: Seq
     return render_value(spec, value, tags=tags)
 
 
-def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
+def resolve_inputs(specs: Sequence[InputRules], runtime: Mapping[str, Any],
                    overridable: Mapping[str, str], report: Reporter,
                    tags: frozenset[str] = OWN_TAGS) -> dict[str, Any]:
     """Validate runtime values against declarations; return the render value of every input.
@@ -364,7 +392,7 @@ def resolve_inputs(specs: Sequence[InputSpec], runtime: Mapping[str, Any],
     return values
 
 
-def _undeclared_value(name: str, value: Any, declared: Mapping[str, InputSpec],
+def _undeclared_value(name: str, value: Any, declared: Mapping[str, InputRules],
                       overridable: Mapping[str, str], report: Reporter,
                       tags: frozenset[str]) -> str | None:
     """A runtime value no input declares: used (and reported) only where it replaces

@@ -1,7 +1,6 @@
 """JSON Schema's keywords, one step each, as `schema_check` applies them: a step says whether
 the value fits, reading its sibling keywords where the specification ties them (`then` is
-`if`'s). A keyword whose value is not JSON Schema is a note (`_Run.bad`), never an exception.
-"""
+`if`'s). A keyword whose value is not JSON Schema is a note (`Run.bad`), never an exception."""
 
 from __future__ import annotations
 
@@ -10,17 +9,14 @@ import operator
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
-from .schema_refs import canonical, shown
-
-if TYPE_CHECKING:
-    from .schema_check import _Run
+from .schema_refs import Prepared, canonical, shown
 
 __all__ = ["SchemaProblem", "Path", "Out", "Seen", "Step", "STEPS", "unevaluated",
-           "describe_type", "is_type"]
+           "describe_type", "is_type", "Run"]
 
 Path = tuple[str | int, ...]
 
@@ -39,7 +35,7 @@ class SchemaProblem:
 
 class Seen:
     """What a subschema evaluated at one value (for `unevaluated*`): keys and item indexes.
-    Kept only when the schema uses `unevaluated*` (`_Run.track`); else left empty."""
+    Kept only when the schema uses `unevaluated*` (`Run.track`); else left empty."""
 
     __slots__ = ("keys", "all_keys", "upto", "indexes", "all_items")
 
@@ -64,8 +60,24 @@ class Seen:
 _NONE: Any = frozenset()  # an empty set never changed in place (`|` makes a new one)
 
 
+class Run(Protocol):
+    """The checker's run as the steps see it, declared here so they do not import the checker."""
+
+    prepared: Prepared
+    track: bool
+    def canonical(self, value: Any) -> Any: ...
+    def tick(self, cost: int = 1) -> None: ...
+    def note(self, text: str) -> None: ...
+    def bad(self, keyword: str, value: Any, why: str) -> None: ...
+    def fail(self, out: Out, path: Path, keyword: str, message: str | Callable[[], str],
+             key: str | None = None) -> bool: ...
+    def fits(self, node: Any, value: Any, path: Path, base: str, depth: int) -> Seen | None: ...
+    def apply(self, node: Any, value: Any, path: Path, base: str, depth: int, out: Out
+              ) -> Seen | None: ...
+
+
 Out = list[SchemaProblem] | None  # where problems go; None: only whether the value fits
-Step = Callable[["_Run", Mapping[str, Any], Any, Path, str, int, Out, "Seen"], bool]
+Step = Callable[[Run, Mapping[str, Any], Any, Path, str, int, Out, Seen], bool]
 
 
 # --- type, enum, const -----------------------------------------------------------------------
@@ -94,7 +106,7 @@ def is_type(kind: str, value: Any) -> bool:
     return kind == "number" or isinstance(value, int) or value.is_integer()
 
 
-def _type(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str, _depth: int,
+def _type(run: Run, node: Mapping[str, Any], value: Any, path: Path, _base: str, _depth: int,
           out: Out, _seen: Seen) -> bool:
     kinds = node["type"]
     names = [kinds] if isinstance(kinds, str) else kinds
@@ -108,7 +120,7 @@ def _type(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str
     return run.fail(out, path, "type", lambda: f"must be {wanted}, got {shown(value)}")
 
 
-def _enum(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str, _depth: int,
+def _enum(run: Run, node: Mapping[str, Any], value: Any, path: Path, _base: str, _depth: int,
           out: Out, _seen: Seen) -> bool:
     options = node["enum"]
     if not isinstance(options, list):
@@ -119,17 +131,15 @@ def _enum(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str
         run.bad("enum", options, "it holds a value that is not JSON")
         return True
     run.tick(1 + len(options) // 64)
-    if run.canonical(value) in forms:
-        return True
-    return run.fail(out, path, "enum", lambda: f"must be one of {_listed(options)}; got "
-                                               f"{shown(value)}")
+    return run.canonical(value) in forms or run.fail(
+        out, path, "enum", lambda: f"must be one of {_listed(options)}; got {shown(value)}")
 
 
 def _listed(options: list[Any]) -> str:
     return ", ".join(shown(o) for o in options[:20]) + (", …" if len(options) > 20 else "")
 
 
-def _const(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str, _depth: int,
+def _const(run: Run, node: Mapping[str, Any], value: Any, path: Path, _base: str, _depth: int,
            out: Out, _seen: Seen) -> bool:
     wanted = canonical(node["const"])
     if wanted is None:
@@ -153,7 +163,7 @@ _BOUNDS: tuple[tuple[str, str, Callable[[Any, Any], bool]], ...] = (
     ("maximum", "at most", operator.le), ("exclusiveMaximum", "less than", operator.lt))
 
 
-def _numeric(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
+def _numeric(run: Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
              _depth: int, out: Out, _seen: Seen) -> bool:
     if not _number(value):
         return True
@@ -177,24 +187,22 @@ def _numeric(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: 
     return ok
 
 
-def _multiple_of(run: _Run, step: Any, value: Any, path: Path, out: Out) -> bool:
+def _multiple_of(run: Run, step: Any, value: Any, path: Path, out: Out) -> bool:
     if not _number(step) or step <= 0:
         run.bad("multipleOf", step, "not a number above 0")
         return True
     # Exact decimal arithmetic on the numbers as written (0.3 is a multiple of 0.1); a float
     # has at most a few hundred digits and an integer at most 4,300, so this is bounded.
-    quotient = _exact(value) / _exact(step)
-    if quotient.denominator == 1:
-        return True
-    return run.fail(out, path, "multipleOf", lambda: f"must be a multiple of {shown(step)} "
-                                             f"(multipleOf), got {shown(value)}")
+    return (_exact(value) / _exact(step)).denominator == 1 or run.fail(
+        out, path, "multipleOf",
+        lambda: f"must be a multiple of {shown(step)} (multipleOf), got {shown(value)}")
 
 
 def _exact(x: int | float) -> Fraction:
     return Fraction(x) if isinstance(x, int) else Fraction(Decimal(repr(x)))
 
 
-def _count(run: _Run, node: Mapping[str, Any], keyword: str) -> int | None:
+def _count(run: Run, node: Mapping[str, Any], keyword: str) -> int | None:
     limit = node.get(keyword)
     if limit is None:
         return None
@@ -206,7 +214,7 @@ def _count(run: _Run, node: Mapping[str, Any], keyword: str) -> int | None:
     return limit
 
 
-def _string(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
+def _string(run: Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
             _depth: int, out: Out, _seen: Seen) -> bool:
     if not isinstance(value, str):
         return True
@@ -227,7 +235,7 @@ def _string(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: s
     return ok
 
 
-def _search(run: _Run, keyword: str, source: Any, text: str) -> bool | None:
+def _search(run: Run, keyword: str, source: Any, text: str) -> bool | None:
     """Whether the pattern matches somewhere in `text`; None when it cannot be run."""
     if not isinstance(source, str):
         run.bad(keyword, source, "not a string")
@@ -242,7 +250,7 @@ def _search(run: _Run, keyword: str, source: Any, text: str) -> bool | None:
 
 # --- arrays ----------------------------------------------------------------------------------
 
-def _items(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
+def _items(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
            out: Out, seen: Seen) -> bool:
     """`prefixItems`, `items` (a schema, or draft 7's list) and `additionalItems`."""
     if not isinstance(value, (list, tuple)):
@@ -270,12 +278,11 @@ def _items(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str
     return ok
 
 
-def _item(run: _Run, schema: Any, item: Any, path: Path, base: str, depth: int, out: Out
-          ) -> bool:
+def _item(run: Run, schema: Any, item: Any, path: Path, base: str, depth: int, out: Out) -> bool:
     return run.apply(schema, item, path, base, depth + 1, out) is not None
 
 
-def _sizes(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
+def _sizes(run: Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
            _depth: int, out: Out, _seen: Seen) -> bool:
     """minItems/maxItems on arrays, minProperties/maxProperties on objects."""
     if isinstance(value, (list, tuple)):
@@ -295,7 +302,7 @@ def _sizes(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: st
     return ok
 
 
-def _unique(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
+def _unique(run: Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
             _depth: int, out: Out, _seen: Seen) -> bool:
     if node["uniqueItems"] is not True or not isinstance(value, (list, tuple)):
         if not isinstance(node["uniqueItems"], bool):
@@ -312,12 +319,11 @@ def _unique(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: s
     return True
 
 
-def _contains(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
+def _contains(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
               depth: int, out: Out, seen: Seen) -> bool:
     if not isinstance(value, (list, tuple)) or "contains" not in node:
         return True
-    least = _count(run, node, "minContains")
-    most = _count(run, node, "maxContains")
+    least, most = _count(run, node, "minContains"), _count(run, node, "maxContains")
     least = 1 if least is None else least
     matched = [i for i, item in enumerate(value)
                if run.fits(node["contains"], item, (*path, i), base, depth + 1) is not None]
@@ -334,7 +340,7 @@ def _contains(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: 
 
 # --- objects ---------------------------------------------------------------------------------
 
-def _properties(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
+def _properties(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
                 depth: int, out: Out, seen: Seen) -> bool:
     """`properties`, `patternProperties` and `additionalProperties`, which reads both."""
     if not isinstance(value, Mapping):
@@ -369,17 +375,14 @@ def _properties(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base
     return ok
 
 
-def _table(run: _Run, node: Mapping[str, Any], keyword: str) -> Mapping[str, Any]:
+def _table(run: Run, node: Mapping[str, Any], keyword: str) -> Mapping[str, Any]:
     table = node.get(keyword)
-    if table is None:
-        return {}
-    if not isinstance(table, Mapping):
+    if table is not None and not isinstance(table, Mapping):
         run.bad(keyword, table, "not an object of schemas")
-        return {}
-    return table
+    return table if isinstance(table, Mapping) else {}
 
 
-def _required(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
+def _required(run: Run, node: Mapping[str, Any], value: Any, path: Path, _base: str,
               _depth: int, out: Out, _seen: Seen) -> bool:
     names = node["required"]
     if not isinstance(names, list) or any(not isinstance(n, str) for n in names):
@@ -394,7 +397,7 @@ def _required(run: _Run, node: Mapping[str, Any], value: Any, path: Path, _base:
     return ok
 
 
-def _dependencies(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
+def _dependencies(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
                   depth: int, out: Out, seen: Seen) -> bool:
     """`dependentRequired`, `dependentSchemas` and draft 7's `dependencies` (either kind)."""
     if not isinstance(value, Mapping):
@@ -421,7 +424,7 @@ def _dependencies(run: _Run, node: Mapping[str, Any], value: Any, path: Path, ba
     return ok
 
 
-def _property_names(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
+def _property_names(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
                     depth: int, out: Out, _seen: Seen) -> bool:
     if not isinstance(value, Mapping):
         return True
@@ -435,7 +438,7 @@ def _property_names(run: _Run, node: Mapping[str, Any], value: Any, path: Path, 
 
 # --- combining -------------------------------------------------------------------------------
 
-def _parts(run: _Run, node: Mapping[str, Any], keyword: str) -> list[Any] | None:
+def _parts(run: Run, node: Mapping[str, Any], keyword: str) -> list[Any] | None:
     parts = node[keyword]
     if not isinstance(parts, list) or not parts:
         run.bad(keyword, parts, "not a non-empty list of schemas")
@@ -443,7 +446,7 @@ def _parts(run: _Run, node: Mapping[str, Any], keyword: str) -> list[Any] | None
     return parts
 
 
-def _all_of(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
+def _all_of(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
             out: Out, seen: Seen) -> bool:
     parts = _parts(run, node, "allOf")
     ok = True
@@ -458,7 +461,7 @@ def _all_of(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: st
     return ok
 
 
-def _any_of(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
+def _any_of(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
             out: Out, seen: Seen) -> bool:
     parts = _parts(run, node, "anyOf")
     if parts is None:
@@ -471,13 +474,11 @@ def _any_of(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: st
             seen.merge(found)
             if not run.track:
                 break
-    if ok:
-        return True
-    return run.fail(out, path, "anyOf", lambda: f"fits none of its anyOf alternatives"
-                                        f"{_kinds(parts)}, got {shown(value)}")
+    return ok or run.fail(out, path, "anyOf", lambda: f"fits none of its anyOf alternatives"
+                                              f"{_kinds(parts)}, got {shown(value)}")
 
 
-def _one_of(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
+def _one_of(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
             out: Out, seen: Seen) -> bool:
     parts = _parts(run, node, "oneOf")
     if parts is None:
@@ -511,14 +512,13 @@ def _kinds(parts: list[Any]) -> str:
     return f" (it must be {' or '.join(kinds)})"
 
 
-def _not(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
+def _not(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
          out: Out, _seen: Seen) -> bool:
-    if run.fits(node["not"], value, path, base, depth + 1) is None:
-        return True
-    return run.fail(out, path, "not", 'must not fit its "not" schema')
+    return run.fits(node["not"], value, path, base, depth + 1) is None or \
+        run.fail(out, path, "not", 'must not fit its "not" schema')
 
 
-def _if(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
+def _if(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
         out: Out, seen: Seen) -> bool:
     found = run.fits(node["if"], value, path, base, depth + 1)
     branch = node.get("then") if found is not None else node.get("else")
@@ -533,7 +533,7 @@ def _if(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str, d
     return True
 
 
-def _ref(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
+def _ref(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str, depth: int,
          out: Out, seen: Seen) -> bool:
     ref = node["$ref"]
     if not isinstance(ref, str):
@@ -550,7 +550,7 @@ def _ref(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str, 
     return True
 
 
-def _dynamic(run: _Run, node: Mapping[str, Any], _value: Any, _path: Path, _base: str,
+def _dynamic(run: Run, node: Mapping[str, Any], _value: Any, _path: Path, _base: str,
              _depth: int, _out: Out, _seen: Seen) -> bool:
     keyword = "$dynamicRef" if "$dynamicRef" in node else "$recursiveRef"
     run.note(f'"{keyword}": {shown(node[keyword])} is not followed by this checker, so what '
@@ -558,7 +558,7 @@ def _dynamic(run: _Run, node: Mapping[str, Any], _value: Any, _path: Path, _base
     return True
 
 
-def unevaluated(run: _Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
+def unevaluated(run: Run, node: Mapping[str, Any], value: Any, path: Path, base: str,
                  depth: int, out: Out, seen: Seen) -> bool:
     ok = True
     if "unevaluatedProperties" in node and isinstance(value, Mapping) and not seen.all_keys:

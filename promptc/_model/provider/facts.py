@@ -10,7 +10,7 @@ provider's) → overlay rows marked `wins` → a local server's defaults → the
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -21,10 +21,22 @@ from .overlay import Overlay
 from .rows import FamilyRow
 from .tables import TABLE_FIELDS, ModelTable, Row
 
-if TYPE_CHECKING:
-    from .info import ProviderInfo
+__all__ = ["Fact", "ModelFacts", "model_facts", "capability_sources", "AskedModel"]
 
-__all__ = ["Fact", "ModelFacts", "model_facts", "capability_sources"]
+
+class AskedModel(Protocol):
+    """What the facts are laid for: a ProviderInfo as the client gave it (its provider, model,
+    family and each capability it states), said here so that info.py, which builds on these
+    facts, is not imported back."""
+
+    @property
+    def provider(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def family(self) -> str | None: ...
 
 
 @attrs.frozen
@@ -80,7 +92,7 @@ class ModelFacts:
 Facts = dict[str, Fact]  # the layers so far: one fact per capability, the latest winning
 
 
-def model_facts(info: ProviderInfo, families: Sequence[FamilyRow] = (),
+def model_facts(info: AskedModel, families: Sequence[FamilyRow] = (),
                 user: bool = True) -> ModelFacts:
     """Every capability of `info` with its value and source, in the layers the module names.
     `families`: from plugins and folders, tried before the overlay's; `user`: whether the
@@ -130,7 +142,7 @@ def _named_family(family: str | None, extra: Sequence[FamilyRow], overlay: Overl
         overlay.family_by_id(family)
 
 
-def _family_of(info: ProviderInfo, named: FamilyRow | None, rule: FamilyRow | None
+def _family_of(info: AskedModel, named: FamilyRow | None, rule: FamilyRow | None
                ) -> tuple[str, str, str]:
     """(family id, where it came from, its title)."""
     if info.family:
@@ -221,21 +233,21 @@ def _reseller(base: Row, own: Row | None, provider: str, overlay: Overlay) -> st
     return None if owner == provider or owner in overlay.first_party else owner
 
 
-def _lay_local(facts: Facts, info: ProviderInfo, overlay: Overlay) -> None:
+def _lay_local(facts: Facts, info: AskedModel, overlay: Overlay) -> None:
     local = normalize_provider(info.provider)
     if local in overlay.local_providers:
         for name, value in overlay.local.items():
             facts[name] = Fact(name, value, "local", local, overlay.local_source)
 
 
-def _lay_client(facts: Facts, info: ProviderInfo) -> None:
+def _lay_client(facts: Facts, info: AskedModel) -> None:
     for name in CAPABILITIES:
         given = getattr(info, name)
         if given is not None:
             facts[name] = Fact(name, given, "client", "", "given in the ProviderInfo")
 
 
-def capability_sources(info: ProviderInfo, families: Sequence[FamilyRow] = (),
+def capability_sources(info: AskedModel, families: Sequence[FamilyRow] = (),
                        user: bool = True) -> dict[str, tuple[Any, str]]:
     """{capability: (value, "source ref — note")} for `explain`, in CAPABILITIES order, e.g.
     `"table claude-sonnet-4-5 — LiteLLM 1.110.2 (shipped, 2026-12-02)"`, `"client — given in
