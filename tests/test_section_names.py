@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from promptc import Compiler, PlaceholderError, PromptContext, ProviderInfo
@@ -118,6 +118,7 @@ TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), mi
 @given(cwd=TEXT, os_name=TEXT, note=TEXT, mode=st.sampled_from(["act", "plan"]),
        model=st.from_regex(r"[a-z][a-z0-9.-]{0,15}", fullmatch=True),
        day=st.dates().map(lambda d: d.isoformat()))
+@example(cwd="0", os_name="0", note="~~~", mode="act", model="a", day="2000-01-01")
 def test_a_name_renders_the_same_inside_a_plain_switch_as_outside(
         switched: Compiler, cwd: str, os_name: str, note: str, mode: str, model: str,
         day: str) -> None:

@@ -26,7 +26,9 @@ and nothing else:
     Markdown escape that makes it literal text, visibly inside the element. Inside fenced code
     blocks too (see below);
   * a code block the value opens and never closes is closed at its end, so it cannot run on
-    over the prompt's own text after the element.
+    over the prompt's own text after the element; a value of one line that opens one (a
+    runtime input of `~~~`) gets a backslash before its fence instead (`\\~~~`), so it
+    stays one line wherever the template places it.
 - Both: a chat-template control token (`<|im_start|>`, `[INST]`, `<start_of_turn>`…) gets a
   backslash after its first character, so no tokenizer parses it (promptc/_text/control.py).
 
@@ -220,14 +222,18 @@ def _escape_lines(text: str) -> str:
 
 
 def _lines_escaped(value: str) -> str:
-    """Structural lines escaped, inside code blocks too; a code block left open closed."""
+    """Structural lines escaped, inside code blocks too; a code block left open closed (or,
+    in a value of one line, its fence escaped)."""
     escaped = _escape_lines(value)
     if "```" not in value and "~~~" not in value:
         return escaped
     fence = _open_fence(value)
-    if fence:
-        return escaped + (fence if value.endswith("\n") else "\n" + fence)
-    return escaped
+    if not fence:
+        return escaped
+    run = _FENCE.search(escaped) if "\n" not in value else None
+    if run is not None:  # one line: a closing line would split the line it is placed in
+        return escaped[:run.start("run")] + "\\" + escaped[run.start("run"):]
+    return escaped + (fence if value.endswith("\n") else "\n" + fence)
 
 
 def _applied(value: str, edits: list[Edit]) -> str:
